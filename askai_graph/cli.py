@@ -1,0 +1,125 @@
+"""The ``askai`` command line: ask a question, or serve the HTTP API."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from pydantic import ValidationError
+
+from askai_graph.corpus import CorpusError
+from askai_graph.settings import Settings
+
+
+class UsageError(Exception):
+    """Bad command-line input; reported as one line with exit status 2."""
+
+
+def check_question(question: str, settings: Settings) -> str:
+    """Return the stripped question, or raise ``UsageError`` if it is empty or too long."""
+    text = question.strip()
+    if not text:
+        raise UsageError("the question is empty")
+    if len(text) > settings.max_question_chars:
+        raise UsageError(f"the question is {len(text)} characters; the limit is {settings.max_question_chars}")
+    return text
+
+
+def result_json(final: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the JSON-ready summary of a finished run."""
+    validation = final.get("validation")
+    return {
+        "question": final["question"],
+        "answer": final["answer"],
+        "outcome": final["outcome"],
+        "attempts": final.get("attempts", 0),
+        "gates": final.get("gates", {}),
+        "sources": [source.model_dump() for source in final.get("sources", [])],
+        "validation_errors": [issue.model_dump() for issue in validation.errors] if validation else [],
+        "review_failures": [failure.model_dump() for failure in final.get("review_failures", [])],
+    }
+
+
+def render_text(summary: Mapping[str, Any]) -> str:
+    """Return the human-readable report of a finished run."""
+    gates = summary["gates"]
+    failed = [name for name, status in gates.items() if status == "failed"]
+    reasons = ", ".join(failure["code"] for failure in summary["review_failures"])
+    lines = [
+        summary["answer"],
+        "",
+        f"outcome: {summary['outcome']}   attempts: {summary['attempts']}",
+        "gates: " + ", ".join(f"{name} {status}" for name, status in gates.items())
+        + (f"   (failed: {', '.join(failed)}{'; ' + reasons if reasons else ''})" if failed else ""),
+    ]
+    if summary["sources"]:
+        lines.append("sources:")
+        lines += [f"  - {source['title']} <{source['url']}>" for source in summary["sources"]]
+    else:
+        lines.append("sources: none shown (the Source Gate did not pass)")
+    return "\n".join(lines)
+
+
+def ask(args: argparse.Namespace, settings: Settings) -> int:
+    """Answer one question and print the result."""
+    from askai_graph.graph import build_graph
+
+    question = check_question(args.question, settings)
+    graph = build_graph(settings=settings)
+    final: dict[str, Any] = {}
+    for mode, chunk in graph.stream({"question": question}, stream_mode=["updates", "values"]):
+        if mode == "updates" and args.verbose:
+            for node in chunk:
+                print(f"· {node}", file=sys.stderr)
+        elif mode == "values":
+            final = cast(dict[str, Any], chunk)
+    summary = result_json(final)
+    print(json.dumps(summary, indent=2) if args.json else render_text(summary))
+    return 0
+
+
+def serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Run the HTTP API with uvicorn."""
+    import uvicorn
+
+    from askai_graph.server import create_app
+
+    uvicorn.run(create_app(settings=settings), host=args.host or settings.host, port=args.port or settings.port)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """Build the argument parser."""
+    root = argparse.ArgumentParser(prog="askai", description="Ask a content site's articles, with checked citations.")
+    commands = root.add_subparsers(dest="command", required=True)
+    ask_cmd = commands.add_parser("ask", help="answer one question on the configured corpus")
+    ask_cmd.add_argument("question", help="the question, in quotes")
+    ask_cmd.add_argument("--json", action="store_true", help="print only a JSON object on stdout")
+    ask_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
+    ask_cmd.set_defaults(run=ask)
+    serve_cmd = commands.add_parser("serve", help="serve POST /api/chat (SSE)")
+    serve_cmd.add_argument("--host", help="bind address (default 127.0.0.1)")
+    serve_cmd.add_argument("--port", type=int, help="bind port (default 4321)")
+    serve_cmd.set_defaults(run=serve)
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; bad input exits non-zero with one line on stderr."""
+    args = parser().parse_args(argv)
+    try:
+        settings = Settings()
+        return int(args.run(args, settings))
+    except UsageError as exc:
+        print(f"askai: error: {exc}", file=sys.stderr)
+        return 2
+    except (CorpusError, ValidationError) as exc:
+        print(f"askai: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

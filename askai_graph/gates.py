@@ -1,0 +1,132 @@
+"""Gate rules as pure functions of state.
+
+Critic thresholds, catalog early acceptance, the Source Gate, and the display list of
+sources.
+
+Routers (``edges.py``) and nodes both call these, so a rule lives in exactly one place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from askai_graph.catalog import is_catalog_question
+from askai_graph.critique import Critique
+from askai_graph.evidence import SearchResult
+from askai_graph.settings import Settings
+from askai_graph.state import GateStatus, ReviewFailure, Source
+
+LOW_CONFIDENCE = "low_confidence"
+
+
+def review_failures(critique: Critique, settings: Settings) -> list[ReviewFailure]:
+    """Return every way ``critique`` fails the configured thresholds (empty = passed)."""
+    failures = []
+    if critique.confidence < settings.min_confidence:
+        failures.append(
+            ReviewFailure(
+                code=LOW_CONFIDENCE,
+                message=f"confidence {critique.confidence:.2f} < {settings.min_confidence:.2f}",
+            )
+        )
+    if critique.answer_relevance < settings.min_answer_relevance:
+        failures.append(
+            ReviewFailure(
+                code="low_relevance",
+                message=f"answer_relevance {critique.answer_relevance:.2f} < {settings.min_answer_relevance:.2f}",
+            )
+        )
+    if critique.intent_alignment < settings.min_intent_alignment:
+        failures.append(
+            ReviewFailure(
+                code="intent_mismatch",
+                message=f"intent_alignment {critique.intent_alignment:.2f} < {settings.min_intent_alignment:.2f}",
+            )
+        )
+    if critique.drift_detected:
+        failures.append(ReviewFailure(code="drift", message="the draft drifts away from the question"))
+    if critique.ungrounded_claims:
+        failures.append(
+            ReviewFailure(
+                code="ungrounded_claims",
+                message=f"{len(critique.ungrounded_claims)} claim(s) not supported by the evidence",
+            )
+        )
+    return failures
+
+
+# Inline destinations, autolinks and reference definitions. Validation has already
+# proven every live URL is a retrieved one; this only counts which posts are cited.
+_DESTINATION = re.compile(r"\]\(\s*<?([^)\s>]+)|<(https?://[^>\s]+)>|^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.M)
+
+
+def cited_post_urls(draft: str, search_results: list[SearchResult]) -> list[str]:
+    """Return the distinct retrieved post URLs the draft links to, in first-cited order."""
+    retrieved = {result.source_url for result in search_results}
+    cited: list[str] = []
+    for match in _DESTINATION.finditer(draft):
+        url = next(group for group in match.groups() if group)
+        if url in retrieved and url not in cited:
+            cited.append(url)
+    return cited
+
+
+def validation_passed(state: Mapping[str, Any]) -> bool:
+    """Whether the latest draft was validated and passed (missing = failed: fail closed)."""
+    report = state.get("validation")
+    return report is not None and report.ok
+
+
+def critic_passed(state: Mapping[str, Any]) -> bool:
+    """Whether the latest draft was reviewed and passed every threshold (missing = failed)."""
+    return state.get("critique") is not None and not state.get("review_failures")
+
+
+def is_early_catalog_acceptance(state: Mapping[str, Any], settings: Settings) -> bool:
+    """Whether a catalog answer may stop now although the Critic did not fully pass.
+
+    Requires: a catalog question, Validation passed, a parsed (not malformed) review whose
+    only failure is low confidence, and at least ``catalog_min_sources`` distinct
+    retrieved posts cited.
+    """
+    if not is_catalog_question(state["question"]) or not validation_passed(state):
+        return False
+    if state.get("critique") is None:
+        return False
+    if any(failure.code != LOW_CONFIDENCE for failure in state.get("review_failures", [])):
+        return False
+    cited = cited_post_urls(state.get("draft", ""), state.get("search_results", []))
+    return len(cited) >= settings.catalog_min_sources
+
+
+def should_expose_retrieved_links(state: Mapping[str, Any]) -> bool:
+    """Return whether source cards may be shown: the Source Gate rule, exactly.
+
+    Results exist AND no Validation failure AND no Critic failure, where low confidence
+    counts as a Critic failure and a missing validation or review counts as a failure.
+    """
+    return bool(state.get("search_results")) and validation_passed(state) and critic_passed(state)
+
+
+def gate_statuses(state: Mapping[str, Any]) -> dict[str, GateStatus]:
+    """Say which gate the final draft passed, failed or never reached."""
+    retrieval: GateStatus = "passed" if state.get("search_results") else "failed"
+    validation: GateStatus = (
+        "skipped" if state.get("validation") is None else "passed" if validation_passed(state) else "failed"
+    )
+    reviewed = state.get("critique") is not None or bool(state.get("review_failures"))
+    critic: GateStatus = "skipped" if not reviewed else "passed" if critic_passed(state) else "failed"
+    return {"retrieval": retrieval, "validation": validation, "critic": critic}
+
+
+def display_sources(state: Mapping[str, Any]) -> list[Source]:
+    """Return the source cards: retrieved posts deduplicated by URL, cited posts first."""
+    results: list[SearchResult] = state.get("search_results", [])
+    by_url: dict[str, SearchResult] = {}
+    for result in results:
+        by_url.setdefault(result.source_url, result)
+    cited = cited_post_urls(state.get("answer") or state.get("draft", ""), results)
+    ordered = cited + [url for url in by_url if url not in cited]
+    return [Source(title=by_url[url].title, url=url) for url in ordered]

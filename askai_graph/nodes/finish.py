@@ -1,0 +1,29 @@
+"""End nodes: settle the reader-facing answer and the outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from askai_graph.prompts import DEGRADED_NOTICE, FALLBACK_ANSWER
+from askai_graph.settings import Settings
+
+
+def accept(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    """Both gates passed: the draft is the answer."""
+    return {"answer": state["draft"], "outcome": "accepted"}
+
+
+def accept_early(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    """A catalog answer met the early-acceptance rule: the draft is the answer."""
+    return {"answer": state["draft"], "outcome": "accepted_early"}
+
+
+def degrade(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    """At the limit with a valid but unverified draft: return it with a notice."""
+    return {"answer": state["draft"] + DEGRADED_NOTICE, "outcome": "degraded"}
+
+
+def fallback(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    """Nothing usable: an honest fixed message."""
+    return {"answer": FALLBACK_ANSWER, "outcome": "fallback"}

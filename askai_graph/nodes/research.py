@@ -1,0 +1,87 @@
+"""Research: retrieve candidate posts for the question (plus the Critic's gaps on retries)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ValidationError
+
+from askai_graph.evidence import ImageRef, SearchResult
+from askai_graph.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+
+def research_query(state: Mapping[str, Any]) -> str:
+    """Return the question, extended with the latest Critic's gaps on a retry."""
+    gaps = state.get("gaps") or []
+    return " ".join([state["question"], *gaps]) if state.get("attempts") else state["question"]
+
+
+def to_search_results(documents: list[Document], top_k: int) -> list[SearchResult]:
+    """Convert retriever Documents into SearchResults, dropping ones without a URL."""
+    results: dict[str, SearchResult] = {}
+    for document in documents:
+        meta = document.metadata
+        url = meta.get("source_url")
+        if not isinstance(url, str) or not url or url in results:
+            continue
+        images = []
+        for image in meta.get("images") or []:
+            try:
+                images.append(ImageRef.model_validate(image))
+            except ValidationError:
+                logger.warning("ignoring malformed image metadata on %s", url)
+        results[url] = SearchResult(
+            title=str(meta.get("title") or url),
+            source_url=url,
+            content=document.page_content,
+            summary=str(meta.get("summary") or ""),
+            images=tuple(images),
+            score=float(meta.get("score") or 0.0),
+        )
+        if len(results) == top_k:
+            break
+    return list(results.values())
+
+
+def researched(state: Mapping[str, Any], query: str, results: list[SearchResult]) -> dict[str, Any]:
+    """Return the state update for one Research pass."""
+    update: dict[str, Any] = {"query": query, "search_results": results}
+    if not state.get("attempts"):
+        # First pass: no draft exists yet, so every verdict starts empty (the final
+        # state then always carries the contract's keys, even on an early fallback).
+        update |= {"attempts": 0, "draft": "", "validation": None, "critique": None, "review_failures": [], "gaps": []}
+    return update
+
+
+class Research:
+    """Query the injected retriever; a failing retriever retrieves nothing (fail closed)."""
+
+    def __init__(self, retriever: BaseRetriever) -> None:
+        """Use ``retriever`` for every query."""
+        self.retriever = retriever
+
+    def __call__(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+        """Retrieve synchronously."""
+        query = research_query(state)
+        try:
+            documents = self.retriever.invoke(query)
+        except Exception:
+            logger.exception("retriever failed; continuing with no results")
+            documents = []
+        return researched(state, query, to_search_results(documents, settings.top_k))
+
+    async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+        """Retrieve asynchronously (the retriever's own ``ainvoke``)."""
+        query = research_query(state)
+        try:
+            documents = await self.retriever.ainvoke(query)
+        except Exception:
+            logger.exception("retriever failed; continuing with no results")
+            documents = []
+        return researched(state, query, to_search_results(documents, settings.top_k))

@@ -1,0 +1,17 @@
+"""Validation: the deterministic gate; no model, every failure reported."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from askai_graph.settings import Settings
+from askai_graph.validation import validate_draft
+
+
+def validate(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    """Validate the latest draft against this request's retrieved URLs."""
+    report = validate_draft(
+        state.get("draft", ""), state.get("search_results", []), mermaid_types=settings.mermaid_diagram_types
+    )
+    return {"validation": report}

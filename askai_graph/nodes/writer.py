@@ -1,0 +1,67 @@
+"""Writer: draft a cited Markdown answer; a provider failure yields an empty draft."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from askai_graph.catalog import is_catalog_question
+from askai_graph.settings import Settings
+from askai_graph.writing import DraftRequest, Writer
+
+logger = logging.getLogger(__name__)
+
+
+def draft_request(state: Mapping[str, Any]) -> DraftRequest:
+    """Build the Writer's request, carrying why the previous draft was rejected."""
+    feedback: list[str] = []
+    if state.get("validation") is not None:
+        feedback += [issue.message for issue in state["validation"].errors]
+    feedback += [failure.message for failure in state.get("review_failures") or []]
+    if state.get("critique") is not None:
+        feedback += [f"Unsupported claim: {claim}" for claim in state["critique"].ungrounded_claims]
+    return DraftRequest(
+        question=state["question"],
+        search_results=state.get("search_results", []),
+        feedback=feedback,
+        catalog=is_catalog_question(state["question"]),
+    )
+
+
+def _drafted(state: Mapping[str, Any], draft: Any, error: str | None) -> dict[str, Any]:
+    if error is None and not isinstance(draft, str):
+        error = f"writer returned {type(draft).__name__}, not text"
+    # A new draft invalidates the previous verdicts: the gates must run on it afresh.
+    return {
+        "draft": draft if error is None else "",
+        "writer_error": error,
+        "attempts": state.get("attempts", 0) + 1,
+        "validation": None,
+        "critique": None,
+        "review_failures": [],
+    }
+
+
+class Draft:
+    """Ask the injected Writer for a draft."""
+
+    def __init__(self, writer: Writer) -> None:
+        """Use ``writer`` for every draft."""
+        self.writer = writer
+
+    def __call__(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+        """Draft synchronously."""
+        try:
+            return _drafted(state, self.writer.write(draft_request(state)), None)
+        except Exception as exc:
+            logger.warning("writer failed: %r", exc)
+            return _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")
+
+    async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+        """Draft asynchronously."""
+        try:
+            return _drafted(state, await self.writer.awrite(draft_request(state)), None)
+        except Exception as exc:
+            logger.warning("writer failed: %r", exc)
+            return _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")

@@ -1,0 +1,6 @@
+"""Offline Writer and Critic: real, deterministic lexical algorithms needing no model."""
+
+from askai_graph.offline.critic import LexicalCritic
+from askai_graph.offline.writer import ExtractiveWriter
+
+__all__ = ["ExtractiveWriter", "LexicalCritic"]

@@ -1,0 +1,131 @@
+"""The extractive Writer: answers with the retrieved sentences that best match the question.
+
+For an ordinary question it scores every sentence of every retrieved post by the
+IDF-weighted question terms it contains, picks sentences greedily so that each adds
+question terms not yet covered (then by score), and groups them by post, each group
+followed by a citation of that post's exact ``source_url``. For a catalog question it
+lists the retrieved posts with their links and summaries. It never writes a URL that
+was not retrieved, and says so plainly when nothing matches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+from collections import Counter
+
+from askai_graph.evidence import SearchResult
+from askai_graph.text import content_terms, sentences
+from askai_graph.writing import DraftRequest
+
+# Quote only whole sentences (a capital first, a full stop last), never list fragments,
+# and stop adding sentences once they match far worse than the best one.
+_QUOTABLE = re.compile(r"^[A-Z0-9\"'(`*].*[.!?][\"')`*]?$")
+MIN_WORDS = 6
+MIN_RELATIVE_SCORE = 0.35
+RANK_DECAY = 0.15
+NOTHING_FOUND = "The site's articles don't seem to cover this question."
+CATALOG_INTRO = "Here are the articles I found on the site:"
+
+
+def markdown_link(result: SearchResult) -> str:
+    """Return ``[title](url)`` with brackets in the title escaped."""
+    title = result.title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return f"[{title}]({result.source_url})"
+
+
+class ExtractiveWriter:
+    """Deterministic extractive answer writer (see module docstring)."""
+
+    def __init__(self, max_sentences: int = 5, max_per_post: int = 2) -> None:
+        """Configure how much of the evidence an answer quotes."""
+        self.max_sentences = max_sentences
+        self.max_per_post = max_per_post
+
+    def write(self, request: DraftRequest) -> str:
+        """Return a Markdown draft for ``request``."""
+        if request.catalog:
+            return self._catalog(request.search_results)
+        return self._answer(request.question, request.search_results)
+
+    async def awrite(self, request: DraftRequest) -> str:
+        """Write in a worker thread: extraction is CPU work."""
+        return await asyncio.to_thread(self.write, request)
+
+    @staticmethod
+    def _catalog(results: list[SearchResult]) -> str:
+        if not results:
+            return NOTHING_FOUND
+        lines = [CATALOG_INTRO, ""]
+        for result in results:
+            summary = " ".join(result.summary.split())
+            lines.append(f"- {markdown_link(result)}" + (f": {summary}" if summary else ""))
+        return "\n".join(lines)
+
+    def _answer(self, question: str, results: list[SearchResult]) -> str:
+        wanted = set(content_terms(question))
+        candidates = [
+            (post, sentence, set(content_terms(sentence)))
+            for post, result in enumerate(results)
+            for sentence in sentences(result.content)
+            if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS
+        ]
+        document_frequency = Counter(term for _, _, terms in candidates for term in terms & wanted)
+        idf = {t: math.log(1 + len(candidates) / document_frequency[t]) for t in document_frequency}
+
+        def score(i: int, covered: set[str]) -> tuple[float, float]:
+            post, _, terms = candidates[i]
+            fresh = sum(idf.get(t, 0.0) for t in (terms & wanted) - covered)
+            total = sum(idf.get(t, 0.0) for t in terms & wanted) / math.sqrt(len(terms) or 1)
+            # Prefer the retriever's best posts a little when sentences match equally.
+            return fresh, total / (1 + RANK_DECAY * post)
+
+        chosen: list[int] = []
+        covered: set[str] = set()
+        per_post: Counter[int] = Counter()
+        top_score = 0.0
+        while len(chosen) < self.max_sentences:
+            open_slots = (
+                i for i in range(len(candidates)) if i not in chosen and per_post[candidates[i][0]] < self.max_per_post
+            )
+            best = max(
+                open_slots,
+                key=lambda i: score(i, covered),
+                default=None,
+            )
+            if best is None or score(best, covered)[1] <= 0:
+                break
+            if chosen and score(best, set())[1] < MIN_RELATIVE_SCORE * top_score:
+                break
+            top_score = max(top_score, score(best, set())[1])
+            chosen.append(best)
+            covered |= candidates[best][2] & wanted
+            per_post[candidates[best][0]] += 1
+        if not chosen:
+            return NOTHING_FOUND
+        # Posts appear in retrieval rank order; within a post, sentences keep document
+        # order (candidates are in document order) so each paragraph reads naturally.
+        posts = sorted({candidates[i][0] for i in chosen})
+        paragraphs = []
+        for post in posts:
+            text = " ".join(plain_text(candidates[i][1]) for i in sorted(chosen) if candidates[i][0] == post)
+            paragraphs.append(f"{text} ({markdown_link(results[post])})")
+        return "\n\n".join(paragraphs)
+
+
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_ANGLE = re.compile(r"<[^>\s]*>|<[a-zA-Z/][^>]*>")
+_BARE_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+
+
+def plain_text(sentence: str) -> str:
+    """Drop link targets, images, raw HTML and bare URLs from a quoted sentence.
+
+    Retrieved text is untrusted: quoting its URLs would put unreviewed links in a draft.
+    """
+    sentence = _IMAGE.sub("", sentence)
+    sentence = _LINK.sub(r"\1", sentence)
+    sentence = _ANGLE.sub("", sentence)
+    return " ".join(_BARE_URL.sub("", sentence).split())

@@ -1,0 +1,98 @@
+"""One typed settings object: defaults, ``ASKAI_*`` environment variables, per-run overrides.
+
+Precedence, lowest first: field defaults, ``ASKAI_*`` environment variables (read when
+``Settings()`` is constructed), values passed to ``build_graph(settings=...)``, and per-run
+``context={...}`` overrides (``RunOptions``). A per-run override always wins: the
+environment never silently replaces what a caller asked for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from askai_graph.validation import DEFAULT_MERMAID_DIAGRAM_TYPES
+
+
+class Settings(BaseSettings):
+    """Every knob of askai-graph, with its default and meaning."""
+
+    model_config = SettingsConfigDict(env_prefix="ASKAI_", extra="ignore", frozen=True)
+
+    # --- the flow -------------------------------------------------------------------
+    max_attempts: int = Field(3, ge=1, le=10, description="Drafts per question before degradation or fallback.")
+    catalog_min_sources: int = Field(
+        4, ge=1, le=50, description="Distinct retrieved posts a catalog answer must cite to be accepted early."
+    )
+    min_confidence: float = Field(0.6, ge=0, le=1, description="Critic confidence below this is a review failure.")
+    min_answer_relevance: float = Field(0.5, ge=0, le=1, description="Critic answer_relevance below this fails.")
+    min_intent_alignment: float = Field(0.5, ge=0, le=1, description="Critic intent_alignment below this fails.")
+    top_k: int = Field(6, ge=1, le=50, description="Posts Research retrieves per query.")
+    critic_evidence_chars: int = Field(
+        6000, ge=200, le=100_000, description="Characters of retrieved evidence handed to the Critic (bounded slice)."
+    )
+    max_question_chars: int = Field(2000, ge=10, le=100_000, description="Longest question accepted.")
+    mermaid_diagram_types: frozenset[str] = Field(
+        DEFAULT_MERMAID_DIAGRAM_TYPES, description="Mermaid diagram keywords Validation accepts."
+    )
+
+    # --- corpus and retrieval -------------------------------------------------------
+    corpus: Path | None = Field(
+        None, description="Folder of Markdown posts or a JSONL file; the bundled sample site when unset."
+    )
+    index_cache_dir: Path | None = Field(
+        None, description="Where BM25 indexes are cached by corpus fingerprint; a user cache folder when unset."
+    )
+
+    # --- models (offline when no model is set) ---------------------------------------
+    model: str | None = Field(None, description="OpenAI-compatible chat model for Writer and Critic.")
+    writer_model: str | None = Field(None, description="Writer model; overrides `model` for the Writer.")
+    critic_model: str | None = Field(None, description="Critic model; overrides `model` for the Critic.")
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1.")
+    api_key: SecretStr | None = Field(None, description="API key for the endpoint (any string for local servers).")
+    temperature: float = Field(0.2, ge=0, le=2, description="Sampling temperature of the Writer.")
+    max_tokens: int = Field(800, ge=16, le=32_000, description="Generation limit per model call.")
+    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds one model request may take.")
+    max_retries: int = Field(2, ge=0, le=10, description="Provider retries (with backoff) per model call.")
+
+    # --- HTTP server -----------------------------------------------------------------
+    host: str = Field("127.0.0.1", description="Address `askai serve` binds.")
+    port: int = Field(4321, ge=0, le=65535, description="Port `askai serve` binds.")
+    max_body_bytes: int = Field(16_384, ge=256, description="Largest request body accepted by /api/chat.")
+    heartbeat_seconds: float = Field(15.0, gt=0, description="Interval of SSE heartbeat comments.")
+    cache_enabled: bool = Field(True, description="Serve repeated (paraphrased) questions from the semantic cache.")
+    cache_size: int = Field(512, ge=1, description="Accepted answers the semantic cache keeps before evicting.")
+    cache_threshold: float = Field(0.9, gt=0, le=1, description="Cosine similarity a cache hit needs.")
+
+    def with_overrides(self, overrides: RunOptions | dict[str, Any] | None) -> Settings:
+        """Return a copy with the non-``None`` per-run overrides applied."""
+        if overrides is None:
+            return self
+        options = overrides if isinstance(overrides, RunOptions) else RunOptions(**overrides)
+        update = options.model_dump(exclude_none=True)
+        if not update:
+            return self
+        # model_validate re-checks bounds, unlike model_copy(update=...).
+        return type(self).model_validate({**self.model_dump(), **update})
+
+
+class RunOptions(BaseModel):
+    """Per-run overrides (the graph's context schema; Studio shows and edits these).
+
+    A field left ``None`` inherits the graph's configured ``Settings`` value.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_attempts: int | None = Field(None, ge=1, le=10, description="Drafts per question (default 3).")
+    catalog_min_sources: int | None = Field(None, ge=1, le=50, description="Catalog early-acceptance sources (4).")
+    min_confidence: float | None = Field(None, ge=0, le=1, description="Critic confidence threshold (0.6).")
+    min_answer_relevance: float | None = Field(None, ge=0, le=1, description="Relevance threshold (0.5).")
+    min_intent_alignment: float | None = Field(None, ge=0, le=1, description="Intent threshold (0.5).")
+    top_k: int | None = Field(None, ge=1, le=50, description="Posts retrieved per query (6).")
+    critic_evidence_chars: int | None = Field(
+        None, ge=200, le=100_000, description="Evidence characters handed to the Critic (6000)."
+    )

@@ -1,0 +1,77 @@
+"""Lexical text analysis shared by retrieval, the offline models and the cache.
+
+Deterministic and dependency-light: lower-casing, a word tokenizer, an English stop-word
+list and the Snowball stemmer (PyStemmer), so "caching", "cached" and "caches" meet.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import Stemmer
+
+_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any are aren't as at be because
+    been before being below between both but by can can't cannot could couldn't did didn't
+    do does doesn't doing don't down during each either else ever every few for from
+    further get gets getting give given go goes had hadn't has hasn't have haven't having he
+    her here hers herself him himself his how however i i'd i'll i'm i've if in into is
+    isn't it it's its itself just let's like make makes many may me might more most much
+    must mustn't my myself need needs no nor not now of off often on once one only or other
+    ought our ours ourselves out over own per please same shall shan't she should shouldn't
+    so some such than that that's the their theirs them themselves then there there's these
+    they they'd they'll they're they've this those through to too under until up upon us
+    use used uses using very via was wasn't we we'd we'll we're we've were weren't what
+    what's when when's where where's whether which while who who's whom why why's will with
+    within without won't would wouldn't yes yet you you'd you'll you're you've your yours
+    yourself yourselves tell explain describe show know want way ways thing things really
+    """.split()
+)
+
+_stemmer = Stemmer.Stemmer("english")
+
+
+def words(text: str) -> list[str]:
+    """Return the lower-cased word tokens of ``text``, stop words included."""
+    return _WORD.findall(text.lower())
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """Return the Snowball stem of one lower-case word."""
+    return str(_stemmer.stemWord(word))
+
+
+def content_terms(text: str) -> list[str]:
+    """Return stemmed content terms (stop words and 1-letter tokens removed), in order."""
+    return [stem(w) for w in words(text) if w not in STOP_WORDS and len(w) > 1]
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences; headings, list markers and code fences are dropped."""
+    prose: list[str] = []
+    in_fence = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence or not stripped or stripped.startswith(("#", "|", ">")):
+            prose.append("\n")
+            continue
+        item = re.sub(r"^([-*+]|\d+[.)])\s+", "", stripped)
+        # A list item is a sentence of its own even without a final period.
+        prose.extend(["\n", item, "\n"] if item != stripped else [stripped])
+    paragraphs = " ".join(prose).split("\n")
+    found: list[str] = []
+    for paragraph in paragraphs:
+        for sentence in _SENTENCE_END.split(paragraph.strip()):
+            sentence = " ".join(sentence.split())
+            if sentence:
+                found.append(sentence)
+    return found

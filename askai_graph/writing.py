@@ -1,0 +1,91 @@
+"""The Writer seam: what a draft request holds, and how a chat model answers one."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, ConfigDict
+
+from askai_graph.evidence import SearchResult
+from askai_graph.prompts import SOURCE_BLOCK, WRITER_FEEDBACK, WRITER_SYSTEM, WRITER_USER
+
+
+class DraftRequest(BaseModel):
+    """Everything the Writer may see for one draft."""
+
+    model_config = ConfigDict(frozen=True)
+
+    question: str
+    """The reader's question."""
+    search_results: list[SearchResult]
+    """Retrieved posts; the only citable URLs."""
+    feedback: list[str] = []
+    """Why the previous draft was rejected (validation errors, critic failures)."""
+    catalog: bool = False
+    """Whether the question asks which posts exist."""
+
+
+@runtime_checkable
+class Writer(Protocol):
+    """Anything that turns a DraftRequest into Markdown, sync and async."""
+
+    def write(self, request: DraftRequest) -> str:
+        """Return a Markdown draft."""
+        ...
+
+    async def awrite(self, request: DraftRequest) -> str:
+        """Return a Markdown draft without blocking the event loop."""
+        ...
+
+
+def untrusted(text: str) -> str:
+    """Neutralise text that could close or forge a ``<source>``/``<draft>`` block."""
+    return text.replace("</source", "<\\/source").replace("</draft", "<\\/draft").replace("<source", "<\\source")
+
+
+def format_sources(results: list[SearchResult], *, content: list[str] | None = None) -> str:
+    """Render retrieved posts as fenced, labelled, untrusted ``<source>`` blocks."""
+    blocks = []
+    for index, result in enumerate(results, start=1):
+        images = ", ".join(f"{image.url} (alt: {image.alt})" for image in result.images) or "none"
+        blocks.append(
+            SOURCE_BLOCK.format(
+                index=index,
+                title=untrusted(result.title),
+                source_url=untrusted(result.source_url),
+                images=untrusted(images),
+                content=untrusted(content[index - 1] if content is not None else result.content),
+            )
+        )
+    return "\n\n".join(blocks)
+
+
+def writer_messages(request: DraftRequest) -> list[BaseMessage]:
+    """Build the Writer's chat messages for ``request``."""
+    feedback = (
+        WRITER_FEEDBACK.format(problems="\n".join(f"- {item}" for item in request.feedback))
+        if request.feedback
+        else ""
+    )
+    user = WRITER_USER.format(
+        question=request.question, feedback=feedback, sources=format_sources(request.search_results)
+    )
+    return [SystemMessage(WRITER_SYSTEM), HumanMessage(user)]
+
+
+class ChatModelWriter:
+    """A Writer backed by any LangChain chat model, wrapped with the project's prompts."""
+
+    def __init__(self, model: BaseChatModel) -> None:
+        """Wrap ``model``."""
+        self.model = model
+
+    def write(self, request: DraftRequest) -> str:
+        """Ask the model for a draft."""
+        return self.model.invoke(writer_messages(request)).text
+
+    async def awrite(self, request: DraftRequest) -> str:
+        """Ask the model for a draft, asynchronously."""
+        return (await self.model.ainvoke(writer_messages(request))).text

@@ -1,0 +1,1 @@
+"""Graphs exported for LangGraph Studio (``langgraph.json``)."""

@@ -1,0 +1,122 @@
+"""Every test double in one place: retrievers, review replies, counting chat models."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.retrievers import BaseRetriever
+
+SITE = "https://site.example/posts/"
+
+
+def post(n: int, text: str | None = None, images: list[dict[str, str]] | None = None) -> Document:
+    """A retrieved post numbered ``n`` with URL ``https://site.example/posts/<n>``."""
+    return Document(
+        page_content=text or f"Post {n} explains retrieval, caching and streaming in detail.",
+        metadata={"source_url": f"{SITE}{n}", "title": f"Post {n}", "summary": f"Summary {n}", "images": images or []},
+    )
+
+
+def url(n: int) -> str:
+    return f"{SITE}{n}"
+
+
+class FakeRetriever(BaseRetriever):
+    """Returns fixed documents and records every query it was asked."""
+
+    documents: list[Document] = []
+    queries: list[str] = []
+    fail: bool = False
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        self.queries.append(query)
+        if self.fail:
+            raise ConnectionError("search backend down")
+        return list(self.documents)
+
+
+def retriever(*numbers: int, **kwargs: Any) -> FakeRetriever:
+    return FakeRetriever(documents=[post(n) for n in numbers], queries=[], **kwargs)
+
+
+def review(**overrides: Any) -> str:
+    """A Critique JSON reply that passes every default threshold, with overrides."""
+    data: dict[str, Any] = {
+        "confidence": 0.9,
+        "answer_relevance": 0.9,
+        "intent_alignment": 0.9,
+        "drift_detected": False,
+        "ungrounded_claims": [],
+        "gaps": [],
+    }
+    data.update(overrides)
+    return json.dumps(data)
+
+
+PASSING = review()
+LOW_CONFIDENCE = review(confidence=0.2)
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Answers with its scripted replies in turn, then repeats the last; counts calls.
+
+    ``delay`` makes each call slow (for disconnect tests); an ``Exception`` in the
+    script is raised instead of answered (for provider-fault tests).
+    """
+
+    script: list[Any]
+    calls: int = 0
+    delay: float = 0.0
+    prompts: list[str] = []
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _next(self, messages: list[BaseMessage]) -> ChatResult:
+        with _LOCK:
+            reply = self.script[min(self.calls, len(self.script) - 1)]
+            self.calls += 1
+            self.prompts.append("\n".join(str(m.content) for m in messages))
+        if isinstance(reply, Exception):
+            raise reply
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+        if self.delay:
+            time.sleep(self.delay)
+        return self._next(messages)
+
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return self._next(messages)
+
+
+_LOCK = threading.Lock()
+
+
+def replies(*script: Any, delay: float = 0.0) -> ScriptedChatModel:
+    """A chat model answering with ``script`` in turn, then repeating the last reply."""
+    return ScriptedChatModel(script=list(script), delay=delay, prompts=[])
+
+
+def catalog_draft(*numbers: int) -> str:
+    """A catalog answer listing the given posts as links."""
+    return "Here are the articles:\n\n" + "\n".join(f"- [Post {n}]({url(n)}): summary" for n in numbers)
+
+
+def cited_draft(*numbers: int) -> str:
+    """A prose answer citing the given posts."""
+    return " ".join(f"Retrieval and caching are covered in [Post {n}]({url(n)})." for n in numbers)
