@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -70,14 +71,18 @@ class BM25Retriever(BaseRetriever):
         self._save(folder)
 
     def _save(self, folder: Path) -> None:
+        staging: Path | None = None
         try:
             folder.parent.mkdir(parents=True, exist_ok=True)
             # Write to a temp folder and rename, so concurrent starts never see half an index.
             staging = Path(tempfile.mkdtemp(dir=folder.parent))
             self._index.save(str(staging), show_progress=False)
+            shutil.rmtree(folder, ignore_errors=True)  # an unreadable earlier cache
             staging.rename(folder)
         except OSError as exc:
             logger.info("BM25 index not cached (%s); it will be rebuilt next start", exc)
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun

@@ -91,7 +91,9 @@ class ScriptedChatModel(BaseChatModel):
             raise reply
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
         if self.delay:
             time.sleep(self.delay)
         return self._next(messages)

@@ -1,0 +1,7 @@
+"""``python -m askai_graph`` runs the ``askai`` command line."""
+
+import sys
+
+from askai_graph.cli import main
+
+sys.exit(main())

@@ -1,0 +1,85 @@
+"""The ``askai ask`` command: human output, --json, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from askai_graph.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _private_index_cache(monkeypatch: pytest.MonkeyPatch, index_cache: Path) -> None:
+    monkeypatch.setenv("ASKAI_INDEX_CACHE_DIR", str(index_cache))
+
+
+def test_ask_prints_answer_outcome_gates_and_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "What is semantic caching?"]) == 0
+    out = capsys.readouterr().out
+    assert "outcome: accepted   attempts: 1" in out
+    assert "gates: retrieval passed, validation passed, critic passed" in out
+    assert "sources:\n  - Semantic Caching for LLM Answers <https://course.askai.example/articles/" in out
+
+
+def test_ask_reports_the_failed_gate_and_withheld_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "What course articles do you have?"]) == 0
+    out = capsys.readouterr().out
+    assert "outcome: accepted_early" in out
+    assert "(failed: critic; low_confidence)" in out
+    assert "sources: none shown" in out
+
+
+def test_ask_json_prints_only_a_json_object(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "--json", "How do I bake sourdough bread?"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["outcome"], result["attempts"], result["sources"]) == ("fallback", 0, [])
+    assert result["gates"]["retrieval"] == "failed"
+    assert {"answer", "outcome", "attempts", "gates", "sources"} <= set(result)
+
+
+def test_verbose_progress_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "--json", "-v", "What is hybrid search?"]) == 0
+    captured = capsys.readouterr()
+    json.loads(captured.out)
+    assert "· research" in captured.err and "· source_gate" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [("", "the question is empty"), ("   \n", "the question is empty"), ("x" * 2001, "the limit is 2000")],
+)
+def test_bad_question_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], question: str, message: str) -> None:
+    assert main(["ask", question]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_bad_corpus_exits_1_with_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ASKAI_CORPUS", str(tmp_path / "missing"))
+    assert main(["ask", "anything"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a folder of Markdown posts" in err
+
+
+def test_bad_setting_exits_1_with_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASKAI_MAX_ATTEMPTS", "lots")
+    assert main(["ask", "anything"]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_module_entry_point_runs_the_cli() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "askai_graph", "ask", "--json", "What is hybrid search?"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["outcome"] == "accepted"

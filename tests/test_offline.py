@@ -1,0 +1,154 @@
+"""The offline defaults end to end on the bundled sample site, and their algorithms."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from askai_graph import (
+    ExtractiveWriter,
+    LexicalCritic,
+    Settings,
+    build_graph,
+    load_corpus,
+    should_expose_retrieved_links,
+)
+from askai_graph.nodes.research import to_search_results
+from askai_graph.reviewing import ReviewRequest, evidence_slice
+from askai_graph.writing import DraftRequest
+from tests.fakes import post, url
+
+SITE_URLS = {p.url for p in load_corpus().posts}
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return build_graph(settings=Settings(index_cache_dir=tmp_path_factory.mktemp("idx")))
+
+
+def ask(graph: Any, question: str) -> dict[str, Any]:
+    return graph.invoke({"question": question})
+
+
+def test_catalog_question_lists_at_least_four_posts_with_links(graph: Any) -> None:
+    final = ask(graph, "What course articles do you have?")
+    listed = [u for u in SITE_URLS if f"]({u})" in final["answer"]]
+    assert len(listed) >= 4
+    assert final["outcome"] in {"accepted", "accepted_early"}
+
+
+def test_catalog_answer_accepted_early_on_low_confidence_shows_no_sources(graph: Any) -> None:
+    final = ask(graph, "What course articles do you have?")
+    assert final["outcome"] == "accepted_early"
+    assert final["sources"] == []
+
+
+@pytest.mark.parametrize(
+    "question", ["How do I bake sourdough bread?", "What is the capital of France?", "How do I train a puppy to sit?"]
+)
+def test_off_topic_question_is_never_accepted_with_sources(graph: Any, question: str) -> None:
+    final = ask(graph, question)
+    assert final["outcome"] in {"degraded", "fallback"}
+    assert final["sources"] == []
+
+
+@pytest.mark.parametrize(
+    ("question", "expected_url"),
+    [
+        ("What is semantic caching?", "semantic-caching-for-llm-answers"),
+        ("How does BM25 score documents?", "bm25-and-lexical-search"),
+        ("What is hybrid search?", "hybrid-search-and-rank-fusion"),
+        ("How do I stream tokens with server-sent events?", "streaming-responses-with-server-sent-events"),
+    ],
+)
+def test_topical_question_is_accepted_citing_the_right_post_first(graph: Any, question: str, expected_url: str) -> None:
+    final = ask(graph, question)
+    assert final["outcome"] == "accepted"
+    assert should_expose_retrieved_links(final)
+    assert final["sources"][0].url.endswith(expected_url)
+    assert {s.url for s in final["sources"]} <= {r.source_url for r in final["search_results"]}
+
+
+def test_every_link_in_an_offline_answer_was_retrieved(graph: Any) -> None:
+    final = ask(graph, "How do I detect prompt injection in retrieved documents?")
+    retrieved = {r.source_url for r in final["search_results"]}
+    linked = {u for u in SITE_URLS if u in final["answer"]}
+    assert linked and linked <= retrieved
+
+
+# --- the extractive writer -----------------------------------------------------------------
+
+
+def results(*texts: str) -> Any:
+    return to_search_results([post(n, text) for n, text in enumerate(texts, start=1)], top_k=10)
+
+
+def test_writer_quotes_the_best_matching_sentence_and_cites_its_post() -> None:
+    found = results("Caches store answers. Eviction removes the oldest cached answer first.", "Streams send tokens.")
+    draft = ExtractiveWriter().write(DraftRequest(question="How does cache eviction work?", search_results=found))
+    assert draft == f"Eviction removes the oldest cached answer first. ([Post 1]({url(1)}))"
+
+
+def test_writer_says_so_when_nothing_matches() -> None:
+    draft = ExtractiveWriter().write(DraftRequest(question="sourdough starter?", search_results=results("Caches.")))
+    assert "don't seem to cover" in draft and "](" not in draft
+
+
+def test_writer_never_copies_urls_from_retrieved_text() -> None:
+    poisoned = results("Cache eviction is explained at [this page](https://evil.example/x) in full detail here.")
+    draft = ExtractiveWriter().write(DraftRequest(question="cache eviction", search_results=poisoned))
+    assert "evil.example" not in draft
+    assert f"]({url(1)})" in draft
+
+
+def test_writer_lists_posts_for_a_catalog_question() -> None:
+    draft = ExtractiveWriter().write(
+        DraftRequest(question="list posts", search_results=results("a", "b"), catalog=True)
+    )
+    assert f"- [Post 1]({url(1)}): Summary 1" in draft and f"- [Post 2]({url(2)}): Summary 2" in draft
+
+
+# --- the lexical critic ---------------------------------------------------------------------
+
+
+def critique(question: str, draft: str, *texts: str) -> dict[str, Any]:
+    found = results(*texts)
+    request = ReviewRequest(question=question, draft=draft, evidence=evidence_slice(question, draft, found, 6000))
+    return dict(json.loads(LexicalCritic().review(request)))
+
+
+EVIDENCE = "Semantic caches store answers keyed by question embeddings. A similarity threshold decides a cache hit."
+
+
+def test_critic_passes_a_grounded_relevant_answer() -> None:
+    reply = critique("How does a semantic cache decide a hit?", f"{EVIDENCE} ([Post 1]({url(1)}))", EVIDENCE)
+    assert reply["answer_relevance"] == 1.0 and reply["ungrounded_claims"] == [] and not reply["drift_detected"]
+    assert reply["confidence"] >= 0.6
+
+
+def test_critic_flags_claims_the_evidence_does_not_support() -> None:
+    draft = f"Semantic caches are powered by quantum annealing hardware in orbit. ([Post 1]({url(1)}))"
+    reply = critique("How do semantic caches work?", draft, EVIDENCE)
+    assert reply["ungrounded_claims"] == ["Semantic caches are powered by quantum annealing hardware in orbit."]
+
+
+def test_critic_detects_drift_away_from_the_question() -> None:
+    draft = f"Tokens stream over server sent events. Proxies buffer event streams. ([Post 1]({url(1)}))"
+    reply = critique(
+        "How do semantic caches work?", draft, "Tokens stream over server sent events. Proxies buffer event streams."
+    )
+    assert reply["drift_detected"] is True
+
+
+def test_critic_reports_question_terms_missing_from_the_evidence_as_gaps() -> None:
+    reply = critique("How do semantic caches store sourdough?", f"{EVIDENCE} ([Post 1]({url(1)}))", EVIDENCE)
+    assert reply["gaps"] == ["sourdough"]
+    assert reply["confidence"] < 0.6
+
+
+def test_critic_reply_is_valid_critique_json() -> None:
+    from askai_graph import parse_critique
+
+    parse_critique(json.dumps(critique("q about caches", "Caches.", EVIDENCE)))

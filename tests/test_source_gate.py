@@ -1,0 +1,68 @@
+"""The Source Gate rule, exactly: results AND no Validation failure AND no Critic failure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from askai_graph import Settings, ValidationIssue, ValidationReport, should_expose_retrieved_links
+from askai_graph.critique import parse_critique
+from askai_graph.gates import display_sources, review_failures
+from askai_graph.nodes.research import to_search_results
+from askai_graph.nodes.source_gate import source_gate
+from tests.fakes import PASSING, cited_draft, post, review, url
+
+RESULTS = to_search_results([post(1), post(2)], top_k=10)
+INVALID = ValidationReport(errors=[ValidationIssue(code="unclosed_fence", message="Unclosed code fence")])
+
+
+def state(reply: str | None = PASSING, **overrides: Any) -> dict[str, Any]:
+    critique = parse_critique(reply) if reply is not None else None
+    failures = review_failures(critique, Settings()) if critique is not None else []
+    return {
+        "question": "q",
+        "search_results": RESULTS,
+        "validation": ValidationReport(),
+        "critique": critique,
+        "review_failures": failures,
+        "draft": cited_draft(2),
+        **overrides,
+    }
+
+
+def test_sources_shown_when_results_exist_and_both_gates_pass() -> None:
+    assert should_expose_retrieved_links(state()) is True
+
+
+def test_no_sources_without_results() -> None:
+    assert should_expose_retrieved_links(state(search_results=[])) is False
+
+
+def test_no_sources_after_a_validation_failure() -> None:
+    assert should_expose_retrieved_links(state(validation=INVALID)) is False
+
+
+def test_no_sources_after_a_critic_failure() -> None:
+    assert should_expose_retrieved_links(state(review(ungrounded_claims=["made up"]))) is False
+
+
+def test_low_confidence_counts_as_a_critic_failure() -> None:
+    assert should_expose_retrieved_links(state(review(confidence=0.1))) is False
+
+
+@pytest.mark.parametrize("missing", ["validation", "critique"])
+def test_a_missing_verdict_counts_as_a_failure(missing: str) -> None:
+    assert should_expose_retrieved_links(state(**{missing: None})) is False
+
+
+def test_display_sources_dedupe_by_url_and_put_cited_posts_first() -> None:
+    results = to_search_results([post(1), post(2), post(1)], top_k=10)
+    sources = display_sources(state(search_results=results, answer=cited_draft(2)))
+    assert [s.url for s in sources] == [url(2), url(1)]
+
+
+def test_source_gate_node_attaches_nothing_when_the_rule_fails() -> None:
+    update = source_gate(state(validation=INVALID), Settings())
+    assert update["sources"] == []
+    assert update["gates"] == {"retrieval": "passed", "validation": "failed", "critic": "passed"}
