@@ -9,7 +9,7 @@ environment never silently replaces what a caller asked for.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -57,6 +57,17 @@ class Settings(BaseSettings):
     max_tokens: int = Field(800, ge=16, le=32_000, description="Generation limit per model call.")
     timeout: float = Field(60.0, gt=0, le=3600, description="Seconds one model request may take.")
     max_retries: int = Field(2, ge=0, le=10, description="Provider retries (with backoff) per model call.")
+    critic_response_format: Literal["json_object", "json_object_schema", "json_schema", "none"] = Field(
+        "json_object",
+        description="How the Critic asks for JSON: json_object (OpenAI, Ollama, vLLM), json_object_schema "
+        "(llama.cpp server: json_object plus the Critique schema, grammar-constrained), json_schema (LM Studio, "
+        "vLLM, OpenAI structured outputs) or none. The reply is parsed strictly either way.",
+    )
+    max_tokens_param: Literal["auto", "max_tokens", "max_completion_tokens"] = Field(
+        "auto",
+        description="Request field carrying max_tokens: auto sends max_completion_tokens to OpenAI and max_tokens "
+        "to any other base_url (llama.cpp ignores max_completion_tokens; OpenAI rejects both at once).",
+    )
 
     # --- HTTP server -----------------------------------------------------------------
     host: str = Field("127.0.0.1", description="Address `askai serve` binds.")
@@ -66,6 +77,9 @@ class Settings(BaseSettings):
     cache_enabled: bool = Field(True, description="Serve repeated (paraphrased) questions from the semantic cache.")
     cache_size: int = Field(512, ge=1, description="Accepted answers the semantic cache keeps before evicting.")
     cache_threshold: float = Field(0.9, gt=0, le=1, description="Cosine similarity a cache hit needs.")
+    token_chars: int = Field(
+        24, ge=1, le=4096, description="About how many characters of the answer each SSE `token` event carries."
+    )
 
     def with_overrides(self, overrides: RunOptions | dict[str, Any] | None) -> Settings:
         """Return a copy with the non-``None`` per-run overrides applied."""

@@ -122,3 +122,113 @@ def catalog_draft(*numbers: int) -> str:
 def cited_draft(*numbers: int) -> str:
     """A prose answer citing the given posts."""
     return " ".join(f"Retrieval and caching are covered in [Post {n}]({url(n)})." for n in numbers)
+
+
+# --- HTTP server doubles (test_server_*.py) ---------------------------------------------
+
+
+def exploding_graph(message: str = "boom") -> Any:
+    """A compiled LangGraph whose second node raises: an unexpected internal failure."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    class State(TypedDict, total=False):
+        question: str
+        query: str
+
+    def research(state: State) -> State:
+        return {"query": state["question"]}
+
+    def explode(state: State) -> State:
+        raise RuntimeError(message)
+
+    builder = StateGraph(State)
+    builder.add_node("research", research)
+    builder.add_node("writer", explode)
+    builder.add_edge(START, "research")
+    builder.add_edge("research", "writer")
+    builder.add_edge("writer", END)
+    return builder.compile()
+
+
+def fan_out_graph(ticks: list[float], rounds: int = 20, delay: float = 0.1) -> Any:
+    """A compiled LangGraph: one quick node, then two parallel slow nodes appending to ``ticks``.
+
+    Parallel tasks run in LangGraph's background executor: the case where a cancelled
+    consumer leaves the run going (langgraph issue #5682) unless the run has its own task.
+    """
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    class State(TypedDict, total=False):
+        question: str
+        query: str
+
+    def research(state: State) -> State:
+        return {"query": state["question"]}
+
+    async def slow(state: State) -> State:
+        for _ in range(rounds):
+            await asyncio.sleep(delay)
+            ticks.append(time.monotonic())
+        return {}
+
+    builder = StateGraph(State)
+    builder.add_node("research", research)
+    builder.add_node("left", slow)
+    builder.add_node("right", slow)
+    builder.add_edge(START, "research")
+    builder.add_edge("research", "left")
+    builder.add_edge("research", "right")
+    builder.add_edge("left", END)
+    builder.add_edge("right", END)
+    return builder.compile()
+
+
+class LiveServer:
+    """A real uvicorn serving ``app`` on a free 127.0.0.1 port, in a thread; ``with`` yields its URL."""
+
+    def __init__(self, app: Any) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="warning", ws="none", lifespan="off", timeout_graceful_shutdown=2
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, name="uvicorn-test", daemon=True)
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def sse_events(base_url: str, message: str, timeout: float = 20) -> list[tuple[str, Any, str]]:
+    """POST ``{"message": message}`` and return every SSE event as ``(event, data, id)``."""
+    import httpx
+    from httpx_sse import connect_sse
+
+    with httpx.Client(timeout=timeout) as client:
+        with connect_sse(client, "POST", f"{base_url}/api/chat", json={"message": message}) as source:
+            source.response.raise_for_status()
+            return [(sse.event, json.loads(sse.data), sse.id) for sse in source.iter_sse()]

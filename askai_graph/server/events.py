@@ -1,0 +1,111 @@
+"""Translate graph progress and results into the SSE contract's event payloads.
+
+Pure functions, no I/O. The contract (DESIGN.md, "Public contracts"):
+
+- ``step`` ``{"node", "attempt", ...}`` as each stage completes, with a *short* summary:
+  counts, pass/fail and stable failure codes only. Never retrieved text or URLs (they
+  are candidate evidence, not endorsement), never the draft or the Writer's context,
+  never the Critic's scores, claims or gaps.
+- ``token`` ``{"text"}``: the final answer in word-aligned chunks; joined, they are the
+  answer exactly.
+- ``sources`` ``[{"title", "url"}]``: only when the Source Gate passed.
+- ``done`` ``{"outcome", "attempts", "cached", "gates"}``.
+- ``error`` ``{"message"}``.
+
+``attempt`` in a ``step`` is the draft the stage works on: Research prepares draft
+``n + 1`` after ``n`` drafts; the Writer, Validation and Critic report the draft just
+written; the end nodes and the Source Gate report the drafts written in total (0 when
+nothing was retrieved).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+from askai_graph.gates import critic_passed, validation_passed
+
+EventName = Literal["step", "token", "sources", "done", "error"]
+Event = tuple[EventName, Any]
+"""One SSE event before framing: its name and its JSON-ready data."""
+
+END_NODES = frozenset({"accept", "accept_early", "degrade", "fallback"})
+INTERNAL_ERROR = "Internal error while answering; please try again."
+_PIECE = re.compile(r"\s*\S+\s*|\s+")
+
+
+def step(node: str, update: Mapping[str, Any], state: Mapping[str, Any]) -> Event:
+    """Summarise one completed stage.
+
+    Args:
+        node: The node that completed.
+        update: What it wrote.
+        state: The state with ``update`` applied.
+
+    Returns:
+        The ``step`` event.
+    """
+    drafts = int(state.get("attempts") or 0)
+    data: dict[str, Any] = {"node": node, "attempt": drafts}
+    if node == "research":
+        data |= {"attempt": drafts + 1, "results": len(update.get("search_results") or [])}
+    elif node == "writer":
+        data["drafted"] = bool(update.get("draft"))
+    elif node == "validation":
+        report = update.get("validation")
+        codes = sorted({issue.code for issue in report.errors}) if report is not None else []
+        data |= {"passed": validation_passed(state), "errors": codes}
+    elif node == "critic":
+        data |= {"passed": critic_passed(state), "failures": [f.code for f in update.get("review_failures") or []]}
+    elif node in END_NODES:
+        data["outcome"] = update.get("outcome")
+    elif node == "source_gate":
+        data["passed"] = bool(update.get("sources"))
+    return "step", data
+
+
+def token_chunks(text: str, size: int) -> Iterator[str]:
+    """Split ``text`` into word-aligned chunks of about ``size`` characters.
+
+    A chunk ends after whitespace, so no word is split; a word longer than ``size`` is
+    a chunk of its own. ``"".join(token_chunks(text, size)) == text`` always.
+    """
+    chunk = ""
+    for match in _PIECE.finditer(text):
+        chunk += match.group()
+        if len(chunk) >= size:
+            yield chunk
+            chunk = ""
+    if chunk:
+        yield chunk
+
+
+def answer_events(final: Mapping[str, Any], *, cached: bool, token_chars: int) -> Iterator[Event]:
+    """Yield the events that deliver a final answer: tokens, sources, then ``done``.
+
+    Args:
+        final: The finished run's state (or a cached answer's fields).
+        cached: Whether the answer comes from the semantic cache: then no sources are
+            sent and ``attempts`` is 0 (no draft was written for this request).
+        token_chars: About how many characters each ``token`` event carries.
+    """
+    for text in token_chunks(final["answer"], token_chars):
+        yield "token", {"text": text}
+    sources = [] if cached else final.get("sources") or []
+    if sources:
+        yield "sources", [{"title": source.title, "url": source.url} for source in sources]
+    yield (
+        "done",
+        {
+            "outcome": final["outcome"],
+            "attempts": 0 if cached else int(final.get("attempts") or 0),
+            "cached": cached,
+            "gates": dict(final.get("gates") or {}),
+        },
+    )
+
+
+def error() -> Event:
+    """Return the ``error`` event; details stay in the server log, never in the stream."""
+    return "error", {"message": INTERNAL_ERROR}

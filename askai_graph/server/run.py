@@ -1,0 +1,102 @@
+"""Run one question: consult the cache, else stream the graph in its own task.
+
+Why a task and a queue: when a client disconnects, Starlette (and sse-starlette) close
+the response generator inside an anyio cancel scope, and a ``graph.astream`` iterated
+directly in that generator keeps running to completion (langgraph issue #5682). Running
+``astream`` in a separate ``asyncio`` task that feeds a queue, and cancelling that task
+in the generator's ``finally``, stops the graph at its next await: no further model
+calls are made for a client that left.
+
+Tokens are only produced after the graph has finished, that is after the Source Gate
+made the final decision, so a rejected draft can never reach the reader.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from askai_graph.server import events
+from askai_graph.server.cache import Probe, SemanticCache
+from askai_graph.server.events import Event
+
+logger = logging.getLogger(__name__)
+
+
+class StreamingGraph(Protocol):
+    """What the server needs of a graph: LangGraph's ``astream``."""
+
+    def astream(self, input: Any, *, stream_mode: Any = ...) -> AsyncIterator[Any]:
+        """Stream the run's progress."""
+        ...
+
+
+@dataclass(frozen=True)
+class _Failed:
+    error: BaseException
+
+
+_END = object()
+
+
+async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any]) -> None:
+    """Feed ``(mode, chunk)`` pairs, then an optional failure, then ``_END`` into ``queue``."""
+    try:
+        async for item in graph.astream({"question": question}, stream_mode=["updates", "values"]):
+            queue.put_nowait(item)
+    except Exception as exc:
+        queue.put_nowait(_Failed(exc))
+    finally:
+        queue.put_nowait(_END)
+
+
+async def run_question(
+    question: str, *, graph: StreamingGraph, cache: SemanticCache | None, token_chars: int
+) -> AsyncGenerator[Event, None]:
+    """Yield the SSE contract's events for one question (see ``events``).
+
+    A cache hit yields only tokens and ``done``. Otherwise: one ``step`` per completed
+    stage, then tokens, ``sources`` if the Source Gate passed, and ``done``; an
+    unexpected exception yields a single ``error`` instead and ends the stream. A
+    provider failure is not an exception here: the graph turns it into a failed gate.
+    """
+    probe = await cache.lookup(question) if cache is not None else None
+    if probe is not None and probe.hit is not None:
+        for event in events.answer_events(probe.hit.model_dump(), cached=True, token_chars=token_chars):
+            yield event
+        return
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    task = asyncio.create_task(_pump(graph, question, queue), name="askai-graph-run")
+    try:
+        final: Mapping[str, Any] = {}
+        while (item := await queue.get()) is not _END:
+            if isinstance(item, _Failed):
+                logger.error("graph run failed", exc_info=item.error)
+                yield events.error()
+                return
+            mode, chunk = item
+            if mode == "values":
+                final = chunk
+                continue
+            for node, update in chunk.items():
+                if isinstance(update, Mapping):
+                    yield events.step(node, update, {**final, **update})
+        if "outcome" not in final or "answer" not in final:
+            logger.error("graph run ended without an outcome")
+            yield events.error()
+            return
+        await _remember(cache, probe, final)
+        for event in events.answer_events(final, cached=False, token_chars=token_chars):
+            yield event
+    finally:
+        # Not awaited: awaiting inside a cancelled anyio scope would be cancelled again.
+        task.cancel()
+
+
+async def _remember(cache: SemanticCache | None, probe: Probe | None, final: Mapping[str, Any]) -> None:
+    # Stored before the tokens are sent: a client leaving mid-answer loses nothing.
+    if cache is not None and probe is not None:
+        await cache.remember(probe, final)

@@ -1,0 +1,339 @@
+"""Load on POST /api/chat: N concurrent SSE clients against askai serve vs a bare SSE ceiling.
+
+Run: ``.venv/bin/python bench/server_load.py [--levels 50,200] [--seconds 4]``. Loopback
+only; about 35 s with the defaults on 2 cores. It starts three servers itself, each
+a uvicorn subprocess on a free 127.0.0.1 port (so the clients, in this process, do not
+share a GIL with them):
+
+- ``askai``: ``create_app`` over the bundled sample site, offline writer and critic,
+  semantic cache *off*, so every request runs the whole graph;
+- ``askai+cache``: the same with the cache on, warmed with the accepted questions, then
+  asked paraphrases of them (every request should be a hit);
+- ``bare``: a FastAPI endpoint with the same SSE stack (sse-starlette) that streams a
+  fixed 1,000-character answer in the same ``token`` chunks, then ``done``: the ceiling.
+
+For each concurrency level, each of N clients asks back to back for ``--seconds`` (one
+keep-alive connection per client, a minimal asyncio SSE client so the client is never the
+bottleneck) over a mixed question set (accepted, catalog early acceptance, degraded,
+fallback). It prints throughput (answers/s), p50/p99 time to the first ``token`` event,
+errors (non-200, ``error`` events, a missing ``done``, transport failures, timeouts), the
+cache-hit p50 time to first byte (the first SSE event: a hit streams tokens at once), the
+client's own CPU share, and the ratios to the bare ceiling measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import httpx  # noqa: E402
+from fastapi import FastAPI, Request  # noqa: E402
+from httpx_sse import aconnect_sse  # noqa: E402
+from sse_starlette import EventSourceResponse, ServerSentEvent  # noqa: E402
+
+MIXED = [
+    "What is semantic caching?",
+    "How does BM25 rank documents?",
+    "What is reciprocal rank fusion?",
+    "How do I evaluate retrieval with MRR and nDCG?",
+    "How should I chunk documents for retrieval?",
+    "What is prompt injection?",
+    "How do cross-encoder rerankers work?",
+    "How do I handle client disconnects?",
+    "What course articles do you have?",
+    "List all the posts",
+    "How do I deploy BM25 on Kubernetes with Redis?",
+    "How do I cache embeddings in Postgres?",
+    "How do I bake sourdough bread?",
+    "What is the capital of France?",
+]
+ACCEPTED = MIXED[:8]
+PARAPHRASES = [
+    "semantic caching -- what is it?",
+    "BM25: how does it rank documents",
+    "reciprocal rank fusion, what is it",
+    "How should retrieval be evaluated with nDCG and MRR?",
+    "how do you chunk documents for retrieval?",
+    "PROMPT INJECTION: WHAT IS IT?",
+    "how does a cross-encoder reranker work",
+    "handling client disconnects: how?",
+]
+FIXED_ANSWER = (
+    "A semantic cache stores accepted answers keyed by the embedding of the question and "
+    "returns a cached answer when a new question is similar enough. "
+) * 7
+PHASE_TIMEOUT = 60.0
+
+
+# --- the servers (child processes) -------------------------------------------------------
+
+
+def bare_app() -> Any:
+    """A FastAPI SSE endpoint streaming a fixed answer: the same stack minus askai-graph."""
+    from askai_graph.server.events import token_chunks
+
+    app = FastAPI()
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.post("/api/chat", response_model=None)
+    async def chat(request: Request) -> EventSourceResponse:
+        await request.json()
+
+        async def stream() -> AsyncIterator[ServerSentEvent]:
+            n = 0
+            for n, text in enumerate(token_chunks(FIXED_ANSWER, 24), start=1):
+                yield ServerSentEvent(event="token", data=json.dumps({"text": text}), id=str(n), sep="\n")
+            done = {"outcome": "accepted", "attempts": 1, "cached": False, "gates": {}}
+            yield ServerSentEvent(event="done", data=json.dumps(done), id=str(n + 1), sep="\n")
+
+        return EventSourceResponse(stream(), sep="\n")
+
+    return app
+
+
+def serve(kind: str, port: int, index_cache: str) -> None:
+    """Child process: run one server until terminated."""
+    import uvicorn
+
+    if kind == "bare":
+        app = bare_app()
+    else:
+        from askai_graph import Settings
+        from askai_graph.server import create_app
+
+        settings = Settings(index_cache_dir=Path(index_cache), cache_enabled=kind == "askai+cache")
+        app = create_app(settings=settings)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, ws="none")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start(kind: str, index_cache: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    command = [sys.executable, __file__, "--serve", kind, "--port", str(port), "--index-cache", index_cache]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASKAI_")}
+    process = subprocess.Popen(command, env=env)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                return process, base
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError(f"{kind} server did not start")
+
+
+# --- the clients --------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    """One level's measurements."""
+
+    seconds: float = 0.0
+    answers: int = 0
+    errors: int = 0
+    first_event: list[float] = field(default_factory=list)
+    first_token: list[float] = field(default_factory=list)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    cached: int = 0
+    client_cpu: float = 0.0
+
+
+class Connection:
+    """A minimal keep-alive HTTP/1.1 SSE client on raw asyncio streams.
+
+    httpx + httpx-sse (what the tests use) cost the client more CPU than the bare server
+    spends, which would cap the ceiling at the client's speed; this reads chunked SSE
+    with a few string operations per chunk.
+    """
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def ask(self, question: str) -> AsyncIterator[tuple[str, str]]:
+        """POST the question; yield ``(event, data)`` as each SSE event completes."""
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        body = json.dumps({"message": question}).encode()
+        head = (
+            f"POST /api/chat HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        self.writer.write(head.encode() + body)
+        status = await self.reader.readline()
+        if b" 200 " not in status:
+            raise ConnectionError(status.decode().strip())
+        while (await self.reader.readline()) not in (b"\r\n", b""):
+            pass  # headers: the stream is always chunked
+        buffer = ""
+        while True:
+            size = int((await self.reader.readline()).strip(), 16)
+            chunk = await self.reader.readexactly(size + 2)
+            if size == 0:
+                return
+            buffer += chunk[:-2].decode().replace("\r\n", "\n")
+            *blocks, buffer = buffer.split("\n\n")
+            for block in blocks:
+                fields = dict(line.split(": ", 1) for line in block.split("\n") if line and line[0] != ":")
+                if "event" in fields:
+                    yield fields["event"], fields.get("data", "")
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+async def one_request(connection: Connection, question: str, result: Result) -> None:
+    started = time.perf_counter()
+    first_event = first_token = None
+    done: dict[str, Any] | None = None
+    try:
+        async for event, data in connection.ask(question):
+            now = time.perf_counter() - started
+            first_event = now if first_event is None else first_event
+            if event == "token" and first_token is None:
+                first_token = now
+            elif event == "done":
+                done = json.loads(data)
+    except (OSError, ValueError, asyncio.IncompleteReadError):
+        connection.close()
+        connection.writer = None
+    if done is None or first_event is None or first_token is None:
+        return  # counted as an error: a failure, an ``error`` event or a missing ``done``
+    result.answers += 1
+    result.first_event.append(first_event)
+    result.first_token.append(first_token)
+    result.outcomes[done["outcome"]] += 1
+    result.cached += bool(done["cached"])
+
+
+async def load(base: str, questions: list[str], clients: int, seconds: float) -> Result:
+    """Run ``clients`` users, each on its own keep-alive connection, asking back to back for ``seconds``."""
+    result = Result()
+    host, port = base.removeprefix("http://").split(":")
+    deadline = time.perf_counter() + seconds
+    sent = 0
+
+    async def user(number: int) -> None:
+        nonlocal sent
+        connection = Connection(host, int(port))
+        try:
+            turn = 0
+            while time.perf_counter() < deadline:
+                sent += 1
+                await one_request(connection, questions[(number + turn) % len(questions)], result)
+                turn += 1
+        finally:
+            connection.close()
+
+    started, cpu = time.perf_counter(), time.process_time()
+    tasks = [asyncio.create_task(user(n)) for n in range(clients)]
+    _, pending = await asyncio.wait(tasks, timeout=seconds + PHASE_TIMEOUT)
+    for task in pending:
+        task.cancel()
+    result.seconds = time.perf_counter() - started
+    result.client_cpu = (time.process_time() - cpu) / result.seconds
+    result.errors = sent - result.answers  # failed, an ``error`` event, no ``done``, or timed out
+    return result
+
+
+def pct(samples: list[float], q: float) -> float:
+    """The q-th percentile in milliseconds (nearest rank)."""
+    if not samples:
+        return float("nan")
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))] * 1000
+
+
+def report(name: str, result: Result) -> str:
+    throughput = result.answers / result.seconds if result.seconds else 0.0
+    return (
+        f"  {name:<24} {throughput:8.1f} answers/s   first token p50 {pct(result.first_token, 50):7.1f} ms"
+        f"  p99 {pct(result.first_token, 99):7.1f} ms   errors {result.errors}   client cpu {result.client_cpu:4.0%}"
+    )
+
+
+async def run(levels: list[int], seconds: float, bases: dict[str, str]) -> None:
+    async with httpx.AsyncClient(timeout=30) as client:  # warm the cache with accepted answers
+        for question in ACCEPTED:
+            url = f"{bases['askai+cache']}/api/chat"
+            async with aconnect_sse(client, "POST", url, json={"message": question}) as source:
+                async for _ in source.aiter_sse():
+                    pass
+    for clients in levels:
+        bare = await load(bases["bare"], MIXED, clients, seconds)
+        askai = await load(bases["askai"], MIXED, clients, seconds)
+        hits = await load(bases["askai+cache"], PARAPHRASES, clients, seconds)
+        print(f"\n{clients} concurrent clients, each asking back to back for {seconds:g} s per server")
+        print(report("bare SSE (ceiling)", bare))
+        print(report("askai, cache off", askai) + f"   outcomes {dict(askai.outcomes)}")
+        print(report("askai, cache hits", hits) + f"   hits {hits.cached}/{hits.answers}")
+        print(
+            f"  cache-hit first byte p50 {pct(hits.first_event, 50):.1f} ms"
+            f" (bare {pct(bare.first_event, 50):.1f} ms)"
+        )
+        print(
+            "  ratios to bare: throughput "
+            f"{askai.answers / askai.seconds / (bare.answers / bare.seconds):.2f} (graph), "
+            f"{hits.answers / hits.seconds / (bare.answers / bare.seconds):.2f} (cache hits); "
+            f"p50 first token {pct(askai.first_token, 50) / pct(bare.first_token, 50):.1f}x (graph), "
+            f"{pct(hits.first_event, 50) / pct(bare.first_event, 50):.1f}x (cache-hit first byte)"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", default="50,200", help="comma-separated client counts")
+    parser.add_argument("--seconds", type=float, default=4.0, help="load duration per server and level")
+    parser.add_argument("--serve", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--index-cache", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve, args.port, args.index_cache)
+        return
+    levels = [int(level) for level in args.levels.split(",")]
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as index_cache:
+        servers = {kind: start(kind, index_cache) for kind in ("askai", "askai+cache", "bare")}
+        try:
+            names = ", ".join(f"{kind} {base}" for kind, (_, base) in servers.items())
+            print(f"servers: {names} ({os.cpu_count()} cpus)")
+            asyncio.run(run(levels, args.seconds, {kind: base for kind, (_, base) in servers.items()}))
+        finally:
+            for process, _ in servers.values():
+                process.terminate()
+                process.wait(10)
+    print(f"\ntotal {time.monotonic() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

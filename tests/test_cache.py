@@ -1,0 +1,195 @@
+"""The semantic cache: hits by similarity, namespaces, accepted-only, LRU bound, failing safe."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from langchain_core.embeddings import Embeddings
+
+from askai_graph.server.cache import CachedAnswer, CacheStore, InMemoryCacheStore, SemanticCache
+from askai_graph.server.embeddings import LexicalEmbeddings
+
+GATES = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
+
+
+def final(question: str, answer: str = "An answer.", outcome: str = "accepted") -> dict[str, Any]:
+    return {"question": question, "answer": answer, "outcome": outcome, "gates": GATES, "sources": []}
+
+
+def cache(store: CacheStore | None = None, namespace: str = "corpus-a", **kwargs: Any) -> SemanticCache:
+    store = InMemoryCacheStore(8) if store is None else store  # an empty store is falsy (len 0)
+    return SemanticCache(LexicalEmbeddings(), store, namespace=namespace, **kwargs)
+
+
+async def ask(semantic: SemanticCache, question: str, answer: str | None = None, outcome: str = "accepted") -> Any:
+    """Look up ``question``; on a miss with an ``answer``, remember it. Return the hit."""
+    probe = await semantic.lookup(question)
+    if probe.hit is None and answer is not None:
+        await semantic.remember(probe, final(question, answer, outcome))
+    return probe.hit
+
+
+def test_a_paraphrase_of_an_accepted_answer_hits() -> None:
+    async def scenario() -> None:
+        semantic = cache()
+        assert await ask(semantic, "What is semantic caching?", "Cached text.") is None
+        hit = await ask(semantic, "semantic caching -- what is it?")
+        assert isinstance(hit, CachedAnswer)
+        assert (hit.answer, hit.outcome, hit.question) == ("Cached text.", "accepted", "What is semantic caching?")
+
+    asyncio.run(scenario())
+
+
+def test_a_different_question_sharing_words_misses() -> None:
+    async def scenario() -> None:
+        semantic = cache()
+        await ask(semantic, "What is semantic caching?", "Semantic.")
+        assert await ask(semantic, "What is prompt caching?") is None
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("outcome", ["accepted_early", "degraded", "fallback"])
+def test_only_accepted_answers_are_stored(outcome: str) -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(8)
+        semantic = cache(store)
+        await ask(semantic, "What course articles do you have?", "A list.", outcome)
+        assert len(store) == 0
+        assert await ask(semantic, "What course articles do you have?") is None
+
+    asyncio.run(scenario())
+
+
+def test_another_corpus_fingerprint_never_sees_the_answer() -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(8)
+        await ask(cache(store, "corpus-a"), "What is semantic caching?", "Old corpus answer.")
+        assert await ask(cache(store, "corpus-b"), "What is semantic caching?") is None
+        assert await ask(cache(store, "corpus-a"), "What is semantic caching?") is not None
+
+    asyncio.run(scenario())
+
+
+def test_the_namespace_includes_the_embedding_space() -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(8)
+        await ask(cache(store), "What is semantic caching?", "Answer.")
+        other = SemanticCache(LexicalEmbeddings(dimensions=4096 * 2), InMemoryCacheStore(8), namespace="corpus-a")
+        assert other.namespace != cache(store).namespace
+
+    asyncio.run(scenario())
+
+
+def test_least_recently_used_answer_is_evicted_at_the_bound() -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(2)
+        semantic = cache(store)
+        await ask(semantic, "What is BM25?", "bm25")
+        await ask(semantic, "What is reranking?", "rerank")
+        assert await ask(semantic, "What is BM25?") is not None  # now most recently used
+        await ask(semantic, "What is chunking?", "chunk")
+        assert len(store) == 2
+        assert await ask(semantic, "What is reranking?") is None
+        assert await ask(semantic, "What is BM25?") is not None
+        assert await ask(semantic, "What is chunking?") is not None
+
+    asyncio.run(scenario())
+
+
+def test_the_same_question_answered_twice_keeps_one_entry() -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(8)
+        semantic = cache(store)
+        for answer in ("first", "second"):
+            probe = await semantic.lookup("What is BM25?")
+            await semantic.remember(probe, final("What is BM25?", answer))
+        assert len(store) == 1
+        hit = await ask(semantic, "What is BM25?")
+        assert hit is not None and hit.answer == "second"
+
+    asyncio.run(scenario())
+
+
+def test_threshold_decides_a_hit() -> None:
+    async def scenario() -> None:
+        strict, loose = cache(threshold=1.0), cache(threshold=0.5)
+        for semantic in (strict, loose):
+            await ask(semantic, "What is semantic caching?", "Semantic.")
+        assert await ask(strict, "What is semantic caching in production?") is None
+        assert await ask(loose, "What is semantic caching in production?") is not None
+
+    asyncio.run(scenario())
+
+
+def test_a_question_without_content_words_is_never_stored_or_hit() -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(8)
+        semantic = cache(store)
+        await ask(semantic, "What is it?", "Anything.")
+        assert len(store) == 0 and await ask(semantic, "What is it?") is None
+
+    asyncio.run(scenario())
+
+
+class BrokenEmbeddings(Embeddings):
+    def embed_query(self, text: str) -> list[float]:
+        raise ConnectionError("embedding service down")
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise ConnectionError("embedding service down")
+
+
+class BrokenStore:
+    async def nearest(self, namespace: str, vector: Sequence[float]) -> tuple[float, CachedAnswer] | None:
+        raise ConnectionError("redis down")
+
+    async def add(self, namespace: str, vector: Sequence[float], entry: CachedAnswer) -> None:
+        raise ConnectionError("redis down")
+
+
+def test_a_failing_embedder_or_store_is_a_miss_not_an_error() -> None:
+    async def scenario() -> None:
+        broken_embeddings = SemanticCache(BrokenEmbeddings(), InMemoryCacheStore(8), namespace="a")
+        assert isinstance(BrokenStore(), CacheStore)
+        broken_store = cache(BrokenStore())
+        for semantic in (broken_embeddings, broken_store):
+            probe = await semantic.lookup("What is BM25?")
+            assert probe.hit is None
+            assert await semantic.remember(probe, final("What is BM25?")) is False
+
+    asyncio.run(scenario())
+
+
+def test_store_rejects_vectors_of_another_size() -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(4)
+        await store.add("ns", [1.0, 0.0, 0.0], CachedAnswer(question="q", answer="a", outcome="accepted", gates={}))
+        with pytest.raises(ValueError, match="3-d vectors"):
+            await store.nearest("ns", [1.0, 0.0])
+
+    asyncio.run(scenario())
+
+
+def test_store_and_threshold_bounds_are_checked() -> None:
+    with pytest.raises(ValueError):
+        InMemoryCacheStore(0)
+    with pytest.raises(ValueError):
+        cache(threshold=0)
+
+
+def test_store_compares_dense_vectors_by_cosine() -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(4)
+        a = CachedAnswer(question="a", answer="a", outcome="accepted", gates={})
+        b = CachedAnswer(question="b", answer="b", outcome="accepted", gates={})
+        await store.add("ns", [1.0, 1.0, 1.0, 1.0], a)
+        await store.add("ns", [1.0, -1.0, 1.0, -1.0], b)
+        found = await store.nearest("ns", [2.0, 2.1, 1.9, 2.0])  # not normalised: the store does it
+        assert found is not None and found[1] == a and found[0] > 0.99
+        assert await store.nearest("other", [1.0, 1.0, 1.0, 1.0]) is None
+
+    asyncio.run(scenario())

@@ -1,0 +1,244 @@
+"""The SSE contract of POST /api/chat, one test per line of DESIGN.md's table, over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from askai_graph import Settings, build_graph
+from askai_graph.server import create_app
+from tests.fakes import (
+    LOW_CONFIDENCE,
+    PASSING,
+    LiveServer,
+    catalog_draft,
+    cited_draft,
+    exploding_graph,
+    replies,
+    retriever,
+    review,
+    sse_events,
+    url,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
+
+QUESTION = "How do retrieval and caching work?"
+CATALOG = "What course articles do you have?"
+STEP_KEYS = {
+    "research": {"node", "attempt", "results"},
+    "writer": {"node", "attempt", "drafted"},
+    "validation": {"node", "attempt", "passed", "errors"},
+    "critic": {"node", "attempt", "passed", "failures"},
+    "accept": {"node", "attempt", "outcome"},
+    "accept_early": {"node", "attempt", "outcome"},
+    "degrade": {"node", "attempt", "outcome"},
+    "fallback": {"node", "attempt", "outcome"},
+    "source_gate": {"node", "attempt", "passed"},
+}
+
+
+def serve(settings: Settings, writer: Any, critic: Any, *posts: int, **app_kwargs: Any) -> LiveServer:
+    graph = build_graph(writer=writer, critic=critic, retriever=retriever(*posts), settings=settings)
+    return LiveServer(create_app(graph, settings, **app_kwargs))
+
+
+def names(events: list[tuple[str, Any, str]]) -> list[str]:
+    return [name if name != "step" else f"step:{data['node']}" for name, data, _ in events]
+
+
+def answer(events: list[tuple[str, Any, str]]) -> str:
+    return "".join(data["text"] for name, data, _ in events if name == "token")
+
+
+def test_accepted_answer_streams_steps_then_tokens_then_sources_then_done(settings: Settings) -> None:
+    with serve(settings, replies(cited_draft(1, 2)), replies(PASSING), 1, 2, 3) as base:
+        events = sse_events(base, QUESTION)
+    order = names(events)
+    steps = ["step:research", "step:writer", "step:validation", "step:critic", "step:accept", "step:source_gate"]
+    assert order[:6] == steps
+    assert set(order[6:-2]) == {"token"} and len(order[6:-2]) > 1  # chunked: streams progressively
+    assert order[-2:] == ["sources", "done"]
+    assert answer(events) == cited_draft(1, 2)
+    assert events[-2][1] == [
+        {"title": "Post 1", "url": url(1)},
+        {"title": "Post 2", "url": url(2)},
+        {"title": "Post 3", "url": url(3)},
+    ]
+    gates = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
+    assert events[-1][1] == {"outcome": "accepted", "attempts": 1, "cached": False, "gates": gates}
+
+
+def test_catalog_early_acceptance_with_low_confidence_streams_tokens_and_done_without_sources(
+    settings: Settings,
+) -> None:
+    with serve(settings, replies(catalog_draft(1, 2, 3, 4)), replies(LOW_CONFIDENCE), 1, 2, 3, 4) as base:
+        events = sse_events(base, CATALOG)
+    assert "sources" not in names(events)
+    assert names(events)[-1] == "done" and "step:accept_early" in names(events)
+    assert answer(events) == catalog_draft(1, 2, 3, 4)
+    gates = {"retrieval": "passed", "validation": "passed", "critic": "failed"}
+    assert events[-1][1] == {"outcome": "accepted_early", "attempts": 1, "cached": False, "gates": gates}
+
+
+def test_fallback_when_nothing_is_retrieved_streams_the_fixed_message_without_sources(settings: Settings) -> None:
+    writer = replies(cited_draft(1))
+    with serve(settings, writer, replies(PASSING)) as base:
+        events = sse_events(base, QUESTION)
+    assert names(events) == [
+        "step:research",
+        "step:fallback",
+        "step:source_gate",
+        *["token"] * (len(events) - 4),
+        "done",
+    ]
+    assert events[-1][1]["outcome"] == "fallback" and events[-1][1]["gates"]["retrieval"] == "failed"
+    assert "couldn't answer" in answer(events)
+    assert writer.calls == 0
+
+
+def test_provider_failure_is_a_gate_failure_and_a_fallback_not_an_error_event(settings: Settings) -> None:
+    writer = replies(ConnectionError("provider down"))
+    with serve(settings, writer, replies(PASSING), 1, 2) as base:
+        events = sse_events(base, QUESTION)
+    assert "error" not in names(events) and "sources" not in names(events)
+    assert events[-1][0] == "done"
+    assert events[-1][1]["outcome"] == "fallback" and events[-1][1]["gates"]["validation"] == "failed"
+    assert writer.calls == settings.max_attempts
+
+
+def test_cache_hit_streams_only_tokens_and_done_with_cached_true(settings: Settings) -> None:
+    writer = replies(cited_draft(1, 2))
+    with serve(settings, writer, replies(PASSING), 1, 2) as base:
+        first = sse_events(base, "What is semantic caching?")
+        second = sse_events(base, "semantic CACHING -- what is it?")
+    assert first[-1][1]["cached"] is False
+    assert set(names(second)[:-1]) == {"token"} and names(second)[-1] == "done"
+    assert answer(second) == answer(first)
+    assert second[-1][1] == {"outcome": "accepted", "attempts": 0, "cached": True, "gates": first[-1][1]["gates"]}
+    assert writer.calls == 1
+
+
+def test_cache_does_not_serve_a_different_question_sharing_words(settings: Settings) -> None:
+    writer = replies(cited_draft(1))
+    with serve(settings, writer, replies(PASSING), 1, 2) as base:
+        sse_events(base, "What is semantic caching?")
+        other = sse_events(base, "What is prompt caching?")
+    assert other[-1][1]["cached"] is False and writer.calls == 2
+
+
+@pytest.mark.parametrize(
+    ("question", "writer_script", "critic_script", "outcome"),
+    [
+        (CATALOG, [catalog_draft(1, 2, 3, 4)], [LOW_CONFIDENCE], "accepted_early"),
+        (QUESTION, [cited_draft(1)], [review(drift_detected=True)], "degraded"),
+        (QUESTION, [f"See [elsewhere]({url(9)})."], [PASSING], "fallback"),
+    ],
+)
+def test_only_accepted_answers_are_cached(
+    settings: Settings, question: str, writer_script: list[str], critic_script: list[str], outcome: str
+) -> None:
+    writer = replies(*writer_script)
+    with serve(settings, writer, replies(*critic_script), 1, 2, 3, 4) as base:
+        first, second = sse_events(base, question), sse_events(base, question)
+    assert first[-1][1]["outcome"] == second[-1][1]["outcome"] == outcome
+    assert second[-1][1]["cached"] is False and "step:research" in names(second)
+
+
+def test_cache_setting_off_runs_the_graph_every_time(settings: Settings) -> None:
+    writer = replies(cited_draft(1))
+    off = settings.model_copy(update={"cache_enabled": False})
+    with serve(off, writer, replies(PASSING), 1) as base:
+        sse_events(base, QUESTION)
+        again = sse_events(base, QUESTION)
+    assert again[-1][1]["cached"] is False and writer.calls == 2
+
+
+def test_internal_error_streams_one_error_event_then_ends(settings: Settings) -> None:
+    with LiveServer(create_app(exploding_graph("secret detail"), settings)) as base:
+        events = sse_events(base, QUESTION)
+    assert names(events) == ["step:research", "error"]
+    assert events[-1][1] == {"message": "Internal error while answering; please try again."}
+    assert "secret detail" not in json.dumps(events)
+
+
+def test_tokens_arrive_only_after_the_final_gate_decision_and_equal_the_final_answer(settings: Settings) -> None:
+    rejected = f"Caching is covered in [a forged post]({url(9)})."
+    writer = replies(rejected, cited_draft(2))
+    with serve(settings, writer, replies(PASSING), 1, 2) as base:
+        events = sse_events(base, QUESTION)
+    order = names(events)
+    first_token = order.index("token")
+    assert order.index("step:source_gate") < first_token
+    assert all(name != "step" for name in order[first_token:])
+    assert answer(events) == cited_draft(2)
+    assert url(9) not in json.dumps(events)  # the rejected draft never reaches the reader
+    assert events[-1][1]["attempts"] == 2
+
+
+def test_step_events_carry_short_summaries_only(settings: Settings) -> None:
+    critic = replies(review(confidence=0.1, ungrounded_claims=["made-up claim"], gaps=["gapword"]), PASSING)
+    with serve(settings, replies(cited_draft(1)), critic, 1, 2) as base:
+        events = sse_events(base, QUESTION)
+    steps = [data for name, data, _ in events if name == "step"]
+    assert [step["attempt"] for step in steps[:4]] == [1, 1, 1, 1]
+    assert steps[4] == {"node": "research", "attempt": 2, "results": 2}
+    for step in steps:
+        assert set(step) == STEP_KEYS[step["node"]]
+    text = json.dumps(steps)
+    for leaked in ("http", "Post 1 explains", "made-up claim", "gapword", "0.1", "Retrieval and caching are"):
+        assert leaked not in text
+    assert steps[3]["failures"] == ["low_confidence", "ungrounded_claims"]  # codes, not the claims
+
+
+def test_every_event_has_an_increasing_id(settings: Settings) -> None:
+    with serve(settings, replies(cited_draft(1)), replies(PASSING), 1) as base:
+        events = sse_events(base, QUESTION)
+    assert [event_id for _, _, event_id in events] == [str(n) for n in range(1, len(events) + 1)]
+
+
+def test_stream_sets_no_store_no_buffering_and_sends_heartbeat_comments(settings: Settings) -> None:
+    fast_pings = settings.model_copy(update={"heartbeat_seconds": 0.05})
+    with serve(fast_pings, replies(cited_draft(1), delay=0.3), replies(PASSING), 1) as base:
+        with httpx.stream("POST", f"{base}/api/chat", json={"message": QUESTION}, timeout=10) as response:
+            headers = response.headers
+            lines = list(response.iter_lines())
+    assert headers["content-type"].startswith("text/event-stream")
+    assert headers["cache-control"] == "no-store"
+    assert headers["x-accel-buffering"] == "no"
+    assert ": ping" in lines
+
+
+def test_concurrent_streams_do_not_wait_for_each_other(settings: Settings) -> None:
+    writer = replies(cited_draft(1), delay=0.4)
+    off = settings.model_copy(update={"cache_enabled": False})
+    results: list[str] = []
+    with serve(off, writer, replies(PASSING), 1) as base:
+
+        def ask() -> None:
+            results.append(sse_events(base, QUESTION)[-1][1]["outcome"])
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        started = time.monotonic()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(20)
+        elapsed = time.monotonic() - started
+    assert results == ["accepted"] * 8
+    assert elapsed < 8 * 0.4 / 2  # sequential would take 3.2 s
+
+
+def test_app_stores_accepted_answers_in_the_given_store_under_the_given_namespace(settings: Settings) -> None:
+    from askai_graph.server import InMemoryCacheStore
+
+    store = InMemoryCacheStore(4)
+    with serve(settings, replies(cited_draft(1)), replies(PASSING), 1, cache_store=store, namespace="fp-1") as base:
+        sse_events(base, QUESTION)
+    assert len(store) == 1
+    assert [ns for ns in store._namespaces if ns] == ["fp-1:LexicalEmbeddings:lexical-v1-4096"]

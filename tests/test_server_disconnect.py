@@ -1,0 +1,76 @@
+"""A client that leaves mid-stream cancels its graph run: no model calls continue for it."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+import pytest
+from httpx_sse import connect_sse
+
+from askai_graph import Settings, build_graph
+from askai_graph.server import create_app
+from tests.fakes import (
+    LiveServer,
+    ScriptedChatModel,
+    cited_draft,
+    fan_out_graph,
+    replies,
+    retriever,
+    review,
+    sse_events,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
+
+DELAY = 0.3
+QUESTION = "How do retrieval and caching work?"
+
+
+def slow_models() -> tuple[ScriptedChatModel, ScriptedChatModel]:
+    """A writer and a critic that take DELAY per call; the critic always asks for a retry."""
+    return replies(cited_draft(1), delay=DELAY), replies(review(confidence=0.1), delay=DELAY)
+
+
+def serve(settings: Settings, writer: ScriptedChatModel, critic: ScriptedChatModel) -> LiveServer:
+    graph = build_graph(writer=writer, critic=critic, retriever=retriever(1, 2), settings=settings)
+    return LiveServer(create_app(graph, settings))
+
+
+def test_a_full_run_of_the_slow_models_makes_every_attempt(settings: Settings) -> None:
+    writer, critic = slow_models()
+    with serve(settings, writer, critic) as base:
+        events = sse_events(base, QUESTION)
+    assert events[-1][1]["outcome"] == "degraded"
+    assert (writer.calls, critic.calls) == (settings.max_attempts, settings.max_attempts)
+
+
+def test_disconnect_mid_stream_cancels_the_graph(settings: Settings) -> None:
+    writer, critic = slow_models()
+    with serve(settings, writer, critic) as base:
+        with httpx.Client(timeout=10) as client:
+            with connect_sse(client, "POST", f"{base}/api/chat", json={"message": QUESTION}) as source:
+                for sse in source.iter_sse():
+                    if sse.event == "step" and json.loads(sse.data)["node"] == "critic":
+                        break  # leave after the first review: two more attempts are pending
+        at_disconnect = (writer.calls, critic.calls)
+        # The rest of the run would take 4 more calls of DELAY each; wait longer than that.
+        time.sleep(5 * DELAY)
+        later = (writer.calls, critic.calls)
+        time.sleep(2 * DELAY)
+        assert (writer.calls, critic.calls) == later
+    assert at_disconnect == (1, 1)
+    assert later == (1, 1)  # at most the call in flight could have finished; none did: it was cancelled
+
+
+def test_disconnect_cancels_parallel_node_tasks_too(settings: Settings) -> None:
+    # Iterating astream directly in the response generator leaves these running (#5682).
+    ticks: list[float] = []
+    with LiveServer(create_app(fan_out_graph(ticks), settings)) as base:
+        with httpx.Client(timeout=10) as client:
+            with connect_sse(client, "POST", f"{base}/api/chat", json={"message": QUESTION}) as source:
+                first = next(source.iter_sse())
+        time.sleep(1.0)  # ten rounds of both branches, had they kept going
+    assert json.loads(first.data)["node"] == "research"
+    assert len(ticks) <= 2  # at most a round that was already finishing

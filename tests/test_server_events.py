@@ -1,0 +1,103 @@
+"""Translating graph progress into SSE payloads (pure functions, no server)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from askai_graph.critique import Critique
+from askai_graph.server.events import answer_events, step, token_chunks
+from askai_graph.state import ReviewFailure, Source
+from askai_graph.validation import ValidationIssue, ValidationReport
+
+
+@given(st.text(), st.integers(min_value=1, max_value=80))
+def test_token_chunks_join_to_the_text_exactly(text: str, size: int) -> None:
+    assert "".join(token_chunks(text, size)) == text
+
+
+def test_token_chunks_split_long_answers_at_word_boundaries() -> None:
+    text = "Semantic caching stores accepted answers keyed by the question's embedding. " * 4
+    chunks = list(token_chunks(text, 24))
+    assert len(chunks) > 8
+    assert all(chunk.endswith((" ", ".")) for chunk in chunks)
+
+
+def test_token_chunks_keep_a_long_word_whole() -> None:
+    assert list(token_chunks("see https://example.com/a/very/long/path ok", 8)) == [
+        "see https://example.com/a/very/long/path ",
+        "ok",
+    ]
+
+
+def test_research_step_reports_the_upcoming_draft_and_a_count_only() -> None:
+    update: dict[str, Any] = {"search_results": ["a", "b"], "query": "q gap", "attempts": 0}
+    assert step("research", update, {"attempts": 0, **update}) == (
+        "step",
+        {"node": "research", "attempt": 1, "results": 2},
+    )
+    assert step("research", update, {**update, "attempts": 2})[1]["attempt"] == 3
+
+
+def test_validation_step_reports_codes_not_messages() -> None:
+    issue = ValidationIssue(code="unknown_citation_url", message="Unknown citation URL: https://x.example")
+    update = {"validation": ValidationReport(errors=[issue, issue])}
+    data = step("validation", update, {"attempts": 1, **update})[1]
+    assert data == {"node": "validation", "attempt": 1, "passed": False, "errors": ["unknown_citation_url"]}
+
+
+def test_critic_step_reports_pass_and_failure_codes_not_scores() -> None:
+    critique = Critique(
+        confidence=0.2, answer_relevance=0.9, intent_alignment=0.9, drift_detected=False, ungrounded_claims=[]
+    )
+    failure = ReviewFailure(code="low_confidence", message="confidence 0.20 < 0.60")
+    update = {"critique": critique, "review_failures": [failure], "gaps": ["x"]}
+    data = step("critic", update, {"attempts": 2, "validation": ValidationReport(errors=[]), **update})[1]
+    assert data == {"node": "critic", "attempt": 2, "passed": False, "failures": ["low_confidence"]}
+
+
+@pytest.mark.parametrize("node", ["accept", "accept_early", "degrade", "fallback"])
+def test_end_steps_report_the_outcome(node: str) -> None:
+    assert step(node, {"outcome": "x", "answer": "secret"}, {"attempts": 3})[1] == {
+        "node": node,
+        "attempt": 3,
+        "outcome": "x",
+    }
+
+
+def test_unknown_nodes_report_only_node_and_attempt() -> None:
+    assert step("rerank", {"ranked": ["a"]}, {}) == ("step", {"node": "rerank", "attempt": 0})
+
+
+def test_answer_events_send_sources_only_when_the_gate_passed() -> None:
+    final = {
+        "answer": "Short answer.",
+        "outcome": "accepted",
+        "attempts": 1,
+        "gates": {"retrieval": "passed", "validation": "passed", "critic": "passed"},
+        "sources": [Source(title="T", url="https://u.example")],
+    }
+    events = list(answer_events(final, cached=False, token_chars=24))
+    assert [name for name, _ in events] == ["token", "sources", "done"]
+    assert events[1][1] == [{"title": "T", "url": "https://u.example"}]
+    assert [name for name, _ in answer_events({**final, "sources": []}, cached=False, token_chars=24)] == [
+        "token",
+        "done",
+    ]
+
+
+def test_cached_answer_events_have_no_sources_and_zero_attempts() -> None:
+    final = {
+        "answer": "A.",
+        "outcome": "accepted",
+        "gates": {"critic": "passed"},
+        "sources": [Source(title="T", url="u")],
+    }
+    events = list(answer_events(final, cached=True, token_chars=24))
+    assert events == [
+        ("token", {"text": "A."}),
+        ("done", {"outcome": "accepted", "attempts": 0, "cached": True, "gates": {"critic": "passed"}}),
+    ]

@@ -1,0 +1,146 @@
+"""Bad input to POST /api/chat: a 4xx JSON error with a clear message, the graph never started."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from askai_graph import Settings, build_graph
+from askai_graph.server import create_app
+from tests.fakes import PASSING, FakeRetriever, LiveServer, ScriptedChatModel, cited_draft, replies, retriever
+
+pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
+
+JSON = {"Content-Type": "application/json"}
+
+
+@pytest.fixture(scope="module")
+def doubles() -> tuple[ScriptedChatModel, FakeRetriever]:
+    return replies(cited_draft(1)), retriever(1)
+
+
+@pytest.fixture(scope="module")
+def base(index_cache: Any, doubles: tuple[ScriptedChatModel, FakeRetriever]) -> Iterator[str]:
+    writer, search = doubles
+    settings = Settings(index_cache_dir=index_cache, max_body_bytes=1024, max_question_chars=100)
+    graph = build_graph(writer=writer, critic=replies(PASSING), retriever=search, settings=settings)
+    with LiveServer(create_app(graph, settings)) as url:
+        yield url
+
+
+def started(doubles: tuple[ScriptedChatModel, FakeRetriever]) -> tuple[int, int]:
+    """How often the graph has reached the retriever and the writer so far."""
+    writer, search = doubles
+    return writer.calls, len(search.queries)
+
+
+def post(base: str, **kwargs: Any) -> httpx.Response:
+    return httpx.post(f"{base}/api/chat", timeout=10, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "status", "detail"),
+    [
+        ({"content": b"hello"}, 415, "Content-Type must be application/json (got missing)"),
+        (
+            {"content": b'{"message": "hi"}', "headers": {"Content-Type": "text/plain"}},
+            415,
+            "Content-Type must be application/json (got 'text/plain')",
+        ),
+        (
+            {"data": {"message": "hi"}},
+            415,
+            "Content-Type must be application/json (got 'application/x-www-form-urlencoded')",
+        ),
+        (
+            {"content": b"{not json", "headers": JSON},
+            400,
+            "request body is not valid JSON (Expecting property name enclosed in double quotes)",
+        ),
+        ({"content": b'{"message": "\xff"}', "headers": JSON}, 400, "request body is not valid JSON (not UTF-8)"),
+        ({"content": b"", "headers": JSON}, 400, "request body is not valid JSON (Expecting value)"),
+        (
+            {"json": ["message", "hi"]},
+            422,
+            'request body must be a JSON object like {"message": "..."}, not an array',
+        ),
+        ({"json": {}}, 422, "'message' is required"),
+        ({"json": {"question": "hi"}}, 422, "'message' is required"),
+        ({"json": {"message": 42}}, 422, "'message' must be a string, not a number"),
+        ({"json": {"message": None}}, 422, "'message' must be a string, not null"),
+        ({"json": {"message": ["hi"]}}, 422, "'message' must be a string, not an array"),
+        ({"json": {"message": ""}}, 422, "'message' is empty"),
+        ({"json": {"message": " \n\t "}}, 422, "'message' is empty"),
+        ({"json": {"message": "x" * 101}}, 422, "'message' is 101 characters; the limit is 100"),
+        (
+            {"json": {"message": "hi", "max_attempts": 9}},
+            422,
+            "unknown field(s) 'max_attempts': only 'message' is accepted",
+        ),
+        (
+            {"json": {"message": "x" * 2000}},
+            413,
+            "request body is 2014 bytes; the limit is 1024",
+        ),
+    ],
+    ids=[
+        "no-content-type",
+        "text-plain",
+        "form-encoded",
+        "not-json",
+        "not-utf8",
+        "empty-body",
+        "not-an-object",
+        "message-missing",
+        "message-misspelled",
+        "message-number",
+        "message-null",
+        "message-array",
+        "message-empty",
+        "message-whitespace",
+        "message-too-long",
+        "unknown-field-rejected",
+        "body-too-large",
+    ],
+)
+def test_bad_input_is_refused_with_a_clear_4xx_json_error(
+    base: str, doubles: Any, kwargs: dict[str, Any], status: int, detail: str
+) -> None:
+    before = started(doubles)
+    response = post(base, **kwargs)
+    assert started(doubles) == before  # the graph never started
+    assert response.status_code == status
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == {"detail": detail}
+
+
+def test_body_over_the_limit_without_content_length_is_refused_while_reading(base: str, doubles: Any) -> None:
+    def chunked() -> Iterator[bytes]:
+        yield b'{"message": "'
+        for _ in range(100):
+            yield b"x" * 100
+        yield b'"}'
+
+    before = started(doubles)
+    response = post(base, content=chunked(), headers=JSON)
+    assert started(doubles) == before
+    assert response.status_code == 413
+    assert response.json() == {"detail": "request body exceeds the limit of 1024 bytes"}
+
+
+def test_message_at_the_limit_after_stripping_is_accepted(base: str, doubles: Any) -> None:
+    before = started(doubles)
+    with httpx.stream("POST", f"{base}/api/chat", json={"message": "  " + "x" * 100 + "  "}, timeout=10) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        response.read()
+    assert started(doubles)[1] == before[1] + 1
+
+
+def test_get_is_not_allowed(base: str) -> None:
+    response = httpx.get(f"{base}/api/chat", timeout=10)
+    assert response.status_code == 405
+    assert response.json() == {"detail": "Method Not Allowed"}
