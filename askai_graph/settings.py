@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from askai_graph.validation import DEFAULT_MERMAID_DIAGRAM_TYPES
+from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAGRAM_TYPES
 
 
 class Settings(BaseSettings):
@@ -35,6 +35,9 @@ class Settings(BaseSettings):
         6000, ge=200, le=100_000, description="Characters of retrieved evidence handed to the Critic (bounded slice)."
     )
     max_question_chars: int = Field(2000, ge=10, le=100_000, description="Longest question accepted.")
+    max_draft_chars: int = Field(
+        DEFAULT_MAX_DRAFT_CHARS, ge=100, le=1_000_000, description="Longest draft Validation parses; longer fails."
+    )
     mermaid_diagram_types: frozenset[str] = Field(
         DEFAULT_MERMAID_DIAGRAM_TYPES, description="Mermaid diagram keywords Validation accepts."
     )

@@ -12,6 +12,9 @@ from askai_graph.validation import validate_draft
 def validate(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
     """Validate the latest draft against this request's retrieved URLs."""
     report = validate_draft(
-        state.get("draft", ""), state.get("search_results", []), mermaid_types=settings.mermaid_diagram_types
+        state.get("draft", ""),
+        state.get("search_results", []),
+        mermaid_types=settings.mermaid_diagram_types,
+        max_chars=settings.max_draft_chars,
     )
     return {"validation": report}

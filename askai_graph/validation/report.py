@@ -24,7 +24,7 @@ class ValidationReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     errors: list[ValidationIssue] = Field(default_factory=list)
-    """All failures found, in document order; empty when the draft passed."""
+    """Every distinct failure found (grouped by check); empty when the draft passed."""
 
     @property
     def ok(self) -> bool:

@@ -1,0 +1,179 @@
+"""Every URL the parsed Markdown makes live: a walk over mistletoe's tree.
+
+mistletoe finds inline links, images, autolinks and reference links (resolved the
+CommonMark way: case-folded labels, first definition wins). Its gaps are covered here
+rather than trusted (PITFALLS.md):
+
+* reference definitions are read from ``Document.footnotes`` (used or not) and, since
+  that keeps only the first of duplicate labels, also from definition-shaped lines;
+* bare URLs in text are found with the GFM autolink rules (``autolinks``);
+* text that stays literal around a URL (``[text](https://x``) is reported;
+* code is reported so it can be held against CommonMark's: the lines mistletoe skips as
+  fenced code (``Walk.skipped_lines``) and its code spans (``Walk.code_spans``);
+* indented code is not exempt at all: renderers disagree about it (markdown-it reads
+  ``> a`` then a tab and ``> b`` as one quote, CommonMark as code), so its text is
+  re-parsed and scanned as if it were prose.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from askai_graph.validation.autolinks import PLACEHOLDER, bare_urls
+from askai_graph.validation.codes import Code
+from askai_graph.validation.inline import scan_inlines
+from askai_graph.validation.parsing import parse_markdown
+from askai_graph.validation.report import ValidationIssue
+from askai_graph.validation.urls import Destination
+
+_MAX_REPARSE_DEPTH = 4
+_REFERENCE_TYPES = frozenset({"full", "collapsed", "shortcut"})
+_INLINE_BLOCKS = frozenset({"Paragraph", "Heading", "SetextHeading", "TableCell"})
+# HtmlSpan appears only if some other code parses inside a mistletoe HtmlRenderer context.
+_CONSTRUCTS = frozenset({"AutoLink", "InlineCode", "HtmlSpan"})
+_DELIMITED = {"Strong": 2, "Emphasis": 1}
+# "](" left in text is a link or image a renderer did not accept: it shows literally.
+_BROKEN_LINK = re.compile(r"\]\(|\]\s+\(\s*<?\s*(?:[A-Za-z][A-Za-z0-9+.\-]*:|//|www\.)")
+_DEFINITION_LINE = re.compile(r" {0,3}\[((?:[^\]\\]|\\.)+)\]:[ \t]*(.*)")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+# Destination-like text in code that may be prose to some renderer.
+_RAW_DESTINATION = re.compile(r"\]\(\s*<?([^\s)>]*)|<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*)>")
+
+
+@dataclass
+class Walk:
+    """What one walk found."""
+
+    destinations: list[Destination] = field(default_factory=list)
+    """Every URL a renderer would make live, in document order per construct."""
+    issues: list[ValidationIssue] = field(default_factory=list)
+    """Broken link syntax."""
+    skipped_lines: set[int] = field(default_factory=set)
+    """0-based lines mistletoe read as fence openers or content, whose text went unchecked."""
+    fence_closers: list[tuple[int, str]] = field(default_factory=list)
+    """``(line, fence)`` after each mistletoe fence: its closer, if that line starts with the fence."""
+    indented_lines: set[int] = field(default_factory=set)
+    """0-based lines mistletoe read as indented code (re-checked, but still held to CommonMark)."""
+    code_spans: list[str] = field(default_factory=list)
+    """Whitespace-normalised contents of the draft's code spans, in document order."""
+    raw_html: list[str] = field(default_factory=list)
+    """Raw HTML in indented code (HTML to renderers that disagree it is code)."""
+
+
+def walk_markdown(lines: Sequence[str]) -> Walk:
+    """Parse and walk a draft; fenced code content is skipped, other code re-checked."""
+    walk = Walk()
+    _walk_document(parse_markdown(lines), walk, depth=0)
+    return walk
+
+
+def definition_lines(paragraphs: Iterable[Sequence[tuple[int, str]]]) -> list[Destination]:
+    """Destinations of every definition-shaped paragraph line, duplicates included."""
+    return [found for lines in paragraphs for found in _definitions(lines)]
+
+
+def _definitions(lines: Sequence[tuple[int, str]]) -> Iterable[Destination]:
+    for position, (index, text) in enumerate(lines):
+        match = _DEFINITION_LINE.match(text)
+        if match is None:
+            continue
+        rest = match.group(2).strip()
+        if not rest and position + 1 < len(lines) and lines[position + 1][0] == index + 1:
+            rest = lines[position + 1][1].strip()  # the destination may follow on the next line
+        if not rest:
+            continue
+        if rest.startswith("<") and (end := rest.find(">")) > 0:
+            raw, after = rest[1:end], rest[end + 1 :]
+        else:
+            raw = rest.split()[0]
+            after = rest[len(raw) :]
+        if after.strip() and after.lstrip()[0] not in "\"'(":
+            continue  # text after the destination: a paragraph (or a GFM footnote), not a definition
+        yield Destination("definition", html.unescape(_ESCAPE.sub(r"\1", raw)), "reference definition")
+
+
+def _walk_document(document: Any, walk: Walk, depth: int) -> None:
+    for destination, _title in document.footnotes.values():
+        walk.destinations.append(Destination("definition", destination, "reference definition"))
+    stack: list[Any] = [document]
+    while stack:
+        token = stack.pop()
+        name = type(token).__name__
+        if name == "CodeFence" and depth == 0:
+            # The opener (its info string is hidden too), the content, and the closer if any.
+            opener, size = token.line_number - 1, token.content.count("\n")
+            walk.skipped_lines.update(range(opener, opener + size + 1))
+            walk.fence_closers.append((opener + size + 1, token.delimiter))
+        elif name in ("BlockCode", "CodeFence"):
+            if depth == 0:
+                first = token.line_number - 1
+                walk.indented_lines.update(range(first, first + token.content.count("\n")))
+            _recheck_code(token.content, walk, depth)
+        elif name in _INLINE_BLOCKS:
+            _scan_text(_flatten(token.children, walk, record_code=depth == 0), walk)
+        else:
+            children = list(token.children or ())
+            if name == "Table":
+                children.insert(0, token.header)
+            stack.extend(reversed(children))
+
+
+def _recheck_code(content: str, walk: Walk, depth: int) -> None:
+    """Check code that renderers may not agree is code, as Markdown and as raw text."""
+    _scan_text(content, walk)
+    found = scan_inlines([list(enumerate(content.split("\n")))])
+    walk.raw_html.extend(found.raw_html)
+    walk.destinations.extend(Destination("link", url, "autolink in indented code") for url in found.autolinks)
+    for match in _RAW_DESTINATION.finditer(content):
+        url = match.group(1) if match.group(1) is not None else match.group(2)
+        walk.destinations.append(Destination("link", html.unescape(url), "link in indented code"))
+    if depth < _MAX_REPARSE_DEPTH:
+        _walk_document(parse_markdown(content.split("\n")), walk, depth + 1)
+
+
+def _flatten(tokens: Iterable[Any], walk: Walk, record_code: bool) -> str:
+    """Collect the links in ``tokens``; return their text with constructs as placeholders."""
+    parts: list[str] = []
+    for token in tokens:
+        name = type(token).__name__
+        if name == "RawText":
+            parts.append(token.content)
+            if _BROKEN_LINK.search(token.content):
+                message = f"Broken link syntax renders literally: {token.content.strip()[:80]}"
+                walk.issues.append(ValidationIssue(code=Code.BROKEN_LINK_SYNTAX.value, message=message))
+        elif name == "Link" or name == "Image":
+            style = "reference" if token.dest_type in _REFERENCE_TYPES else "inline"
+            if name == "Link":
+                walk.destinations.append(Destination("link", token.target, f"{style} link"))
+            else:
+                walk.destinations.append(Destination("image", token.src, f"{style} image"))
+            _scan_text(_flatten(token.children, walk, record_code), walk)  # link text or image description
+            parts.append(PLACEHOLDER)
+        elif name in _CONSTRUCTS:
+            if name == "AutoLink":
+                target = f"mailto:{token.target}" if token.mailto else token.target
+                walk.destinations.append(Destination("link", target, "autolink"))
+            elif name == "InlineCode" and record_code:
+                walk.code_spans.append(" ".join(token.children[0].content.split()))
+            parts.append(PLACEHOLDER)
+        elif name == "LineBreak":
+            parts.append("\n")
+        elif name == "EscapeSequence":
+            parts.append(token.children[0].content)
+        elif name in _DELIMITED or name == "Strikethrough":
+            # Delimiters stay in the text: a renderer may run a URL on through them.
+            mark = token.delimiter * _DELIMITED[name] if name in _DELIMITED else "~~"
+            parts.append(mark + _flatten(token.children, walk, record_code) + mark)
+        elif token.children is not None:
+            parts.append(_flatten(token.children, walk, record_code))
+        else:
+            parts.append(getattr(token, "content", PLACEHOLDER))
+    return "".join(parts)
+
+
+def _scan_text(text: str, walk: Walk) -> None:
+    walk.destinations.extend(bare_urls(text))
