@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -109,6 +110,13 @@ def _post(where: str, record: Any) -> Post:
     for key in ("title", "url"):
         if not isinstance(record.get(key), str) or not record[key].strip():
             raise CorpusError(f"{where}: missing or empty '{key}'")
+    # Citations are matched exactly against these URLs, and Validation accepts only
+    # absolute http(s) links: a relative URL here could never be cited.
+    images = [i["url"] for i in record.get("images") or () if isinstance(i, dict) and i.get("url") is not None]
+    for url in [record["url"], *images]:
+        parts = urlsplit(str(url))
+        if parts.scheme not in ("http", "https") or not parts.netloc or str(url) != str(url).strip():
+            raise CorpusError(f"{where}: url {url!r} is not an absolute http(s) URL")
     try:
         return Post.model_validate({**record, "images": record.get("images") or ()})
     except ValidationError as exc:

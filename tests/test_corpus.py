@@ -57,6 +57,8 @@ def test_fingerprint_changes_when_a_post_changes(tmp_path: Path) -> None:
         ({"a.md": POST, "b.md": POST}, "duplicate url"),
         ({}, "no posts found"),
         ({"a.md": POST.replace('summary: "S"', "images: [{alt: x}]")}, "images.0.url"),
+        ({"a.md": POST.replace("https://s.example/a", "/posts/a")}, "not an absolute http"),
+        ({"a.md": POST.replace('summary: "S"', "images: [{url: img/a.png}]")}, "not an absolute http"),
     ],
 )
 def test_malformed_folder_is_a_clear_error(tmp_path: Path, files: dict[str, str], message: str) -> None:
