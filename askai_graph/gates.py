@@ -8,7 +8,6 @@ Routers (``edges.py``) and nodes both call these, so a rule lives in exactly one
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +16,7 @@ from askai_graph.critique import Critique
 from askai_graph.evidence import SearchResult
 from askai_graph.settings import Settings
 from askai_graph.state import GateStatus, ReviewFailure, Source
+from askai_graph.validation import ValidationReport
 
 LOW_CONFIDENCE = "low_confidence"
 
@@ -57,20 +57,10 @@ def review_failures(critique: Critique, settings: Settings) -> list[ReviewFailur
     return failures
 
 
-# Inline destinations, autolinks and reference definitions. Validation has already
-# proven every live URL is a retrieved one; this only counts which posts are cited.
-_DESTINATION = re.compile(r"\]\(\s*<?([^)\s>]+)|<(https?://[^>\s]+)>|^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.M)
-
-
-def cited_post_urls(draft: str, search_results: list[SearchResult]) -> list[str]:
-    """Return the distinct retrieved post URLs the draft links to, in first-cited order."""
-    retrieved = {result.source_url for result in search_results}
-    cited: list[str] = []
-    for match in _DESTINATION.finditer(draft):
-        url = next(group for group in match.groups() if group)
-        if url in retrieved and url not in cited:
-            cited.append(url)
-    return cited
+def cited_post_urls(state: Mapping[str, Any]) -> list[str]:
+    """Return the distinct retrieved post URLs the latest draft links to (per Validation)."""
+    report: ValidationReport | None = state.get("validation")
+    return list(report.cited_urls) if report is not None else []
 
 
 def validation_passed(state: Mapping[str, Any]) -> bool:
@@ -97,8 +87,7 @@ def is_early_catalog_acceptance(state: Mapping[str, Any], settings: Settings) ->
         return False
     if any(failure.code != LOW_CONFIDENCE for failure in state.get("review_failures", [])):
         return False
-    cited = cited_post_urls(state.get("draft", ""), state.get("search_results", []))
-    return len(cited) >= settings.catalog_min_sources
+    return len(cited_post_urls(state)) >= settings.catalog_min_sources
 
 
 def should_expose_retrieved_links(state: Mapping[str, Any]) -> bool:
@@ -127,6 +116,6 @@ def display_sources(state: Mapping[str, Any]) -> list[Source]:
     by_url: dict[str, SearchResult] = {}
     for result in results:
         by_url.setdefault(result.source_url, result)
-    cited = cited_post_urls(state.get("answer") or state.get("draft", ""), results)
+    cited = [url for url in cited_post_urls(state) if url in by_url]
     ordered = cited + [url for url in by_url if url not in cited]
     return [Source(title=by_url[url].title, url=url) for url in ordered]

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from askai_graph import Settings, ValidationIssue, ValidationReport
+from askai_graph import Settings, ValidationIssue, ValidationReport, validate_draft
 from askai_graph.critique import parse_critique
 from askai_graph.edges import route_after_critic, route_after_research, route_after_validation
 from askai_graph.gates import review_failures
 from askai_graph.nodes.research import to_search_results
 from askai_graph.state import ReviewFailure
-from tests.fakes import PASSING, catalog_draft, post, review
+from tests.fakes import PASSING, catalog_draft, post, review, url
 
 SETTINGS = Settings(max_attempts=3, catalog_min_sources=4)
 PASSED = ValidationReport()
@@ -24,18 +24,19 @@ def results(*numbers: int) -> list[Any]:
     return to_search_results([post(n) for n in numbers], top_k=50)
 
 
-def reviewed(reply: str, **state: Any) -> dict[str, Any]:
+def reviewed(reply: str, **overrides: Any) -> dict[str, Any]:
     critique = parse_critique(reply)
-    return {
+    state = {
         "question": "How does caching work?",
         "search_results": results(1, 2, 3, 4, 5),
         "attempts": 1,
-        "validation": PASSED,
         "critique": critique,
         "review_failures": review_failures(critique, SETTINGS),
         "draft": "text",
-        **state,
+        **overrides,
     }
+    state.setdefault("validation", validate_draft(state["draft"], state["search_results"]))
+    return state
 
 
 def malformed(**state: Any) -> dict[str, Any]:
@@ -141,8 +142,9 @@ def test_catalog_with_malformed_review_is_not_accepted_early() -> None:
     assert route_after_critic(state, SETTINGS) == "research"
 
 
-def test_catalog_citing_unretrieved_posts_does_not_count_them() -> None:
-    state = catalog(review(confidence=0.1), 1, 2, 3, 9, search_results=results(1, 2, 3, 4))
+def test_catalog_citations_inside_code_do_not_count() -> None:
+    draft = catalog_draft(1, 2, 3) + f"\n\n```\n{url(4)}\n```"
+    state = reviewed(review(confidence=0.1), question=CATALOG_QUESTION, draft=draft)
     assert route_after_critic(state, SETTINGS) == "research"
 
 

@@ -23,7 +23,7 @@ def state(reply: str | None = PASSING, **overrides: Any) -> dict[str, Any]:
     return {
         "question": "q",
         "search_results": RESULTS,
-        "validation": ValidationReport(),
+        "validation": ValidationReport(cited_urls=[url(2)]),
         "critique": critique,
         "review_failures": failures,
         "draft": cited_draft(2),
@@ -58,7 +58,7 @@ def test_a_missing_verdict_counts_as_a_failure(missing: str) -> None:
 
 def test_display_sources_dedupe_by_url_and_put_cited_posts_first() -> None:
     results = to_search_results([post(1), post(2), post(1)], top_k=10)
-    sources = display_sources(state(search_results=results, answer=cited_draft(2)))
+    sources = display_sources(state(search_results=results))
     assert [s.url for s in sources] == [url(2), url(1)]
 
 

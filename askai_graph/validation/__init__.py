@@ -99,16 +99,17 @@ def validate_draft(
         A report listing every failure; ``report.ok`` when there is none.
     """
     issues: list[ValidationIssue] = []
+    cited: list[str] = []
     try:
         if isinstance(draft, str) and len(draft) > max_chars:
             message = f"The draft is {len(draft)} characters; the limit is {max_chars}"
             issues.append(ValidationIssue(code=Code.DRAFT_TOO_LONG.value, message=message))
         else:
-            _validate(draft, search_results, mermaid_types, issues)
+            cited = _validate(draft, search_results, mermaid_types, issues)
     except Exception as exc:  # noqa: BLE001 - a validator bug must reject, never accept or crash
         message = f"The draft could not be validated ({type(exc).__name__}); it is rejected"
         issues.append(ValidationIssue(code=Code.UNPARSEABLE_MARKDOWN.value, message=message))
-    return ValidationReport(errors=_distinct(issues))
+    return ValidationReport(errors=_distinct(issues), cited_urls=cited)
 
 
 def _validate(
@@ -116,12 +117,13 @@ def _validate(
     search_results: Sequence[SearchResult],
     mermaid_types: Collection[str] | None,
     issues: list[ValidationIssue],
-) -> None:
+) -> list[str]:
+    """Append every failure to ``issues``; return the retrieved post URLs linked live."""
     if not isinstance(draft, str):
         raise TypeError(f"draft must be a string, not {type(draft).__name__}")
     if not draft.strip():
         issues.append(ValidationIssue(code=Code.EMPTY_DRAFT.value, message="The draft is empty"))
-        return
+        return []
     allowed = AllowedUrls(
         links=frozenset(result.source_url for result in search_results),
         images=frozenset(image.url for result in search_results for image in result.images),
@@ -161,8 +163,11 @@ def _validate(
     # Every text block: a setext heading may open with definitions, and renderers
     # disagree about indented code.
     destinations.extend(definition_lines(block.lines for block in scan.text_blocks))
-    for destination in dict.fromkeys(destinations):  # each distinct use once, in order
+    distinct = list(dict.fromkeys(destinations))  # each distinct use once, in order
+    for destination in distinct:
         issues.extend(check_destination(destination, allowed))
+    cited = (d.url for d in distinct if d.kind == "link" and d.url in allowed.links)
+    return list(dict.fromkeys(cited))
 
 
 def _diagram_types(mermaid_types: Collection[str] | None) -> frozenset[str]:

@@ -25,6 +25,8 @@ class ValidationReport(BaseModel):
 
     errors: list[ValidationIssue] = Field(default_factory=list)
     """Every distinct failure found (grouped by check); empty when the draft passed."""
+    cited_urls: list[str] = Field(default_factory=list)
+    """Distinct retrieved post URLs the draft links to live, in first-seen order."""
 
     @property
     def ok(self) -> bool:
