@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
@@ -91,6 +92,17 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def local_model_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Serve the local model (Gemma 3 270M on llama.cpp) on 127.0.0.1 until interrupted."""
+    from askai_graph.local_model import LocalModelError, serve
+
+    try:
+        return serve(port=args.port)
+    except LocalModelError as exc:
+        print(f"askai: error: {exc}", file=sys.stderr)
+        return 1
+
+
 def parser() -> argparse.ArgumentParser:
     """Build the argument parser."""
     root = argparse.ArgumentParser(prog="askai", description="Ask a content site's articles, with checked citations.")
@@ -104,6 +116,11 @@ def parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve_cmd.add_argument("--port", type=int, help="bind port (default 4321)")
     serve_cmd.set_defaults(run=serve)
+    local_cmd = commands.add_parser("local-model", help="a real local model to try and test with ([local] extra)")
+    local_commands = local_cmd.add_subparsers(dest="local_command", required=True)
+    local_serve = local_commands.add_parser("serve", help="serve Gemma 3 270M with llama.cpp on 127.0.0.1")
+    local_serve.add_argument("--port", type=int, default=8000, help="bind port (default 8000)")
+    local_serve.set_defaults(run=local_model_serve)
     return root
 
 
@@ -119,6 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CorpusError, ValidationError) as exc:
         print(f"askai: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # `askai ask ... | head`: the reader left; exit quietly like other Unix tools.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

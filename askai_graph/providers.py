@@ -2,17 +2,30 @@
 
 Offline by default (extractive writer, lexical critic, BM25 over the configured corpus);
 ``ASKAI_MODEL`` / ``ASKAI_WRITER_MODEL`` / ``ASKAI_CRITIC_MODEL`` switch a role to an
-OpenAI-compatible chat model. Nothing here runs at import time.
+OpenAI-compatible chat model (OpenAI, Ollama, vLLM, llama.cpp server, LM Studio).
+Nothing here runs at import time.
+
+Each request to a provider is bounded: ``timeout`` seconds of silence end it (httpx),
+a ``deadline.DeadlineTransport`` ends it once it has run ``timeout`` seconds in total (a
+server that trickles keep-alive pings forever), and the OpenAI client retries at most
+``max_retries`` times with exponential backoff (0.5 s doubling, at most 8 s; a server's
+``Retry-After`` above 8 s is dropped, so a rate limit cannot park a reader for minutes).
+A failed call raises; the Writer and Critic nodes turn that into a gate failure.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
+from urllib.parse import urlsplit
 
+import httpx2 as httpx  # the HTTP client the OpenAI SDK (3.x) runs on
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
 from askai_graph.corpus import load_corpus
+from askai_graph.critique import Critique
+from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
 from askai_graph.offline import ExtractiveWriter, LexicalCritic
 from askai_graph.retrieval import BM25Retriever
 from askai_graph.reviewing import ChatModelReviewer, Reviewer
@@ -22,26 +35,109 @@ from askai_graph.writing import ChatModelWriter, Writer
 # BM25 returns up to this many posts; Research trims to the per-run ``top_k``.
 RETRIEVER_CEILING = 50
 
+# Grammar-constrained servers (llama.cpp) cannot bound a JSON number, but they can an
+# enum: scores on this scale are always in range, so a tiny model cannot emit "100".
+SCORE_SCALE = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]
+# Bound list and string sizes so a looping model cannot spend its whole token budget.
+GRAMMAR_MAX_ITEMS = 3
+GRAMMAR_MAX_CHARS = 120
 
-def chat_model(model: str, settings: Settings, *, json_mode: bool = False) -> BaseChatModel:
-    """Create an OpenAI-compatible chat model from settings."""
+
+
+def chat_model(
+    model: str, settings: Settings, *, json_mode: bool = False, transport: httpx.MockTransport | None = None
+) -> BaseChatModel:
+    """Create an OpenAI-compatible chat model from settings.
+
+    Args:
+        model: Model name as the endpoint knows it (``gpt-4.1-mini``, ``llama3.2``...).
+        settings: Endpoint, key, limits, timeouts and retries.
+        json_mode: Ask for a JSON reply in the form ``settings.critic_response_format``
+            names (the Critic); the reply text is still parsed strictly by the caller.
+        transport: An in-process transport serving the requests (tests); real HTTP when ``None``.
+
+    Returns:
+        A ``ChatOpenAI`` whose requests are bounded in time, retries and tokens.
+    """
     from langchain_openai import ChatOpenAI
+    from openai import DefaultAsyncHttpxClient, DefaultHttpxClient
 
+    extra_body: dict[str, Any] = {}
     kwargs: dict[str, Any] = {
         "model": model,
         "temperature": 0.0 if json_mode else settings.temperature,
-        "max_tokens": settings.max_tokens,
         "timeout": settings.timeout,
         "max_retries": settings.max_retries,
-        # Some servers (llama.cpp) ignore max_completion_tokens: send max_tokens too.
-        "extra_body": {"max_tokens": settings.max_tokens},
+        "http_client": DefaultHttpxClient(transport=DeadlineTransport(settings.timeout, transport)),
+        "http_async_client": DefaultAsyncHttpxClient(transport=AsyncDeadlineTransport(settings.timeout, transport)),
     }
+    if max_tokens_field(settings) == "max_tokens":
+        # Outside ChatOpenAI's own max_tokens, which it always renames max_completion_tokens.
+        extra_body["max_tokens"] = settings.max_tokens
+    else:
+        kwargs["max_tokens"] = settings.max_tokens
+    if json_mode and (response_format := critic_response_format(settings)) is not None:
+        # In the body, not model_kwargs: there ChatOpenAI switches to its structured-output
+        # parse path, which raises on a truncated reply instead of returning the text.
+        extra_body["response_format"] = response_format
     if settings.base_url:
         kwargs["base_url"] = settings.base_url
-    kwargs["api_key"] = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
-    if json_mode:
-        kwargs["model_kwargs"] = {"response_format": {"type": "json_object"}}
+    if settings.api_key is not None:
+        kwargs["api_key"] = settings.api_key.get_secret_value()
+    elif settings.base_url and not os.environ.get("OPENAI_API_KEY"):
+        kwargs["api_key"] = "not-needed"  # local servers ignore it; the client insists on one
+    if extra_body:
+        kwargs["extra_body"] = extra_body
     return ChatOpenAI(**kwargs)
+
+
+def is_openai(settings: Settings) -> bool:
+    """Whether requests go to OpenAI itself (no base URL, or api.openai.com)."""
+    return not settings.base_url or urlsplit(settings.base_url).hostname == "api.openai.com"
+
+
+def max_tokens_field(settings: Settings) -> str:
+    """Return the request field that carries the generation limit for this endpoint.
+
+    OpenAI wants ``max_completion_tokens`` and rejects requests that set both fields;
+    llama.cpp's server ignores ``max_completion_tokens`` and generates until its context
+    is full. Every OpenAI-compatible server honours the classic ``max_tokens``.
+    """
+    if settings.max_tokens_param != "auto":
+        return settings.max_tokens_param
+    return "max_completion_tokens" if is_openai(settings) else "max_tokens"
+
+
+def critic_response_format(settings: Settings) -> dict[str, Any] | None:
+    """Return the ``response_format`` the Critic sends, or ``None`` for plain text."""
+    match settings.critic_response_format:
+        case "json_object":
+            return {"type": "json_object"}
+        case "json_object_schema":
+            return {"type": "json_object", "schema": critique_schema(grammar=True)}
+        case "json_schema":
+            return {"type": "json_schema", "json_schema": {"name": "critique", "schema": critique_schema()}}
+        case _:
+            return None
+
+
+def critique_schema(*, grammar: bool = False) -> dict[str, Any]:
+    """Return the Critique JSON schema with every key required and no others.
+
+    Args:
+        grammar: For grammar-constrained decoding (llama.cpp): scores become an enum on
+            ``SCORE_SCALE`` and lists and strings get size limits. Every reply matching it
+            is also a valid ``Critique``.
+    """
+    properties: dict[str, Any] = {}
+    for name, prop in Critique.model_json_schema()["properties"].items():
+        prop = {key: value for key, value in prop.items() if key not in ("title", "default")}
+        if grammar and prop.get("type") == "number":
+            prop = {"enum": SCORE_SCALE}
+        elif grammar and prop.get("type") == "array":
+            prop |= {"maxItems": GRAMMAR_MAX_ITEMS, "items": {"type": "string", "maxLength": GRAMMAR_MAX_CHARS}}
+        properties[name] = prop
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
 def as_writer(writer: BaseChatModel | Writer) -> Writer:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
+from typing_extensions import TypedDict
 
 from askai_graph.critique import Critique
 from askai_graph.evidence import SearchResult

@@ -1,0 +1,171 @@
+"""LangGraph Studio: the repo's ``langgraph.json`` served by a real ``langgraph dev``.
+
+The server runs from the repo root on a free port, kept off the network by the flags in
+PITFALLS.md, on the offline defaults, and is driven with ``langgraph-sdk`` the way Studio
+drives it: threads, streamed runs with per-node updates, the context schema, and a run
+with a changed setting.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, get_args
+
+import httpx
+import pytest
+from langgraph_sdk import get_sync_client
+from langgraph_sdk.client import SyncLangGraphClient
+
+from askai_graph import (
+    Critique,
+    Outcome,
+    ReviewFailure,
+    RunOptions,
+    SearchResult,
+    ValidationReport,
+    should_expose_retrieved_links,
+)
+from askai_graph.local_model import free_port, stop
+
+pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
+
+ROOT = Path(__file__).resolve().parents[1]
+STATE_DIR = ROOT / ".langgraph_api"
+GRAPH_ID = "ask_ai"
+ANSWERED = "How does BM25 rank documents?"
+# The offline critic never passes this one: it is retried up to the limit, then degrades.
+RETRIED = "Should I use Kubernetes for my database?"
+OFFLINE_ENV = {
+    "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+    "LANGGRAPH_NO_VERSION_CHECK": "1",
+    "LANGSMITH_TRACING": "false",
+}
+
+
+@pytest.fixture(autouse=True)
+def _wall_time(request: pytest.FixtureRequest) -> Iterator[None]:
+    started = time.monotonic()
+    yield
+    print(f"\n[wall time] {request.node.name}: {time.monotonic() - started:.1f}s")
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start ``langgraph dev`` from the repo root; stop it and remove what it wrote."""
+    tmp = tmp_path_factory.mktemp("studio")
+    url = f"http://127.0.0.1:{free_port()}"
+    env = {name: value for name, value in os.environ.items() if not name.startswith("ASKAI_")}
+    env |= OFFLINE_ENV | {"ASKAI_INDEX_CACHE_DIR": str(tmp / "bm25")}
+    command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser", "--no-reload"]
+    had_state = STATE_DIR.exists()
+    started = time.monotonic()
+    with (tmp / "langgraph-dev.log").open("w+b") as log:
+        process = subprocess.Popen(
+            [*command, "--port", url.rsplit(":", 1)[1]],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_ok(url, process, log)
+            print(f"\nlanggraph dev up in {time.monotonic() - started:.1f}s at {url}")
+            yield url
+        finally:
+            stop(process)
+            if not had_state:  # never delete a developer's own Studio threads
+                shutil.rmtree(STATE_DIR, ignore_errors=True)
+
+
+def wait_ok(url: str, process: subprocess.Popen[bytes], log: Any, seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log.seek(0)
+            pytest.fail(f"langgraph dev exited with {process.returncode}:\n{log.read().decode()[-3000:]}")
+        try:
+            if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.25)
+    log.seek(0)
+    pytest.fail(f"langgraph dev did not answer /ok within {seconds}s:\n{log.read().decode()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def client(studio: str) -> Iterator[SyncLangGraphClient]:
+    sdk = get_sync_client(url=studio)
+    yield sdk
+    sdk.close()
+
+
+def run(client: SyncLangGraphClient, question: str, **kwargs: Any) -> tuple[list[str], dict[str, Any]]:
+    """Stream one run on a new thread; return the nodes in update order and the final state."""
+    thread = client.threads.create()
+    nodes: list[str] = []
+    final: dict[str, Any] = {}
+    for part in client.runs.stream(
+        thread["thread_id"], GRAPH_ID, input={"question": question}, stream_mode=["updates", "values"], **kwargs
+    ):
+        if part.event == "updates":
+            nodes += list(part.data)
+        elif part.event == "values":
+            final = part.data
+        assert part.event != "error", part.data
+    return nodes, final
+
+
+def sources_allowed(final: dict[str, Any]) -> bool:
+    """Rebuild the typed state from Studio's JSON and apply the Source Gate rule to it."""
+    return should_expose_retrieved_links(
+        {
+            "search_results": [SearchResult.model_validate(result) for result in final["search_results"]],
+            "validation": ValidationReport.model_validate(final["validation"]) if final["validation"] else None,
+            "critique": Critique.model_validate(final["critique"]) if final["critique"] else None,
+            "review_failures": [ReviewFailure.model_validate(failure) for failure in final["review_failures"]],
+        }
+    )
+
+
+def test_studio_streams_per_node_updates_and_the_final_state(client: SyncLangGraphClient) -> None:
+    started = time.monotonic()
+    nodes, final = run(client, ANSWERED)
+    print(f"\n[{ANSWERED}] {final['outcome']} via {' > '.join(nodes)} in {time.monotonic() - started:.1f}s")
+    assert nodes[0] == "research" and nodes[-1] == "source_gate"
+    assert {"writer", "validation", "critic"} <= set(nodes)
+    assert final["outcome"] in get_args(Outcome)
+    assert bool(final["sources"]) == sources_allowed(final)
+    retrieved = {result["source_url"] for result in final["search_results"]}
+    assert all(source["url"] in retrieved for source in final["sources"])
+
+
+def test_studio_shows_the_settings_as_the_context_schema(client: SyncLangGraphClient) -> None:
+    (assistant,) = client.assistants.search(graph_id=GRAPH_ID)
+    schema = client.assistants.get_schemas(assistant["assistant_id"])["context_schema"]
+    assert schema is not None
+    assert set(schema["properties"]) == set(RunOptions.model_fields)
+    assert all(field.get("description") for field in schema["properties"].values())
+
+
+def test_studio_shows_the_input_schema(client: SyncLangGraphClient) -> None:
+    (assistant,) = client.assistants.search(graph_id=GRAPH_ID)
+    schema = client.assistants.get_schemas(assistant["assistant_id"])["input_schema"]
+    assert schema is not None and "question" in schema["properties"]
+
+
+def test_studio_run_with_a_changed_setting_behaves_accordingly(client: SyncLangGraphClient) -> None:
+    _, default = run(client, RETRIED)
+    assert default["attempts"] > 1, "precondition: under the defaults this question is retried"
+    nodes, limited = run(client, RETRIED, context={"max_attempts": 1})
+    print(f"\n[{RETRIED}] defaults: {default['attempts']} drafts; max_attempts=1: {limited['attempts']}")
+    assert limited["attempts"] == 1 and nodes.count("writer") == 1
+    assert limited["outcome"] in ("degraded", "fallback")
+    assert limited["sources"] == []
