@@ -20,7 +20,8 @@ import pytest
 from askai_graph import ExtractiveWriter, LexicalCritic, Settings, build_graph
 from askai_graph.local_model import free_port
 from askai_graph.providers import chat_model
-from tests.fakes import PASSING, LiveServer, sse_events
+from tests.fakes import PASSING
+from tests.live import LiveServer, sse_events
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 

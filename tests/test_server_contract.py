@@ -15,16 +15,15 @@ from askai_graph.server import create_app
 from tests.fakes import (
     LOW_CONFIDENCE,
     PASSING,
-    LiveServer,
     catalog_draft,
     cited_draft,
     exploding_graph,
     replies,
     retriever,
     review,
-    sse_events,
     url,
 )
+from tests.live import LiveServer, sse_events
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 

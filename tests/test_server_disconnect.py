@@ -11,16 +11,8 @@ from httpx_sse import connect_sse
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from tests.fakes import (
-    LiveServer,
-    ScriptedChatModel,
-    cited_draft,
-    fan_out_graph,
-    replies,
-    retriever,
-    review,
-    sse_events,
-)
+from tests.fakes import ScriptedChatModel, cited_draft, fan_out_graph, replies, retriever, review
+from tests.live import LiveServer, sse_events
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 

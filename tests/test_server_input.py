@@ -10,7 +10,8 @@ import pytest
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from tests.fakes import PASSING, FakeRetriever, LiveServer, ScriptedChatModel, cited_draft, replies, retriever
+from tests.fakes import PASSING, FakeRetriever, ScriptedChatModel, cited_draft, replies, retriever
+from tests.live import LiveServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 

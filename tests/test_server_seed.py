@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.fakes import free_port
+from tests.live import free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
@@ -94,7 +94,7 @@ def test_healthz_answers_once_the_index_is_loaded(served: str) -> None:
 
 
 def test_default_app_answers_and_then_serves_a_paraphrase_from_the_cache(served: str) -> None:
-    from tests.fakes import sse_events
+    from tests.live import sse_events
 
     first = sse_events(served, "What is semantic caching?")
     again = sse_events(served, "semantic caching: what is it?")

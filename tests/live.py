@@ -1,0 +1,55 @@
+"""Test harness for integration tests: a real uvicorn in a thread, a free port, an SSE client."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+
+class LiveServer:
+    """A real uvicorn serving ``app`` on a free 127.0.0.1 port, in a thread; ``with`` yields its URL."""
+
+    def __init__(self, app: Any) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="warning", ws="none", lifespan="off", timeout_graceful_shutdown=2
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, name="uvicorn-test", daemon=True)
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def sse_events(base_url: str, message: str, timeout: float = 20) -> list[tuple[str, Any, str]]:
+    """POST ``{"message": message}`` and return every SSE event as ``(event, data, id)``."""
+    import httpx
+    from httpx_sse import connect_sse
+
+    with httpx.Client(timeout=timeout) as client:
+        with connect_sse(client, "POST", f"{base_url}/api/chat", json={"message": message}) as source:
+            source.response.raise_for_status()
+            return [(sse.event, json.loads(sse.data), sse.id) for sse in source.iter_sse()]
