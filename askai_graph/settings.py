@@ -31,6 +31,7 @@ class Settings(BaseSettings):
     min_answer_relevance: float = Field(0.5, ge=0, le=1, description="Critic answer_relevance below this fails.")
     min_intent_alignment: float = Field(0.5, ge=0, le=1, description="Critic intent_alignment below this fails.")
     top_k: int = Field(6, ge=1, le=50, description="Posts Research retrieves per query.")
+    catalog_top_k: int = Field(12, ge=1, le=50, description="Posts Research retrieves for a catalog question.")
     critic_evidence_chars: int = Field(
         6000, ge=200, le=100_000, description="Characters of retrieved evidence handed to the Critic (bounded slice)."
     )
@@ -110,6 +111,7 @@ class RunOptions(BaseModel):
     min_answer_relevance: float | None = Field(None, ge=0, le=1, description="Relevance threshold (0.5).")
     min_intent_alignment: float | None = Field(None, ge=0, le=1, description="Intent threshold (0.5).")
     top_k: int | None = Field(None, ge=1, le=50, description="Posts retrieved per query (6).")
+    catalog_top_k: int | None = Field(None, ge=1, le=50, description="Posts retrieved for a catalog question (12).")
     critic_evidence_chars: int | None = Field(
         None, ge=200, le=100_000, description="Evidence characters handed to the Critic (6000)."
     )

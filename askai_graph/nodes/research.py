@@ -10,6 +10,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ValidationError
 
+from askai_graph.catalog import is_catalog_question
 from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.settings import Settings
 
@@ -59,6 +60,11 @@ def researched(state: Mapping[str, Any], query: str, results: list[SearchResult]
     return update
 
 
+def result_limit(state: Mapping[str, Any], settings: Settings) -> int:
+    """Return how many posts to keep: more for a catalog question, which lists posts."""
+    return settings.catalog_top_k if is_catalog_question(state["question"]) else settings.top_k
+
+
 class Research:
     """Query the injected retriever; a failing retriever retrieves nothing (fail closed)."""
 
@@ -74,7 +80,7 @@ class Research:
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
-        return researched(state, query, to_search_results(documents, settings.top_k))
+        return researched(state, query, to_search_results(documents, result_limit(state, settings)))
 
     async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
         """Retrieve asynchronously (the retriever's own ``ainvoke``)."""
@@ -84,4 +90,4 @@ class Research:
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
-        return researched(state, query, to_search_results(documents, settings.top_k))
+        return researched(state, query, to_search_results(documents, result_limit(state, settings)))
