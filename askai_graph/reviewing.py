@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from askai_graph.evidence import SearchResult
 from askai_graph.prompts import CRITIC_SYSTEM, CRITIC_USER
-from askai_graph.text import content_terms, sentences
+from askai_graph.text import content_terms, sentence_terms
 from askai_graph.writing import format_sources, untrusted
 
 
@@ -71,11 +71,9 @@ def evidence_slice(
         if spent >= budget_chars:
             break
         allowance = min(per_post, budget_chars - spent)
-        candidates = sentences(result.content) or [result.content]
-        ranked = sorted(
-            range(len(candidates)),
-            key=lambda i: -len(focus.intersection(content_terms(candidates[i]))),
-        )
+        analysed = sentence_terms(result.content) or ((result.content, frozenset()),)
+        candidates = [sentence for sentence, _ in analysed]
+        ranked = sorted(range(len(analysed)), key=lambda i: -len(focus.intersection(analysed[i][1])))
         chosen: list[int] = []
         used = 0
         for i in ranked:

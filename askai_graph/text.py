@@ -75,3 +75,13 @@ def sentences(text: str) -> list[str]:
             if sentence:
                 found.append(sentence)
     return found
+
+
+@lru_cache(maxsize=4096)
+def sentence_terms(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Return each sentence of ``text`` with its content terms (cached per post text).
+
+    The same retrieved posts are analysed by the Writer and the Critic on every request;
+    caching by text makes that work once per post rather than once per draft.
+    """
+    return tuple((sentence, frozenset(content_terms(sentence))) for sentence in sentences(text))

@@ -16,7 +16,7 @@ import re
 from collections import Counter
 
 from askai_graph.evidence import SearchResult
-from askai_graph.text import content_terms, sentences
+from askai_graph.text import content_terms, sentence_terms
 from askai_graph.writing import DraftRequest
 
 # Quote only whole sentences (a capital first, a full stop last), never list fragments,
@@ -66,9 +66,9 @@ class ExtractiveWriter:
     def _answer(self, question: str, results: list[SearchResult]) -> str:
         wanted = set(content_terms(question))
         candidates = [
-            (post, sentence, set(content_terms(sentence)))
+            (post, sentence, terms)
             for post, result in enumerate(results)
-            for sentence in sentences(result.content)
+            for sentence, terms in sentence_terms(result.content)
             if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS
         ]
         document_frequency = Counter(term for _, _, terms in candidates for term in terms & wanted)
