@@ -1,8 +1,10 @@
-"""Retrieved evidence: the typed records Research produces and every gate reads."""
+"""Retrieved evidence: the typed records Research produces, and bounded slices of it."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from askai_graph.text import content_terms, sentence_terms
 
 
 class ImageRef(BaseModel):
@@ -43,3 +45,49 @@ def allowed_link_urls(search_results: list[SearchResult]) -> frozenset[str]:
 def allowed_image_urls(search_results: list[SearchResult]) -> frozenset[str]:
     """Return the exact URLs an answer may embed as images."""
     return frozenset(image.url for result in search_results for image in result.images)
+
+
+class EvidencePassage(BaseModel):
+    """The part of one retrieved post the Critic gets to read."""
+
+    model_config = ConfigDict(frozen=True)
+
+    result: SearchResult
+    """The post the passage comes from."""
+    text: str
+    """Its most relevant sentences, in document order, within the budget."""
+
+
+def evidence_slice(question: str, draft: str, results: list[SearchResult], budget_chars: int) -> list[EvidencePassage]:
+    """Pick, per post, the sentences most related to the question and draft, within budget.
+
+    Posts the draft cites come first and share the budget evenly with the rest, so a
+    long corpus never floods a model's context while the cited passages stay in view.
+    The Writer's slice is taken with an empty draft (question relevance only).
+    """
+    if not results:
+        return []
+    cited = [r for r in results if r.source_url in draft]
+    ordered = cited + [r for r in results if r not in cited]
+    per_post = max(120, budget_chars // len(ordered))
+    focus = set(content_terms(question)) | set(content_terms(draft))
+    passages: list[EvidencePassage] = []
+    spent = 0
+    for result in ordered:
+        if spent >= budget_chars:
+            break
+        allowance = min(per_post, budget_chars - spent)
+        analysed = sentence_terms(result.content) or ((result.content, frozenset()),)
+        candidates = [sentence for sentence, _ in analysed]
+        ranked = sorted(range(len(analysed)), key=lambda i: -len(focus.intersection(analysed[i][1])))
+        chosen: list[int] = []
+        used = 0
+        for i in ranked:
+            if used + len(candidates[i]) > allowance:
+                continue
+            chosen.append(i)
+            used += len(candidates[i]) + 1
+        text = " ".join(candidates[i] for i in sorted(chosen)) or candidates[0][:allowance]
+        passages.append(EvidencePassage(result=result, text=text))
+        spent += len(text)
+    return passages

@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     critic_evidence_chars: int = Field(
         6000, ge=200, le=100_000, description="Characters of retrieved evidence handed to the Critic (bounded slice)."
     )
+    writer_evidence_chars: int = Field(
+        8000, ge=200, le=200_000, description="Characters of retrieved evidence in a model Writer's prompt."
+    )
     max_question_chars: int = Field(2000, ge=10, le=100_000, description="Longest question accepted.")
     max_draft_chars: int = Field(
         DEFAULT_MAX_DRAFT_CHARS, ge=100, le=1_000_000, description="Longest draft Validation parses; longer fails."
@@ -114,4 +117,7 @@ class RunOptions(BaseModel):
     catalog_top_k: int | None = Field(None, ge=1, le=50, description="Posts retrieved for a catalog question (12).")
     critic_evidence_chars: int | None = Field(
         None, ge=200, le=100_000, description="Evidence characters handed to the Critic (6000)."
+    )
+    writer_evidence_chars: int | None = Field(
+        None, ge=200, le=200_000, description="Evidence characters in a model Writer's prompt (8000)."
     )

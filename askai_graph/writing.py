@@ -8,7 +8,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence import EvidencePassage, SearchResult
 from askai_graph.prompts import SOURCE_BLOCK, WRITER_FEEDBACK, WRITER_SYSTEM, WRITER_USER
 
 
@@ -25,6 +25,8 @@ class DraftRequest(BaseModel):
     """Why the previous draft was rejected (validation errors, critic failures)."""
     catalog: bool = False
     """Whether the question asks which posts exist."""
+    evidence: list[EvidencePassage] | None = None
+    """A bounded slice of the posts for a model's prompt; ``None`` means whole posts."""
 
 
 @runtime_checkable
@@ -69,9 +71,11 @@ def writer_messages(request: DraftRequest) -> list[BaseMessage]:
         if request.feedback
         else ""
     )
-    user = WRITER_USER.format(
-        question=request.question, feedback=feedback, sources=format_sources(request.search_results)
-    )
+    if request.evidence is None:
+        sources = format_sources(request.search_results)
+    else:
+        sources = format_sources([p.result for p in request.evidence], content=[p.text for p in request.evidence])
+    user = WRITER_USER.format(question=request.question, feedback=feedback, sources=sources)
     return [SystemMessage(WRITER_SYSTEM), HumanMessage(user)]
 
 

@@ -16,6 +16,7 @@ from tests.fakes import (
     ScriptedChatModel,
     catalog_draft,
     cited_draft,
+    post,
     replies,
     retriever,
     review,
@@ -154,3 +155,14 @@ def test_astream_yields_each_stage_in_order() -> None:
         return [node async for update in graph.astream({"question": QUESTION}) for node in update]
 
     assert asyncio.run(nodes()) == ["research", "writer", "validation", "critic", "accept", "source_gate"]
+
+
+def test_model_writer_prompt_carries_a_bounded_slice_of_every_post() -> None:
+    long_post = " ".join(f"Sentence {i} explains caching in some detail here." for i in range(400))
+    fake = FakeRetriever(documents=[post(n, long_post) for n in range(1, 13)], queries=[])
+    writer = replies(cited_draft(1))
+    graph = build_graph(writer=writer, critic=replies(PASSING), retriever=fake, settings=Settings(top_k=12))
+    graph.invoke({"question": QUESTION}, context={"writer_evidence_chars": 2400})
+    prompt = writer.prompts[0]
+    assert len(long_post) * 12 > 200_000 and len(prompt) < 2400 + 6000
+    assert all(url(n) in prompt for n in range(1, 13))

@@ -7,13 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from askai_graph.catalog import is_catalog_question
+from askai_graph.evidence import evidence_slice
 from askai_graph.settings import Settings
 from askai_graph.writing import DraftRequest, Writer
 
 logger = logging.getLogger(__name__)
 
 
-def draft_request(state: Mapping[str, Any]) -> DraftRequest:
+def draft_request(state: Mapping[str, Any], settings: Settings) -> DraftRequest:
     """Build the Writer's request, carrying why the previous draft was rejected."""
     feedback: list[str] = []
     if state.get("validation") is not None:
@@ -21,11 +22,14 @@ def draft_request(state: Mapping[str, Any]) -> DraftRequest:
     feedback += [failure.message for failure in state.get("review_failures") or []]
     if state.get("critique") is not None:
         feedback += [f"Unsupported claim: {claim}" for claim in state["critique"].ungrounded_claims]
+    results = state.get("search_results", [])
     return DraftRequest(
         question=state["question"],
-        search_results=state.get("search_results", []),
+        search_results=results,
         feedback=feedback,
         catalog=is_catalog_question(state["question"]),
+        # A model's context is finite: it gets the most relevant sentences per post.
+        evidence=evidence_slice(state["question"], "", results, settings.writer_evidence_chars),
     )
 
 
@@ -53,7 +57,7 @@ class Draft:
     def __call__(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
         """Draft synchronously."""
         try:
-            return _drafted(state, self.writer.write(draft_request(state)), None)
+            return _drafted(state, self.writer.write(draft_request(state, settings)), None)
         except Exception as exc:
             logger.warning("writer failed: %r", exc)
             return _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")
@@ -61,7 +65,7 @@ class Draft:
     async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
         """Draft asynchronously."""
         try:
-            return _drafted(state, await self.writer.awrite(draft_request(state)), None)
+            return _drafted(state, await self.writer.awrite(draft_request(state, settings)), None)
         except Exception as exc:
             logger.warning("writer failed: %r", exc)
             return _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")
