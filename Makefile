@@ -26,7 +26,11 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[$(TEST_EXTRAS)]'
 	@touch $@
 
+# Three questions, three endings: accepted with sources, a catalog answer accepted early
+# without source cards (low confidence), and an off-topic question that falls back.
 demo: $(VENV)/.installed-app
+	$(BIN)/askai ask "How does a semantic cache decide a hit?"
+	@echo
 	$(BIN)/askai ask "$(QUESTION)"
 	@echo
 	$(BIN)/askai ask "How do I bake sourdough bread?"
