@@ -152,3 +152,20 @@ def test_critic_reply_is_valid_critique_json() -> None:
     from askai_graph import parse_critique
 
     parse_critique(json.dumps(critique("q about caches", "Caches.", EVIDENCE)))
+
+
+def test_writer_keeps_the_sentence_a_dangling_quote_leans_on() -> None:
+    found = results("Semantic stores keep replies by meaning. This makes eviction of cached answers subtle.")
+    draft = ExtractiveWriter().write(DraftRequest(question="cache eviction of answers", search_results=found))
+    assert draft.startswith("Semantic stores keep replies by meaning. This makes eviction")
+
+
+def test_writer_skips_sentences_sharing_one_term_with_a_longer_question() -> None:
+    found = results(
+        "Decide deliberately whether partial work is useful to keep.",
+        "A semantic cache counts a hit when similarity passes its threshold.",
+    )
+    draft = ExtractiveWriter().write(
+        DraftRequest(question="How does a semantic cache decide a hit?", search_results=found)
+    )
+    assert "Decide deliberately" not in draft and "semantic cache counts a hit" in draft

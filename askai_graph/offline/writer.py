@@ -65,11 +65,14 @@ class ExtractiveWriter:
 
     def _answer(self, question: str, results: list[SearchResult]) -> str:
         wanted = set(content_terms(question))
+        # With three or more question terms, a sentence sharing only one of them is
+        # usually about something else ("Decide deliberately..." for "decide a hit").
+        min_shared = 2 if len(wanted) >= 3 else 1
         candidates = [
             (post, sentence, terms)
             for post, result in enumerate(results)
             for sentence, terms in sentence_terms(result.content)
-            if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS
+            if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS and len(terms & wanted) >= min_shared
         ]
         document_frequency = Counter(term for _, _, terms in candidates for term in terms & wanted)
         idf = {t: math.log(1 + len(candidates) / document_frequency[t]) for t in document_frequency}
@@ -109,9 +112,28 @@ class ExtractiveWriter:
         posts = sorted({candidates[i][0] for i in chosen})
         paragraphs = []
         for post in posts:
-            text = " ".join(plain_text(candidates[i][1]) for i in sorted(chosen) if candidates[i][0] == post)
+            picked = [candidates[i][1] for i in sorted(chosen) if candidates[i][0] == post]
+            text = " ".join(plain_text(s) for s in with_antecedents(picked, results[post].content))
             paragraphs.append(f"{text} ({markdown_link(results[post])})")
         return "\n\n".join(paragraphs)
+
+
+# A sentence opening with one of these leans on the one before it.
+_DANGLING = frozenset("it this these that those they such instead however but so and also then otherwise".split())
+
+
+def with_antecedents(picked: list[str], content: str) -> list[str]:
+    """Return ``picked`` with the preceding sentence added before any that dangles."""
+    document = [sentence for sentence, _ in sentence_terms(content)]
+    kept: list[str] = []
+    for sentence in picked:
+        first = sentence.split(maxsplit=1)[0].strip(",;:").lower() if sentence.split() else ""
+        position = document.index(sentence) if sentence in document else -1
+        if first in _DANGLING and position > 0 and document[position - 1] not in kept:
+            kept.append(document[position - 1])
+        if sentence not in kept:
+            kept.append(sentence)
+    return kept
 
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
