@@ -1,19 +1,34 @@
 """Shared fixtures. Unit tests run with sockets disabled (pytest-socket); integration
-tests opt in with ``pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]``."""
+tests opt in with ``pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]``.
+
+BM25 indexes go to a folder private to this test session, never the user's cache: the
+variable is set when this module loads, before collection imports ``graphs/ask_ai.py``
+(which builds the default graph), and every test keeps it.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from askai_graph import Settings
 
+_INDEX_CACHE = tempfile.mkdtemp(prefix="askai-test-bm25-")
+os.environ["ASKAI_INDEX_CACHE_DIR"] = _INDEX_CACHE
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_INDEX_CACHE, ignore_errors=True)
+
 
 @pytest.fixture(scope="session")
-def index_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A BM25 index cache private to this test session (never the user's cache)."""
-    return tmp_path_factory.mktemp("bm25-cache")
+def index_cache() -> Path:
+    """The BM25 index cache private to this test session."""
+    return Path(_INDEX_CACHE)
 
 
 @pytest.fixture
@@ -25,8 +40,7 @@ def settings(index_cache: Path, _no_askai_env: None) -> Settings:
 @pytest.fixture(autouse=True)
 def _no_askai_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep a developer's ASKAI_* variables (a real model, a corpus) out of the tests."""
-    import os
-
     for name in list(os.environ):
-        if name.startswith("ASKAI_"):
+        if name.startswith("ASKAI_") and name != "ASKAI_INDEX_CACHE_DIR":
             monkeypatch.delenv(name)
+    monkeypatch.setenv("ASKAI_INDEX_CACHE_DIR", _INDEX_CACHE)
