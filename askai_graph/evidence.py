@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from askai_graph.text import content_terms, sentence_terms
@@ -37,12 +39,12 @@ class SearchResult(BaseModel):
     """Retriever score, for display and debugging only."""
 
 
-def allowed_link_urls(search_results: list[SearchResult]) -> frozenset[str]:
+def allowed_link_urls(search_results: Sequence[SearchResult]) -> frozenset[str]:
     """Return the exact URLs an answer may link to."""
     return frozenset(result.source_url for result in search_results)
 
 
-def allowed_image_urls(search_results: list[SearchResult]) -> frozenset[str]:
+def allowed_image_urls(search_results: Sequence[SearchResult]) -> frozenset[str]:
     """Return the exact URLs an answer may embed as images."""
     return frozenset(image.url for result in search_results for image in result.images)
 

@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence import SearchResult, allowed_image_urls, allowed_link_urls
 from askai_graph.validation.blocks import scan_blocks
 from askai_graph.validation.codes import ALL_CODES, Code
 from askai_graph.validation.fences import hidden_code_spans, hidden_text, unclosed_fences
@@ -124,10 +124,7 @@ def _validate(
     if not draft.strip():
         issues.append(ValidationIssue(code=Code.EMPTY_DRAFT.value, message="The draft is empty"))
         return []
-    allowed = AllowedUrls(
-        links=frozenset(result.source_url for result in search_results),
-        images=frozenset(image.url for result in search_results for image in result.images),
-    )
+    allowed = AllowedUrls(links=allowed_link_urls(search_results), images=allowed_image_urls(search_results))
     types = _diagram_types(mermaid_types)
     # CommonMark's line endings; mistletoe is only ever given "\n"-split lines.
     text = draft.replace("\r\n", "\n").replace("\r", "\n")

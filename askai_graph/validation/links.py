@@ -39,7 +39,7 @@ _DELIMITED = {"Strong": 2, "Emphasis": 1}
 # "](" left in text is a link or image a renderer did not accept: it shows literally.
 _BROKEN_LINK = re.compile(r"\]\(|\]\s+\(\s*<?\s*(?:[A-Za-z][A-Za-z0-9+.\-]*:|//|www\.)")
 _DEFINITION_LINE = re.compile(r" {0,3}\[((?:[^\]\\]|\\.)+)\]:[ \t]*(.*)")
-_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 # Destination-like text in code that may be prose to some renderer.
 _RAW_DESTINATION = re.compile(r"\]\(\s*<?([^\s)>]*)|<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*)>")
 
@@ -93,7 +93,7 @@ def _definitions(lines: Sequence[tuple[int, str]]) -> Iterable[Destination]:
             after = rest[len(raw) :]
         if after.strip() and after.lstrip()[0] not in "\"'(":
             continue  # text after the destination: a paragraph (or a GFM footnote), not a definition
-        yield Destination("definition", html.unescape(_ESCAPE.sub(r"\1", raw)), "reference definition")
+        yield Destination("definition", html.unescape(BACKSLASH_ESCAPE.sub(r"\1", raw)), "reference definition")
 
 
 def _walk_document(document: Any, walk: Walk, depth: int) -> None:

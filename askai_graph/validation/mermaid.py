@@ -15,6 +15,7 @@ import re
 
 from askai_graph.validation.autolinks import trim_url
 from askai_graph.validation.codes import Code
+from askai_graph.validation.links import BACKSLASH_ESCAPE
 from askai_graph.validation.rawhtml import TAG, html_destinations
 from askai_graph.validation.report import ValidationIssue
 from askai_graph.validation.structure import Fence
@@ -32,7 +33,6 @@ DEFAULT_MERMAID_DIAGRAM_TYPES: frozenset[str] = frozenset(
 )  # fmt: skip
 """Diagram types of Mermaid 11.14 (the exact allowlist in PITFALLS.md)."""
 
-_BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _DIRECTIVE = re.compile(r"%%\{.*?\}%%", re.DOTALL)
 _KEYWORD = re.compile(r"[A-Za-z0-9_-]+")
 _QUOTED = re.compile(r'"([^"]*)"')
@@ -52,7 +52,7 @@ def is_mermaid(info: str) -> bool:
     The first word is unescaped and compared case-insensitively, so ``&#109;ermaid`` or
     ``Mermaid`` cannot slip a diagram past these checks.
     """
-    words = html.unescape(_BACKSLASH_ESCAPE.sub(r"\1", info)).split()
+    words = html.unescape(BACKSLASH_ESCAPE.sub(r"\1", info)).split()
     return bool(words) and words[0].casefold() == "mermaid"
 
 
