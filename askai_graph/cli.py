@@ -12,6 +12,7 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from askai_graph.corpus import CorpusError
+from askai_graph.evaluation.command import EvalUsageError
 from askai_graph.settings import Settings
 
 
@@ -116,6 +117,9 @@ def parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve_cmd.add_argument("--port", type=int, help="bind port (default 4321)")
     serve_cmd.set_defaults(run=serve)
+    from askai_graph.evaluation.command import add_parser as add_eval_parser
+
+    add_eval_parser(commands)
     local_cmd = commands.add_parser("local-model", help="a real local model to try and test with ([local] extra)")
     local_commands = local_cmd.add_subparsers(dest="local_command", required=True)
     local_serve = local_commands.add_parser("serve", help="serve Gemma 3 270M with llama.cpp on 127.0.0.1")
@@ -130,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings()
         return int(args.run(args, settings))
-    except UsageError as exc:
+    except (UsageError, EvalUsageError) as exc:
         print(f"askai: error: {exc}", file=sys.stderr)
         return 2
     except (CorpusError, ValidationError) as exc:
