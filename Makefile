@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 TEST_EXTRAS ?= dev,local
 QUESTION ?= What course articles do you have?
 
-.PHONY: demo test lint typecheck tests serve bench diagram clean
+.PHONY: demo test lint typecheck tests eval-check eval-baseline serve bench diagram clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "askai-graph needs Python 3.11+; set PYTHON=python3.11")'
@@ -35,7 +35,7 @@ demo: $(VENV)/.installed-app
 	@echo
 	$(BIN)/askai ask "How do I bake sourdough bread?"
 
-test: lint typecheck tests
+test: lint typecheck tests eval-check
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check askai_graph tests bench graphs
@@ -46,6 +46,19 @@ typecheck: $(VENV)/.installed-test
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
 tests: $(VENV)/.installed-test
 	$(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# The labelled sample-site questions against the committed baseline: a change that makes
+# answers worse (beyond a small tolerance) fails. Offline defaults only: a developer's
+# model or corpus settings would measure something else than the baseline did.
+OFFLINE_ENV := env -u ASKAI_MODEL -u ASKAI_WRITER_MODEL -u ASKAI_CRITIC_MODEL -u ASKAI_CORPUS -u ASKAI_BASE_URL
+eval-check: $(VENV)/.installed-test
+	$(OFFLINE_ENV) $(BIN)/askai eval evals/sample_site.jsonl --baseline evals/baseline.json --out $(VENV)/eval-report
+
+# Re-measure the baseline after an intended change (commit evals/baseline.json with it).
+eval-baseline: $(VENV)/.installed-test
+	$(OFFLINE_ENV) $(BIN)/askai eval evals/sample_site.jsonl --out evals/sample_site-report
+	cp evals/sample_site-report/report.json evals/baseline.json
+	rm -rf evals/sample_site-report
 
 serve: $(VENV)/.installed-app
 	$(BIN)/askai serve
