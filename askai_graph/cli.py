@@ -87,8 +87,11 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the HTTP API with uvicorn."""
     import uvicorn
 
+    from askai_graph.runlog import default_database_url
     from askai_graph.server import create_app
 
+    # A served site keeps its run log in the user's data folder unless told otherwise.
+    settings = settings.model_copy(update={"database_url": settings.database_url or default_database_url()})
     uvicorn.run(create_app(settings=settings), host=args.host or settings.host, port=args.port or settings.port)
     return 0
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAGRAM_TYPES
@@ -87,6 +87,30 @@ class Settings(BaseSettings):
     token_chars: int = Field(
         24, ge=1, le=4096, description="About how many characters of the answer each SSE `token` event carries."
     )
+
+    # --- stores: run log and feedback ---------------------------------------------
+    database_url: str | None = Field(
+        None,
+        description="Where the run log (and threads) persist: sqlite:///path or postgresql://...; `askai serve` and "
+        "`askai report` default to a SQLite file in the user data folder, an embedded app to none.",
+    )
+    run_log: bool = Field(
+        True, description="Log every answered question (stored as asked) with its gates, gaps and feedback."
+    )
+    feedback_per_minute: int = Field(
+        30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
+    )
+    max_feedback_chars: int = Field(1000, ge=0, le=100_000, description="Longest feedback comment accepted.")
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, url: str | None) -> str | None:
+        if url is not None and not (
+            (url.startswith("sqlite:///") and len(url) > len("sqlite:///"))
+            or url.startswith(("postgresql://", "postgres://"))
+        ):
+            raise ValueError("must be sqlite:///path or postgresql://user@host/database")
+        return url
 
     def with_overrides(self, overrides: RunOptions | dict[str, Any] | None) -> Settings:
         """Return a copy with the non-``None`` per-run overrides applied."""

@@ -185,3 +185,24 @@ def fan_out_graph(ticks: list[float], rounds: int = 20, delay: float = 0.1) -> A
     builder.add_edge("left", END)
     builder.add_edge("right", END)
     return builder.compile()
+
+
+def postgres_database(base_url: str) -> Any:
+    """A context manager that creates a fresh PostgreSQL database and drops it afterwards."""
+    import contextlib
+    import uuid
+
+    import psycopg
+
+    @contextlib.contextmanager
+    def database() -> Any:
+        name = f"askai_test_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(f"{base_url}/postgres", autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield f"{base_url}/{name}"
+        finally:
+            with psycopg.connect(f"{base_url}/postgres", autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return database()

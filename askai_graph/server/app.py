@@ -1,9 +1,10 @@
-"""The FastAPI app: ``POST /api/chat`` as Server-Sent Events, and ``GET /healthz``.
+"""The FastAPI app: ``POST /api/chat`` as Server-Sent Events, ``POST /api/feedback``, ``GET /healthz``.
 
 The endpoint is thin: it checks the request (``request``), then frames the events of
 ``run.run_question`` as SSE. sse-starlette supplies the heartbeat comments, the
 ``Cache-Control: no-store`` and ``X-Accel-Buffering: no`` headers, and notices a client
-disconnect; ``run`` turns that into a cancelled graph.
+disconnect; ``run`` turns that into a cancelled graph. ``recording`` gives ``done`` its
+``run_id`` and logs the answer; ``feedback`` rates a logged answer.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from fastapi.responses import JSONResponse, Response
 from langchain_core.embeddings import Embeddings
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from askai_graph.runlog import RunLog, open_run_log
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache
 from askai_graph.server.embeddings import LexicalEmbeddings
 from askai_graph.server.events import Event
+from askai_graph.server.feedback import add_feedback_route
+from askai_graph.server.recording import RecordingGraph, new_run_id, recorded
 from askai_graph.server.request import BadRequest, read_question
 from askai_graph.server.run import StreamingGraph, run_question
 from askai_graph.settings import Settings
@@ -50,6 +54,7 @@ def create_app(
     namespace: str | None = None,
     embeddings: Embeddings | None = None,
     cache_store: CacheStore | None = None,
+    run_log: RunLog | None = None,
 ) -> FastAPI:
     """Build the HTTP app.
 
@@ -64,6 +69,9 @@ def create_app(
             when ``None``.
         cache_store: Where cached answers live; an in-process LRU of
             ``settings.cache_size`` entries when ``None``.
+        run_log: Where answers and feedback are logged; when ``None``, opened from
+            ``settings.database_url`` if set (no log otherwise). ``settings.run_log``
+            false turns logging off either way.
 
     Returns:
         The FastAPI app; the corpus index is loaded before this returns, so
@@ -83,8 +91,14 @@ def create_app(
             namespace=namespace,
             threshold=settings.cache_threshold,
         )
+    if not settings.run_log:
+        run_log = None
+    elif run_log is None and settings.database_url:
+        run_log = open_run_log(settings.database_url)
     app = FastAPI(title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.")
     app.state.graph, app.state.cache, app.state.settings = graph, cache, settings
+    app.state.run_log = run_log
+    add_feedback_route(app, run_log, settings)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
@@ -98,7 +112,14 @@ def create_app(
             question = await read_question(request, settings)
         except BadRequest as exc:
             return JSONResponse({"detail": exc.message}, status_code=exc.status)
-        run = run_question(question, graph=graph, cache=cache, token_chars=settings.token_chars)
+        recorder = RecordingGraph(graph)
+        run = recorded(
+            run_question(question, graph=recorder, cache=cache, token_chars=settings.token_chars),
+            question=question,
+            recorder=recorder,
+            run_log=run_log,
+            run_id=new_run_id(),
+        )
         return EventSourceResponse(
             _framed(run),
             ping=settings.heartbeat_seconds,
