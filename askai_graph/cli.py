@@ -13,6 +13,8 @@ from pydantic import ValidationError
 
 from askai_graph.corpus import CorpusError
 from askai_graph.evaluation.command import EvalUsageError
+from askai_graph.reporting.command import ReportUsageError
+from askai_graph.runlog import RunLogError
 from askai_graph.settings import Settings
 
 
@@ -121,8 +123,10 @@ def parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument("--port", type=int, help="bind port (default 4321)")
     serve_cmd.set_defaults(run=serve)
     from askai_graph.evaluation.command import add_parser as add_eval_parser
+    from askai_graph.reporting.command import add_parser as add_report_parser
 
     add_eval_parser(commands)
+    add_report_parser(commands)
     local_cmd = commands.add_parser("local-model", help="a real local model to try and test with ([local] extra)")
     local_commands = local_cmd.add_subparsers(dest="local_command", required=True)
     local_serve = local_commands.add_parser("serve", help="serve Gemma 3 270M with llama.cpp on 127.0.0.1")
@@ -137,10 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings()
         return int(args.run(args, settings))
-    except (UsageError, EvalUsageError) as exc:
+    except (UsageError, EvalUsageError, ReportUsageError) as exc:
         print(f"askai: error: {exc}", file=sys.stderr)
         return 2
-    except (CorpusError, ValidationError) as exc:
+    except (CorpusError, ValidationError, RunLogError) as exc:
         print(f"askai: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
     except BrokenPipeError:
