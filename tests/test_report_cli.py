@@ -43,7 +43,8 @@ SEED = [
     ),
     run(
         "sourdough bread: how to bake it?", "degraded", attempts=3, gates=FAILED_CRITIC,
-        failure_codes=["low_confidence", "low_relevance"], gaps=["sourdough", "bake"], retrieved_urls=[C], cited_urls=[],
+        failure_codes=["low_confidence", "low_relevance"], gaps=["sourdough", "bake"],
+        retrieved_urls=[C], cited_urls=[],
     ),
     run(
         "How do I tune the Redis eviction policy?", "degraded", attempts=3, gates=FAILED_CRITIC,
@@ -81,7 +82,8 @@ def test_report_groups_unanswered_questions_with_their_gates_and_gaps(
     assert main(["report", "--out", str(seeded)]) == 0
     out = capsys.readouterr().out
     assert (
-        "| How do I bake sourdough bread? (+1 similar: sourdough bread: how to bake it?) | 2 | fallback ×1, degraded ×1 "
+        "| How do I bake sourdough bread? (+1 similar: sourdough bread: how to bake it?) | 2 "
+        "| fallback ×1, degraded ×1 "
         "| retrieval ×1, critic ×1 | low_confidence ×1, low_relevance ×1 | sourdough ×1, bake ×1 |"
     ) in out
     assert (
@@ -97,7 +99,8 @@ def test_report_lists_pages_retrieved_often_but_never_cited_and_thumbs_down(
     out = capsys.readouterr().out
     # b: retrieved 3 times in the window, never cited; c: twice, below the default of 3.
     assert (
-        "## Pages retrieved often but never cited\n\n| page | retrieved |\n|---|---|\n| https://site.example/b | 3 |\n\n"
+        "## Pages retrieved often but never cited\n\n| page | retrieved |\n|---|---|\n"
+        "| https://site.example/b | 3 |\n\n"
         in out
     )
     assert "## Thumbs-down answers (2 down, 1 up)" in out
