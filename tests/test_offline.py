@@ -206,3 +206,34 @@ def test_injection_attempt_is_never_accepted_with_sources(graph: Any, question: 
     final = ask(graph, question)
     assert final["outcome"] in {"degraded", "fallback"}
     assert final["sources"] == []
+
+
+def test_writer_quotes_a_further_post_only_for_question_terms_not_yet_covered() -> None:
+    found = results(
+        "A semantic cache evicts stale answers when the content of a post changes.",
+        "The caching lesson explains how stale semantic answers are found and evicted.",
+        "Eviction in a semantic cache can also follow a time to live for every cached answer.",
+    )
+    draft = ExtractiveWriter().write(
+        DraftRequest(question="How does a semantic cache evict stale answers?", search_results=found)
+    )
+    assert f"]({url(1)})" in draft
+    assert f"]({url(2)})" not in draft and f"]({url(3)})" not in draft
+
+
+def test_writer_quotes_a_sentence_holding_only_the_questions_most_specific_term() -> None:
+    found = results(
+        "Server-sent events stream tokens from the server to the browser over one response. "
+        "Events are sent by the server with a name and a data line. "
+        "Proxies close idle connections, so send a heartbeat comment every fifteen seconds."
+    )
+    draft = ExtractiveWriter().write(
+        DraftRequest(question="Why do server-sent events need heartbeats?", search_results=found)
+    )
+    assert "send a heartbeat comment every fifteen seconds" in draft
+
+
+def test_critic_does_not_count_a_list_lead_in_as_a_claim() -> None:
+    draft = f"Here are the articles I found on the site:\n\n- [Post 1]({url(1)}): {EVIDENCE}"
+    reply = critique("What course articles do you have?", draft, EVIDENCE)
+    assert reply["ungrounded_claims"] == []

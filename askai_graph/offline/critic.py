@@ -122,8 +122,9 @@ class LexicalCritic:
             for sentence in sentences(paragraph):
                 text = _LINK.sub(r"\1", sentence).strip()
                 link_titles = {t for t, _ in _LINK.findall(sentence)}
-                # A bare citation like "(Title)" is not a claim of its own.
-                if text.strip("() ") in link_titles:
+                # A bare citation like "(Title)" is not a claim of its own, nor is a
+                # lead-in that only announces a list ("Here are the articles I found:").
+                if text.strip("() ") in link_titles or (text.endswith(":") and not _LINK.search(sentence)):
                     continue
                 terms = set(content_terms(_LINK.sub("", sentence)))
                 claims.append((text, cited, terms))
