@@ -107,3 +107,16 @@ def test_a_baseline_that_is_not_a_report_is_a_usage_error(
     bogus.write_text("[]")
     assert main(["eval", str(questions), "--baseline", str(bogus), "--out", str(tmp_path / "r")]) == 2
     assert "is not an askai eval report" in capsys.readouterr().err
+
+
+def test_a_baseline_from_another_corpus_or_model_is_noted(
+    questions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["eval", str(questions), "--out", str(tmp_path / "base")]) == 0
+    report = json.loads((tmp_path / "base" / "report.json").read_text())
+    report["config"]["writer"] = "gpt-4.1-mini"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(report))
+    capsys.readouterr()
+    assert main(["eval", str(questions), "--out", str(tmp_path / "now"), "--baseline", str(other)]) == 0
+    assert "askai: note: the baseline's writer was gpt-4.1-mini, this run's is offline" in capsys.readouterr().err

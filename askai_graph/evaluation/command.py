@@ -80,6 +80,11 @@ def run_eval(args: argparse.Namespace, settings: Settings, graph: StreamableGrap
     config: dict[str, Any] = {}
     if graph is None:
         graph, config = _default_graph(settings)
+    if baseline is not None:
+        for key in ("corpus", "writer", "critic"):
+            before, now = baseline.get("config", {}).get(key), config.get(key)
+            if before and now and before != now:
+                print(f"askai: note: the baseline's {key} was {before}, this run's is {now}", file=sys.stderr)
     # disable=None: a bar on an interactive terminal, nothing in CI logs or pipes.
     with tqdm(total=len(questions), unit="q", file=sys.stderr, disable=None, desc="askai eval") as bar:
         results = run_questions(graph, questions, progress=lambda _: bar.update(1))

@@ -33,6 +33,10 @@ from askai_graph.evaluation.runner import QuestionResult
 
 OUTCOMES = ("accepted", "accepted_early", "degraded", "fallback")
 GATES = ("validation", "critic")
+STAGE_ORDER = (
+    "condense", "research", "writer", "validation", "critic",
+    "accept", "accept_early", "degrade", "fallback", "source_gate",
+)  # fmt: skip
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -101,6 +105,11 @@ def _percentiles(values: Sequence[float]) -> dict[str, float]:
     return {"p50": float(np.percentile(array, 50)), "p95": float(np.percentile(array, 95))}
 
 
+def _stage_rank(stage: str) -> tuple[int, str]:
+    # Pipeline order reads like the diagram; unknown stages (a custom graph's) go last.
+    return (STAGE_ORDER.index(stage) if stage in STAGE_ORDER else len(STAGE_ORDER), stage)
+
+
 def _mentions_all(result: QuestionResult) -> bool:
     if result.outcome == "fallback":
         return False
@@ -152,6 +161,6 @@ def compute_metrics(results: Sequence[QuestionResult], *, k: int) -> dict[str, A
         },
         "latency": {
             "question": _percentiles([result.seconds for result in results]),
-            "stages": {stage: _percentiles(values) for stage, values in sorted(stages.items())},
+            "stages": {stage: _percentiles(stages[stage]) for stage in sorted(stages, key=_stage_rank)},
         },
     }
