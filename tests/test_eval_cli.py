@@ -120,3 +120,17 @@ def test_a_baseline_from_another_corpus_or_model_is_noted(
     capsys.readouterr()
     assert main(["eval", str(questions), "--out", str(tmp_path / "now"), "--baseline", str(other)]) == 0
     assert "askai: note: the baseline's writer was gpt-4.1-mini, this run's is offline" in capsys.readouterr().err
+
+
+def test_without_matplotlib_the_report_is_written_and_the_cli_says_how_to_get_the_chart(
+    questions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # an import of it now fails
+    out = tmp_path / "report"
+    assert main(["eval", str(questions), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "askai: note: the PNG chart needs matplotlib: pip install 'askai-graph[charts]'" in err
+    assert not (out / "report.png").exists() and "report.png" not in (out / "report.md").read_text()
+    assert json.loads((out / "report.json").read_text())["metrics"]["questions"] == 3
