@@ -46,6 +46,22 @@ class Settings(BaseSettings):
         DEFAULT_MERMAID_DIAGRAM_TYPES, description="Mermaid diagram keywords Validation accepts."
     )
 
+    # --- conversations (threads) ----------------------------------------------------
+    max_history_turns: int = Field(
+        10, ge=1, le=200, description="Turns a thread remembers; older ones are dropped."
+    )
+    history_prompt_turns: int = Field(
+        3, ge=0, le=50, description="Most recent turns the condenser, Writer and Critic see (answers shortened)."
+    )
+    thread_ttl_hours: float = Field(
+        168.0, gt=0, description="Hours after its last answer a thread expires (HTTP and CLI refuse it then)."
+    )
+    database_url: str | None = Field(
+        None,
+        description="Where threads persist: sqlite:///path or postgresql://...; `askai serve`/`askai chat` default "
+        "to a SQLite file in the user data folder, the embedded graph to none.",
+    )
+
     # --- corpus and retrieval -------------------------------------------------------
     corpus: Path | None = Field(
         None, description="Folder of Markdown posts or a JSONL file; the bundled sample site when unset."
