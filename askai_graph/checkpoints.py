@@ -32,7 +32,11 @@ _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 _POSTGRES_HINT = "PostgreSQL threads need the postgres extra: pip install 'askai-graph[postgres]'"
 
 
-class DatabaseURLError(ValueError):
+class DatabaseError(RuntimeError):
+    """The threads database cannot be used (a bad URL, a missing driver, a refused connection)."""
+
+
+class DatabaseURLError(DatabaseError, ValueError):
     """``ASKAI_DATABASE_URL`` names no backend this package can open."""
 
 
@@ -91,10 +95,13 @@ def open_checkpointer(url: str) -> Iterator[BaseCheckpointSaver]:
 
         from langgraph.checkpoint.sqlite import SqliteSaver
 
-        connection = sqlite3.connect(_sqlite_file(target), check_same_thread=False)
         try:
+            connection = sqlite3.connect(_sqlite_file(target), check_same_thread=False)
             saver = SqliteSaver(connection, serde=state_serializer())
             saver.setup()
+        except (OSError, sqlite3.Error) as exc:
+            raise DatabaseError(f"cannot open the threads database {target}: {exc}") from exc
+        try:
             yield saver
         finally:
             connection.close()
@@ -102,9 +109,13 @@ def open_checkpointer(url: str) -> Iterator[BaseCheckpointSaver]:
     psycopg, _ = _postgres_modules()
     from langgraph.checkpoint.postgres import PostgresSaver
 
-    with psycopg.connect(target, **_postgres_kwargs()) as pg_connection:
+    try:
+        pg_connection = psycopg.connect(target, **_postgres_kwargs())
         postgres = PostgresSaver(pg_connection, serde=state_serializer())
         postgres.setup()
+    except psycopg.Error as exc:
+        raise DatabaseError(f"cannot open the threads database: {' '.join(str(exc).split())}") from exc
+    with pg_connection:
         yield postgres
 
 

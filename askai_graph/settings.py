@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAGRAM_TYPES
@@ -103,6 +103,16 @@ class Settings(BaseSettings):
     token_chars: int = Field(
         24, ge=1, le=4096, description="About how many characters of the answer each SSE `token` event carries."
     )
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, url: str | None) -> str | None:
+        if url is not None and not (
+            (url.startswith("sqlite:///") and len(url) > len("sqlite:///"))
+            or url.startswith(("postgresql://", "postgres://"))
+        ):
+            raise ValueError("must be sqlite:///path or postgresql://user@host/database")
+        return url
 
     def with_overrides(self, overrides: RunOptions | dict[str, Any] | None) -> Settings:
         """Return a copy with the non-``None`` per-run overrides applied."""
