@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from askai_graph.validation import ValidationReport
 from tests.fakes import LOW_CONFIDENCE, PASSING, cited_draft, replies, retriever, url
 
 BM25_POST = "https://course.askai.example/articles/bm25-and-lexical-search"
+PAIRS = Path(__file__).resolve().parents[1] / "bench" / "data" / "followup_pairs.jsonl"
 
 
 def thread(name: str = "t1") -> dict[str, Any]:
@@ -29,11 +32,13 @@ def thread(name: str = "t1") -> dict[str, Any]:
         ("How does it work?", True),
         ("What about images?", True),  # an elliptical opening
         ("and the second one?", True),
+        ("Why is that better than a loop?", True),
         ("Any examples?", True),  # no topical term
         ("Why?", True),
         ("What is BM25?", False),  # one topical term is enough
         ("How do I bake sourdough bread?", False),
         ("What course articles do you have?", False),
+        ("Which posts explain caching that works offline?", False),  # a relative "that"
     ],
 )
 def test_offline_condenser_detects_a_follow_up_that_leans_on_earlier_turns(follow_up: str, leans: bool) -> None:
@@ -205,3 +210,15 @@ def test_a_retry_on_a_follow_up_researches_the_standalone_question_plus_gaps() -
     graph.invoke({"question": "What is BM25?"}, thread())
     graph.invoke({"question": "How do I tune its parameters?"}, thread())
     assert fake.queries == ["What is BM25?", "How do I tune BM25?", "How do I tune BM25? k1"]
+
+
+def test_follow_ups_on_the_bundled_site_retrieve_the_right_post_first(settings: Settings) -> None:
+    # One question pair per bundled post (bench/followup_rewrite.py prints the details).
+    pairs = [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+    graph = build_graph(checkpointer=InMemorySaver(), settings=settings)
+    first = 0
+    for n, pair in enumerate(pairs):
+        graph.invoke({"question": pair["question"]}, thread(f"pair-{n}"))
+        final = graph.invoke({"question": pair["follow_up"]}, thread(f"pair-{n}"))
+        first += final["search_results"][0].source_url.endswith("/" + pair["post"])
+    assert len(pairs) == 26 and first >= 25

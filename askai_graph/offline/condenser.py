@@ -3,7 +3,8 @@
 A follow-up *leans on earlier turns* when it has
 
 - a **reference** to something said before: it, its, they, them, their, this, these,
-  those, former, latter, "that" opening or closing the question, or "the second one";
+  those, former, latter, "that" opening or closing the question or after a verb or
+  preposition ("is that better?"), or "the second one";
 - an **elliptical opening**: "and ...", "what about ...", "how about ...", "also ...",
   "or ...", "but ...", "same for ...";
 - **no topical term**: every content word is generic follow-up vocabulary ("any
@@ -30,7 +31,11 @@ from askai_graph.text import STOP_WORDS, stem, words
 MAX_CARRIED_TERMS = 8
 
 _REFERENCES = frozenset("it its it's itself they them their theirs these those this former latter".split())
-_THAT_REFERENCE = re.compile(r"^that\b|\bthat\W*$")
+# "that" is also a conjunction and a relative pronoun ("posts that explain X"): it refers
+# back only opening or closing the question, or right after a verb ("is that better?").
+_THAT_REFERENCE = re.compile(
+    r"^that\b|\bthat\W*$|\b(?:is|was|are|does|did|do|can|will|would|should|could|about|with|for|of) that\b"
+)
 _ORDINAL_ONE = re.compile(r"\b(?:first|second|third|fourth|fifth|last|other|next|previous|same)\s+ones?\b")
 _ELLIPTICAL = re.compile(r"^(?:and|also|or|but|plus|so|then|what about|how about|same (?:for|with)|as for)\b")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
