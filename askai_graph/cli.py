@@ -19,7 +19,14 @@ from pydantic import ValidationError
 from askai_graph.checkpoints import DatabaseError, default_database_url
 from askai_graph.corpus import CorpusError
 from askai_graph.settings import Settings
-from askai_graph.threads import THREAD_ID_FORMAT, is_thread_id, new_thread_id, run_config, sync_thread_status
+from askai_graph.threads import (
+    DURABILITY,
+    THREAD_ID_FORMAT,
+    is_thread_id,
+    new_thread_id,
+    run_config,
+    sync_thread_status,
+)
 
 CHAT_HELP = "Ask a question; follow-ups continue the conversation. /new starts over, Ctrl-D quits."
 
@@ -82,7 +89,10 @@ def render_text(summary: Mapping[str, Any]) -> str:
 def answer_turn(graph: Any, question: str, thread_id: str, *, verbose: bool) -> dict[str, Any]:
     """Run one question on ``thread_id`` and return its summary (progress to stderr if ``verbose``)."""
     final: dict[str, Any] = {}
-    for mode, chunk in graph.stream({"question": question}, run_config(thread_id), stream_mode=["updates", "values"]):
+    stream = graph.stream(
+        {"question": question}, run_config(thread_id), stream_mode=["updates", "values"], durability=DURABILITY
+    )
+    for mode, chunk in stream:
         if mode == "updates" and verbose:
             for node in chunk:
                 print(f"· {node}", file=sys.stderr)

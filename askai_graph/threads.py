@@ -20,6 +20,10 @@ from langchain_core.runnables import RunnableConfig
 from askai_graph.state import Turn, new_turn_state
 
 ThreadStatus = Literal["active", "unknown", "expired"]
+DURABILITY: Literal["exit"] = "exit"
+"""When runs on a thread write checkpoints: once, when the run ends. A question is
+answered in one go and never resumed mid-way, so the intermediate checkpoints of the
+default ("async") mode, one per stage, cost a database write each and buy nothing."""
 _THREAD_ID = re.compile(r"\A[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\Z")
 THREAD_ID_FORMAT = "a lower-case UUID4 such as 0b7c3c2e-8a4e-4f4c-9a0e-2f6a1d2b3c4d"
 

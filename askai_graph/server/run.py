@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from askai_graph.server import events
 from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
-from askai_graph.threads import record_cached_turn, run_config
+from askai_graph.threads import DURABILITY, record_cached_turn, run_config
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +35,9 @@ logger = logging.getLogger(__name__)
 class StreamingGraph(Protocol):
     """What the server needs of a graph: LangGraph's ``astream``."""
 
-    def astream(self, input: Any, config: Any = None, *, stream_mode: Any = ...) -> AsyncIterator[Any]:
+    def astream(
+        self, input: Any, config: Any = None, *, stream_mode: Any = ..., durability: Any = None
+    ) -> AsyncIterator[Any]:
         """Stream the run's progress."""
         ...
 
@@ -73,7 +75,9 @@ async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any],
     """Feed ``(mode, chunk)`` pairs, then an optional failure, then ``_END`` into ``queue``."""
     config = run_config(thread.thread_id, thread.run_id) if thread is not None else None
     try:
-        async for item in graph.astream({"question": question}, config, stream_mode=["updates", "values"]):
+        modes = ["updates", "values"]
+        durability = DURABILITY if thread is not None and getattr(graph, "checkpointer", None) else None
+        async for item in graph.astream({"question": question}, config, stream_mode=modes, durability=durability):
             queue.put_nowait(item)
     except Exception as exc:
         queue.put_nowait(_Failed(exc))
