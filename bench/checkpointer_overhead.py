@@ -7,7 +7,8 @@ hits them alike): the issue's three questions, each on a new thread, and a follo
 ("How do I tune its parameters?") as the second turn of a thread that asked "What is
 BM25?" (only the follow-up is timed; without a checkpointer, its standalone form). Runs
 on a thread write their checkpoint when they end (``durability="exit"``, as the server
-and the CLI run them). Prints the median ``invoke`` time per question and backend, and
+and the CLI run them; ``--durability async`` shows LangGraph's default, one write per
+stage). Prints the median ``invoke`` time per question and backend, and
 each checkpointer's ratio to no checkpointer. The SQLite file lives in a
 temporary folder; the PostgreSQL database is created for the run and dropped after it
 (``--postgres`` is the server, default ``postgresql://postgres@127.0.0.1:5432``).
@@ -60,9 +61,9 @@ def postgres_database(server: str) -> Iterator[str | None]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def timed(graph: Any, question: str, config: dict[str, Any] | None) -> float:
+def timed(graph: Any, question: str, config: dict[str, Any] | None, durability: str) -> float:
     start = time.perf_counter()
-    graph.invoke({"question": question}, config, durability=DURABILITY if config else None)
+    graph.invoke({"question": question}, config, durability=durability if config else None)
     return time.perf_counter() - start
 
 
@@ -74,7 +75,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="timed runs per question and backend (default 15)")
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
+    parser.add_argument(
+        "--durability",
+        choices=["exit", "async", "sync"],
+        default=DURABILITY,
+        help=f"when a run writes checkpoints (default {DURABILITY!r}, as askai serves; 'async' writes one per stage)",
+    )
     args = parser.parse_args()
+    durability = args.durability
     with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
         settings = Settings(index_cache_dir=Path(folder) / "bm25")
         retriever = BM25Retriever(corpus=load_corpus(None), k=RETRIEVER_CEILING, cache_dir=settings.index_cache_dir)
@@ -93,20 +101,20 @@ def main() -> None:
         samples: dict[tuple[str, str], list[float]] = {(label, b): [] for label in labels for b in graphs}
         for backend, graph in graphs.items():  # warm up: imports, caches, prepared statements
             for question in FIRST_TURNS:
-                timed(graph, question, config(backend))
+                timed(graph, question, config(backend), durability)
         for _ in range(args.runs):
             for backend, graph in graphs.items():
                 for question in FIRST_TURNS:
-                    samples[(question, backend)].append(timed(graph, question, config(backend)))
+                    samples[(question, backend)].append(timed(graph, question, config(backend), durability))
                 if backend == "none":  # no thread to lean on: ask its standalone form instead
-                    samples[(labels[-1], backend)].append(timed(graph, STANDALONE, None))
+                    samples[(labels[-1], backend)].append(timed(graph, STANDALONE, None, durability))
                     continue
                 conversation = thread()
-                graph.invoke({"question": FOLLOW_UP[0]}, conversation, durability=DURABILITY)
-                samples[(labels[-1], backend)].append(timed(graph, FOLLOW_UP[1], conversation))
+                graph.invoke({"question": FOLLOW_UP[0]}, conversation, durability=durability)
+                samples[(labels[-1], backend)].append(timed(graph, FOLLOW_UP[1], conversation, durability))
 
     backends = list(graphs)
-    print(f"\nmedian invoke (ms) over {args.runs} runs per question, durability={DURABILITY!r} as askai serves")
+    print(f"\nmedian invoke (ms) over {args.runs} runs per question, durability={durability!r}")
     print("ratio = with that checkpointer / without one")
     ratio_names = "".join(f"{b + '/none':>15}" for b in backends[1:])
     print(f"{'question':66}" + "".join(f"{b:>10}" for b in backends) + ratio_names)
