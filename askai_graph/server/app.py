@@ -5,11 +5,10 @@ frames the events of ``run.run_question`` as SSE. sse-starlette supplies the hea
 comments, the ``Cache-Control: no-store`` and ``X-Accel-Buffering: no`` headers, and
 notices a client disconnect; ``run`` turns that into a cancelled graph.
 
-Threads: a request without ``thread_id`` starts a new one; one with an id the
-checkpointer does not hold (or that expired) is a 404; a second request on a thread
-whose answer is still streaming is a 409 (one run per thread at a time, in this
-process). The default graph persists threads in ``settings.database_url`` (opened for
-the app's lifespan), or in process memory when it is unset.
+Threads (``threads.ThreadLeases``): no ``thread_id`` starts a new one; an unknown or
+expired one is a 404; one whose answer is still streaming is a 409. The default graph
+persists threads in ``settings.database_url`` (opened for the app's lifespan), or in
+process memory when it is unset.
 """
 
 from __future__ import annotations
@@ -30,9 +29,9 @@ from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCac
 from askai_graph.server.embeddings import LexicalEmbeddings
 from askai_graph.server.events import Event
 from askai_graph.server.request import BadRequest, read_chat
-from askai_graph.server.run import StreamingGraph, ThreadRun, run_question
+from askai_graph.server.run import StreamingGraph, run_question
+from askai_graph.server.threads import ThreadLeases
 from askai_graph.settings import Settings
-from askai_graph.threads import new_run_id, new_thread_id, thread_status
 
 SEP = "\n"
 """Line separator of the event stream (sse-starlette defaults to CRLF; LF is what most clients log)."""
@@ -108,9 +107,7 @@ def create_app(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
     )
     app.state.graph, app.state.cache, app.state.settings = graph, cache, settings
-    # Threads with an answer streaming right now (one run per thread at a time), each
-    # with the lease of the request that holds it.
-    running: dict[str, object] = {}
+    leases = ThreadLeases(settings)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
@@ -120,31 +117,14 @@ def create_app(
     @app.post("/api/chat", response_model=None, openapi_extra={"requestBody": _BODY_SCHEMA})
     async def chat(request: Request) -> Response:
         """Answer ``{"message", "thread_id"?}`` as Server-Sent Events (step, token, sources, done, error)."""
-        try:
-            chat = await read_chat(request, settings)
-        except BadRequest as exc:
-            return JSONResponse({"detail": exc.message}, status_code=exc.status)
         graph = app.state.graph
         if graph is None:
             return JSONResponse({"detail": "the threads database is not open yet"}, status_code=503)
-        thread_id = chat.thread_id or new_thread_id()
-        if thread_id in running:
-            detail = "an answer on this thread_id is still streaming; wait for its done event"
-            return JSONResponse({"detail": detail}, status_code=409)
-        if chat.thread_id is not None and getattr(graph, "checkpointer", None) is not None:
-            status = await thread_status(graph, thread_id, settings.thread_ttl_hours)
-            if status != "active":
-                detail = f"thread_id is {status}; send the message without thread_id to start a new conversation"
-                return JSONResponse({"detail": detail}, status_code=404)
-            if thread_id in running:  # it may have started while we looked the thread up
-                return JSONResponse({"detail": "an answer on this thread_id is still streaming"}, status_code=409)
-        lease = running[thread_id] = object()
-
-        def release() -> None:
-            if running.get(thread_id) is lease:
-                del running[thread_id]
-
-        thread = ThreadRun(thread_id, new_run_id(), settings.max_history_turns)
+        try:
+            chat = await read_chat(request, settings)
+            thread, release = await leases.claim(graph, chat.thread_id)
+        except BadRequest as exc:
+            return JSONResponse({"detail": exc.message}, status_code=exc.status)
         run = run_question(chat.question, graph=graph, cache=cache, token_chars=settings.token_chars, thread=thread)
         return EventSourceResponse(
             _framed(run, release),
