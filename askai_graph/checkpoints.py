@@ -29,6 +29,8 @@ from askai_graph.state import checkpoint_types
 
 Backend = Literal["sqlite", "postgres"]
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for PostgreSQL before giving up with a clear error."""
 _POSTGRES_HINT = "PostgreSQL threads need the postgres extra: pip install 'askai-graph[postgres]'"
 
 
@@ -99,7 +101,7 @@ def open_checkpointer(url: str) -> Iterator[BaseCheckpointSaver]:
             connection = sqlite3.connect(_sqlite_file(target), check_same_thread=False)
             saver = SqliteSaver(connection, serde=state_serializer())
             saver.setup()
-        except (OSError, sqlite3.Error) as exc:
+        except (OSError, sqlite3.Error) as exc:  # a folder that cannot be made, a file that is not SQLite
             raise DatabaseError(f"cannot open the threads database {target}: {exc}") from exc
         try:
             yield saver
@@ -137,6 +139,10 @@ async def open_async_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver
 
     # A pool, not one connection: concurrent requests each get their own.
     async with pool_module.AsyncConnectionPool(target, kwargs=_postgres_kwargs(), open=False) as pool:
+        try:
+            await pool.wait(timeout=CONNECT_TIMEOUT)
+        except pool_module.PoolTimeout as exc:
+            raise DatabaseError(f"cannot open the threads database within {CONNECT_TIMEOUT:g} s") from exc
         postgres = AsyncPostgresSaver(pool, serde=state_serializer())
         await postgres.setup()
         yield postgres
@@ -151,7 +157,7 @@ def _postgres_kwargs() -> dict[str, Any]:
     from psycopg.rows import dict_row
 
     # What langgraph-checkpoint-postgres requires of its connections.
-    return {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+    return {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row, "connect_timeout": CONNECT_TIMEOUT}
 
 
 def _postgres_modules() -> tuple[Any, Any]:

@@ -169,9 +169,12 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the HTTP API with uvicorn."""
     import uvicorn
 
+    from askai_graph.checkpoints import open_checkpointer
     from askai_graph.server import create_app
 
     settings = settings.model_copy(update={"database_url": threads_url(settings)})
+    with open_checkpointer(settings.database_url or ""):
+        pass  # fail now, in one line, if the threads database cannot be opened (and create its tables)
     uvicorn.run(create_app(settings=settings), host=args.host or settings.host, port=args.port or settings.port)
     return 0
 

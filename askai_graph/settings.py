@@ -51,7 +51,11 @@ class Settings(BaseSettings):
         10, ge=1, le=200, description="Turns a thread remembers; older ones are dropped."
     )
     history_prompt_turns: int = Field(
-        3, ge=0, le=50, description="Most recent turns the condenser, Writer and Critic see (answers shortened)."
+        3,
+        ge=0,
+        le=50,
+        description="Most recent turns the Writer and Critic see (answers shortened); the condenser sees at "
+        "least the last one.",
     )
     thread_ttl_hours: float = Field(
         168.0, gt=0, description="Hours after its last answer a thread expires (HTTP and CLI refuse it then)."

@@ -101,3 +101,14 @@ def test_chat_ignores_blank_lines_and_reports_unknown_commands(
     assert main(["chat"]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and "askai: unknown command /help" in captured.err
+
+
+def test_serve_with_a_threads_database_it_cannot_open_exits_1_with_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    not_sqlite = tmp_path / "threads.sqlite"
+    not_sqlite.write_text("this is not a database " * 100)
+    monkeypatch.setenv("ASKAI_DATABASE_URL", f"sqlite:///{not_sqlite}")
+    assert main(["serve", "--port", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot open the threads database" in err
