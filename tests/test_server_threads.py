@@ -262,3 +262,12 @@ def test_two_askai_serve_processes_share_threads_in_postgres(
         kept = chat(restarted, "Any examples?", thread_id)
     assert unknown.status == 404
     assert kept.status == 200 and kept.step("research")["rewritten"] is True
+
+
+def test_a_first_question_that_refers_to_nothing_is_never_served_from_the_cache(offline_app: str) -> None:
+    # "the parameters" names no earlier turn: researched as asked, accepted and cached.
+    generic = chat(offline_app, "How do I tune the parameters?")
+    assert generic.done["outcome"] == "accepted" and not generic.done["cached"]
+    # Same content words, but "its" refers to a turn this new thread does not have.
+    leaning = chat(offline_app, FOLLOW_UP)
+    assert not leaning.done["cached"] and leaning.answer == CLARIFY_ANSWER

@@ -105,6 +105,7 @@ async def run_question(
     queue: asyncio.Queue[Any] = asyncio.Queue()
     task = asyncio.create_task(_pump(graph, question, queue, thread), name="askai-graph-run")
     probe: Probe | None = None
+    consulted = False
     try:
         final: Mapping[str, Any] = {}
         while (item := await queue.get()) is not _END:
@@ -119,10 +120,12 @@ async def run_question(
             for node, update in chunk.items():
                 if not isinstance(update, Mapping):
                     continue
-                if cache is not None and probe is None:
+                if cache is not None and not consulted:
+                    consulted = True
                     standalone = str(update.get("standalone_question") or question)
-                    probe = await cache.lookup(standalone)
-                    if probe.hit is not None:
+                    # A question that leans on turns this thread lacks is never answered from cache.
+                    probe = None if update.get("needs_context") else await cache.lookup(standalone)
+                    if probe is not None and probe.hit is not None:
                         await _stop(task)
                         if thread is not None:
                             await _record(graph, thread, question, standalone, probe.hit.model_dump())
@@ -133,7 +136,7 @@ async def run_question(
                         return
                 if node not in SILENT_NODES:
                     yield events.step(node, update, {**final, **update})
-        if "outcome" not in final or "answer" not in final:
+        if not final.get("outcome") or "answer" not in final:
             logger.error("graph run ended without an outcome")
             yield events.error()
             return
