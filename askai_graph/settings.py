@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     thread_ttl_hours: float = Field(
         168.0, gt=0, description="Hours after its last answer a thread expires (HTTP and CLI refuse it then)."
     )
+    thread_lease_seconds: float = Field(
+        900.0, gt=0, description="Longest a streaming answer holds its thread against other requests (409)."
+    )
     database_url: str | None = Field(
         None,
         description="Where threads persist: sqlite:///path or postgresql://...; `askai serve`/`askai chat` default "

@@ -271,3 +271,50 @@ def test_a_first_question_that_refers_to_nothing_is_never_served_from_the_cache(
     # Same content words, but "its" refers to a turn this new thread does not have.
     leaning = chat(offline_app, FOLLOW_UP)
     assert not leaning.done["cached"] and leaning.answer == CLARIFY_ANSWER
+
+
+def test_leases_in_postgres_are_shared_by_every_process(postgres_database: str) -> None:
+    import asyncio
+
+    from psycopg_pool import AsyncConnectionPool
+
+    from askai_graph.checkpoints import _postgres_kwargs
+    from askai_graph.server.threads import PostgresLeaseStore
+
+    async def scenario() -> None:
+        pools = [AsyncConnectionPool(postgres_database, kwargs=_postgres_kwargs(), open=False) for _ in range(2)]
+        async with pools[0] as first_pool, pools[1] as second_pool:  # two processes' pools
+            first, second = PostgresLeaseStore(first_pool), PostgresLeaseStore(second_pool)
+            token = await first.acquire("t", 60)
+            assert token is not None
+            assert await second.acquire("t", 60) is None  # a 409 in the other process
+            await second.release("t", "not-the-holder")
+            assert await second.acquire("t", 60) is None
+            await first.release("t", token)
+            assert await second.acquire("t", 60) is not None
+            # A holder that died: its lease expires and the thread can be taken over.
+            assert await first.acquire("u", 0.01) is not None
+            await asyncio.sleep(0.1)
+            assert await second.acquire("u", 60) is not None
+
+    asyncio.run(scenario())
+
+
+def test_leases_in_memory_end_when_released_or_expired() -> None:
+    import asyncio
+
+    from askai_graph.server.threads import InMemoryLeaseStore
+
+    async def scenario() -> None:
+        store = InMemoryLeaseStore()
+        token = await store.acquire("t", 60)
+        assert token is not None and await store.acquire("t", 60) is None
+        await store.release("t", "not-the-holder")
+        assert await store.acquire("t", 60) is None
+        await store.release("t", token)
+        assert await store.acquire("t", 60) is not None
+        assert await store.acquire("u", 0.01) is not None
+        await asyncio.sleep(0.05)
+        assert await store.acquire("u", 60) is not None
+
+    asyncio.run(scenario())

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from langchain_core.embeddings import Embeddings
@@ -138,7 +139,9 @@ def create_app(
     return app
 
 
-async def _framed(run: AsyncGenerator[Event, None], release: Callable[[], None]) -> AsyncIterator[ServerSentEvent]:
+async def _framed(
+    run: AsyncGenerator[Event, None], release: Callable[[], Awaitable[None]]
+) -> AsyncIterator[ServerSentEvent]:
     """Give every event a JSON body and an ``id`` (1, 2, 3... within the stream); ``release`` the thread at the end."""
     counter = itertools.count(1)
     try:
@@ -146,7 +149,9 @@ async def _framed(run: AsyncGenerator[Event, None], release: Callable[[], None])
             data_json = json.dumps(data, ensure_ascii=False)
             yield ServerSentEvent(event=name, data=data_json, id=str(next(counter)), sep=SEP)
     finally:
-        release()
+        # Shielded: after a disconnect this runs in a cancelled scope, and the lease must still go.
+        with anyio.CancelScope(shield=True):
+            await release()
         # Closing the inner generator runs its ``finally``, which cancels the graph task.
         await run.aclose()
 
