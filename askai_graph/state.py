@@ -106,7 +106,6 @@ class AskState(InputState, total=False):
     """Source cards; non-empty only when the Source Gate passed."""
 
 
-
 CONVERSATION_KEYS = frozenset({"question", "history"})
 """State keys that carry over from one question of a thread to the next."""
 
