@@ -46,6 +46,29 @@ class Settings(BaseSettings):
         DEFAULT_MERMAID_DIAGRAM_TYPES, description="Mermaid diagram keywords Validation accepts."
     )
 
+    # --- conversations (threads) ----------------------------------------------------
+    max_history_turns: int = Field(
+        10, ge=1, le=200, description="Turns a thread remembers; older ones are dropped."
+    )
+    history_prompt_turns: int = Field(
+        3,
+        ge=0,
+        le=50,
+        description="Most recent turns the Writer and Critic see (answers shortened); the condenser sees at "
+        "least the last one.",
+    )
+    thread_ttl_hours: float = Field(
+        168.0, gt=0, description="Hours after its last answer a thread expires (HTTP and CLI refuse it then)."
+    )
+    thread_lease_seconds: float = Field(
+        900.0, gt=0, description="Longest a streaming answer holds its thread against other requests (409)."
+    )
+    database_url: str | None = Field(
+        None,
+        description="Where threads persist: sqlite:///path or postgresql://...; `askai serve`/`askai chat` default "
+        "to a SQLite file in the user data folder, the embedded graph to none.",
+    )
+
     # --- corpus and retrieval -------------------------------------------------------
     corpus: Path | None = Field(
         None, description="Folder of Markdown posts or a JSONL file; the bundled sample site when unset."
@@ -88,12 +111,7 @@ class Settings(BaseSettings):
         24, ge=1, le=4096, description="About how many characters of the answer each SSE `token` event carries."
     )
 
-    # --- stores: run log and feedback ---------------------------------------------
-    database_url: str | None = Field(
-        None,
-        description="Where the run log (and threads) persist: sqlite:///path or postgresql://...; `askai serve` and "
-        "`askai report` default to a SQLite file in the user data folder, an embedded app to none.",
-    )
+    # --- run log and feedback (in the database_url store) ---------------------------
     run_log: bool = Field(
         True, description="Log every answered question (stored as asked) with its gates, gaps and feedback."
     )

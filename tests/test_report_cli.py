@@ -130,14 +130,12 @@ def test_report_shows_the_coverage_gaps_of_a_served_site(
     tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
-    served = settings.model_copy(update={"database_url": database})
-    with LiveServer(create_app(settings=served)) as base:
-        for question in (
-            "How does BM25 score documents?",
-            "How do I bake sourdough bread?",
-            "Best sourdough bread to bake?",
-        ):
+    run_log = open_run_log(database)
+    questions = ("How does BM25 score documents?", "How do I bake sourdough bread?", "Best sourdough bread to bake?")
+    with LiveServer(create_app(settings=settings, run_log=run_log)) as base:
+        for question in questions:
             sse_events(base, question)
+    run_log.close()
     monkeypatch.setenv("ASKAI_DATABASE_URL", database)
     assert main(["report", "--out", str(tmp_path / "report")]) == 0
     out = capsys.readouterr().out

@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 QUESTION = "How do retrieval and caching work?"
 CATALOG = "What course articles do you have?"
 STEP_KEYS = {
-    "research": {"node", "attempt", "results"},
+    "research": {"node", "attempt", "results", "rewritten"},
     "writer": {"node", "attempt", "drafted"},
     "validation": {"node", "attempt", "passed", "errors"},
     "critic": {"node", "attempt", "passed", "failures"},
@@ -52,9 +52,9 @@ def names(events: list[tuple[str, Any, str]]) -> list[str]:
 
 
 def without_ids(done: dict[str, Any]) -> dict[str, Any]:
-    """The ``done`` payload less its run id (checked in test_runlog_server.py)."""
-    assert "run_id" in done
-    return {key: value for key, value in done.items() if key != "run_id"}
+    """The ``done`` payload less its thread and run ids (checked in test_server_threads.py)."""
+    assert set(done) >= {"thread_id", "run_id"}
+    return {key: value for key, value in done.items() if key not in ("thread_id", "run_id")}
 
 
 def answer(events: list[tuple[str, Any, str]]) -> str:
@@ -197,7 +197,7 @@ def test_step_events_carry_short_summaries_only(settings: Settings) -> None:
         events = sse_events(base, QUESTION)
     steps = [data for name, data, _ in events if name == "step"]
     assert [step["attempt"] for step in steps[:4]] == [1, 1, 1, 1]
-    assert steps[4] == {"node": "research", "attempt": 2, "results": 2}
+    assert steps[4] == {"node": "research", "attempt": 2, "results": 2, "rewritten": False}
     for step in steps:
         assert set(step) == STEP_KEYS[step["node"]]
     text = json.dumps(steps)

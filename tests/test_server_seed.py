@@ -29,7 +29,6 @@ def served(index_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASKAI_")}
     env["ASKAI_INDEX_CACHE_DIR"] = str(index_cache)
-    env["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data"))  # the run log, never the user's
     script = Path(sys.executable).with_name("askai")  # the installed console script, as a user runs it
     command = (
         [str(script), "serve", "--port", str(port)]
@@ -79,7 +78,8 @@ def test_seed_curl_command_streams_the_documented_events(served: str) -> None:
     assert tokens.startswith("Here are the articles") and tokens.count("](https://") >= 4
     assert "sources" not in kinds  # low confidence: accepted early, shown without source cards
     done = json.loads(events[-1]["data"])
-    assert done.pop("run_id")
+    thread_id, run_id = done.pop("thread_id"), done.pop("run_id")
+    assert thread_id and run_id and thread_id != run_id
     assert done == {
         "outcome": "accepted_early",
         "attempts": 1,

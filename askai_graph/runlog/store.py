@@ -10,7 +10,6 @@ blocking; the server runs them in a worker thread.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -76,12 +75,6 @@ class RunLog(Protocol):
     def close(self) -> None:
         """Release the connection."""
         ...
-
-
-def default_database_url() -> str:
-    """Return ``sqlite:///`` + ``threads.sqlite`` in the user data folder (``$XDG_DATA_HOME``, ``~/.local/share``)."""
-    root = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return f"sqlite:///{root / 'askai-graph' / 'threads.sqlite'}"
 
 
 class SqlRunLog:

@@ -13,19 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
 from askai_graph.runlog import RunLog, build_record
 from askai_graph.server.events import Event
+from askai_graph.threads import new_run_id
 
 logger = logging.getLogger(__name__)
-
-
-def new_run_id() -> str:
-    """Return a fresh run id (a random UUID, one per answer)."""
-    return str(uuid.uuid4())
 
 
 class RecordingGraph:
