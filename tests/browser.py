@@ -1,0 +1,107 @@
+"""Browser harness for the widget tests: Debian's Chromium driven by Playwright for Python.
+
+One browser per test session (launched on first use), a fresh context per test. The
+browser comes from apt (``make chromium``), never from ``playwright install``, which
+cannot download here; a missing browser fails the test with the command that fixes it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+HINT = (
+    f"Chromium not found at {CHROMIUM}: run 'make chromium' (it runs 'apt-get install -y chromium'), "
+    "or set CHROMIUM=/path/to/chromium"
+)
+# As root Chromium needs --no-sandbox; the rest keeps it off the (closed) network at start.
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+AXE = Path(__file__).parent.parent / "web" / "node_modules" / "axe-core" / "axe.min.js"
+FINISHED = re.compile(r"^(done|error)$")
+
+
+def launch(playwright: Any) -> Any:
+    """Launch headless Chromium from ``CHROMIUM``, or fail with the hint."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(HINT)
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the whole session."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh page in its own context (no shared cache, storage or cookies)."""
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def ask(page: Any, question: str) -> None:
+    """Type ``question`` into the widget, press Enter and wait until the answer is done or failed."""
+    from playwright.sync_api import expect
+
+    box = page.locator("[data-askai-input]")
+    box.fill(question)
+    box.press("Enter")
+    expect(page.locator("[data-askai]")).to_have_attribute("data-state", FINISHED, timeout=20_000)
+
+
+def sse_body_events(body: str) -> list[tuple[str, Any]]:
+    """Parse a complete ``text/event-stream`` body into ``(event, data)`` pairs (JSON data)."""
+    import json
+
+    events = []
+    for block in re.split(r"\r?\n\r?\n", body):
+        name, data = "message", []
+        for line in block.splitlines():
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].removeprefix(" "))
+        if data:
+            events.append((name, json.loads("\n".join(data))))
+    return events
+
+
+def answer_dom(page: Any) -> dict[str, Any]:
+    """What the answer container holds: its links, images, SVG links, tags and event-handler attributes."""
+    return page.evaluate(
+        """() => {
+        const root = document.querySelector("askai-widget").shadowRoot;
+        const answer = root.querySelector("[data-askai-answer]");
+        const all = [...answer.querySelectorAll("*")];
+        return {
+          text: answer.textContent,
+          hrefs: [...answer.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")),
+          srcs: [...answer.querySelectorAll("img[src]")].map((i) => i.getAttribute("src")),
+          svgLinks: [...answer.querySelectorAll("svg a, svg [href], svg [*|href]")].map(
+            (a) => a.getAttribute("href") || a.getAttributeNS("http://www.w3.org/1999/xlink", "href")),
+          tags: [...new Set(all.map((e) => e.tagName.toLowerCase()))],
+          handlers: all.flatMap((e) => [...e.attributes].filter((a) => /^on/i.test(a.name)).map((a) => a.name)),
+        };
+    }"""
+    )
