@@ -17,7 +17,6 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAGRAM_TYPES
 
-
 _ORIGIN = re.compile(r"https?://[^/\s?#@]+")
 
 

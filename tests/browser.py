@@ -70,21 +70,21 @@ def ask(page: Any, question: str) -> None:
     expect(page.locator("[data-askai]")).to_have_attribute("data-state", FINISHED, timeout=20_000)
 
 
-def sse_body_events(body: str) -> list[tuple[str, Any]]:
-    """Parse a complete ``text/event-stream`` body into ``(event, data)`` pairs (JSON data)."""
-    import json
+RECORD_EVENTS = """
+window.__askaiEvents = [];
+document.addEventListener("askai:event", (event) => window.__askaiEvents.push(event.detail));
+"""
 
-    events = []
-    for block in re.split(r"\r?\n\r?\n", body):
-        name, data = "message", []
-        for line in block.splitlines():
-            if line.startswith("event:"):
-                name = line[6:].strip()
-            elif line.startswith("data:"):
-                data.append(line[5:].removeprefix(" "))
-        if data:
-            events.append((name, json.loads("\n".join(data))))
-    return events
+
+def open_widget(page: Any, url: str) -> None:
+    """Open ``url``, recording every SSE event the widget receives (its ``askai:event`` DOM events)."""
+    page.add_init_script(RECORD_EVENTS)
+    page.goto(url)
+
+
+def received(page: Any, name: str) -> list[Any]:
+    """The data of every ``name`` event the widget has received since the page loaded."""
+    return [event["data"] for event in page.evaluate("window.__askaiEvents") if event["name"] == name]
 
 
 def answer_dom(page: Any) -> dict[str, Any]:

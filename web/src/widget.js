@@ -153,6 +153,8 @@ class AskAiWidget extends HTMLElement {
 
   onEvent(name, data) {
     if (this.state !== "streaming") return;
+    // Site owners' analytics and tests can follow the stream without a second request.
+    this.dispatchEvent(new CustomEvent("askai:event", { detail: { name, data }, bubbles: true, composed: true }));
     if (name === "step") this.onStep(data);
     else if (name === "token") this.onToken(data);
     else if (name === "sources") this.sources = Array.isArray(data) ? data : [];
