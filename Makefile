@@ -38,19 +38,19 @@ demo: $(VENV)/.installed-app
 test: lint typecheck tests
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check askai_graph tests bench graphs
+	$(BIN)/ruff check askai_graph tests bench graphs scripts
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
 tests: $(VENV)/.installed-test chromium $(WEB_DEPS)
-	$(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+	CHROMIUM=$(CHROMIUM) $(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 serve: $(VENV)/.installed-app
 	$(BIN)/askai serve
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test chromium
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
 
 # Regenerate the committed diagram after changing the wiring (a test checks it).
@@ -80,6 +80,10 @@ web: $(WEB_DEPS)
 # Rebuild and fail if the committed assets differ (they must be reproducible).
 web-check: web
 	git diff --exit-code --stat -- askai_graph/server/static
+
+# The README's screenshots, from a real headless-browser run over the bundled sample site.
+screenshot: $(VENV)/.installed-test chromium
+	CHROMIUM=$(CHROMIUM) $(BIN)/python scripts/screenshot.py
 
 # The widget's browser tests drive Debian's Chromium through Playwright (Playwright's own
 # browser download cannot reach its servers here). Installed with apt-get when missing.

@@ -30,11 +30,11 @@ def host_page(request: Request) -> HTMLResponse:
     inline = " inline" if request.query_params.get("inline") else ""
     return HTMLResponse(
         f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>My blog</title>
+        <script src="{api}/widget.js" defer></script>
         <style>* {{ color: red !important; font-size: 40px !important; }}
         section {{ display: none !important; }}</style>
         </head><body><main><h1>My blog</h1><p>A post.</p>
-        <askai-widget endpoint="{api}"{inline}></askai-widget></main>
-        <script src="{api}/widget.js"></script></body></html>"""
+        <askai-widget endpoint="{api}"{inline}></askai-widget></main></body></html>"""
     )
 
 

@@ -132,6 +132,8 @@ input {
 }
 .send { padding: 8px 16px; border: 0; border-radius: 8px; background: var(--askai-accent); color: var(--askai-accent-fg); font-weight: 600; }
 .send:disabled { opacity: 0.55; cursor: default; }
+/* In a full page the answer can be long: keep the question box in reach. */
+.panel.inline form { position: sticky; bottom: 0; background: var(--askai-bg); border-radius: 0 0 14px 14px; }
 `;var er=`<button type="button" class="launcher" data-askai-open aria-haspopup="dialog" aria-expanded="false">
   <svg aria-hidden="true" viewBox="0 0 24 24" width="18" height="18"><path fill="currentColor" d="M12 2 9.5 8.5 3 11l6.5 2.5L12 20l2.5-6.5L21 11l-6.5-2.5z"/></svg>
   Ask AI

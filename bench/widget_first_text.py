@@ -1,0 +1,90 @@
+"""Time from the widget's first ``token`` event to answer text on screen, in headless Chromium.
+
+Run: ``.venv/bin/python bench/widget_first_text.py [--runs N]`` (needs ``make chromium``).
+Serves the bundled sample site with the offline models (cache off), asks the demo
+questions ``N`` times through ``GET /`` and reads the widget's performance marks:
+``askai:first-token`` (the first token event parsed) to ``askai:first-text`` (its
+Markdown rendered into the answer) and to ``askai:first-frame`` (the next animation
+frame, i.e. painted). Baseline, measured in the same page: writing the same text into a
+plain ``<div>`` with ``textContent`` and waiting one frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from askai_graph import Settings  # noqa: E402
+from askai_graph.server import create_app  # noqa: E402
+from tests.browser import ask, launch, open_widget  # noqa: E402
+from tests.live import LiveServer  # noqa: E402
+
+QUESTIONS = [
+    "How does a semantic cache decide a hit?",
+    "What course articles do you have?",
+    "How should I handle client disconnects when streaming?",
+]
+MARKS = """() => {
+  const at = (name) => performance.getEntriesByName(name)[0].startTime;
+  return [at("askai:first-text") - at("askai:first-token"), at("askai:first-frame") - at("askai:first-token")];
+}"""
+BASELINE = """async (text) => {
+  const div = document.createElement("div");
+  document.body.append(div);
+  const start = performance.now();
+  div.textContent = text;
+  const written = performance.now() - start;
+  await new Promise((resolve) => requestAnimationFrame(resolve));
+  const painted = performance.now() - start;
+  div.remove();
+  return [written, painted];
+}"""
+
+
+def first_token(events: list[dict[str, Any]]) -> str:
+    """The text of the latest answer's first ``token`` event."""
+    starts = [i for i, event in enumerate(events) if event["name"] == "token" and events[i - 1]["name"] != "token"]
+    return str(events[starts[-1]]["data"]["text"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    text_ms, frame_ms, base_text_ms, base_frame_ms = [], [], [], []
+    with tempfile.TemporaryDirectory() as cache:
+        settings = Settings(index_cache_dir=Path(cache), cache_enabled=False)
+        with LiveServer(create_app(settings=settings)) as base, sync_playwright() as playwright:
+            browser = launch(playwright)
+            page = browser.new_page()
+            open_widget(page, f"{base}/")
+            for _ in range(args.runs):
+                for question in QUESTIONS:
+                    ask(page, question)
+                    page.wait_for_function("performance.getEntriesByName('askai:first-frame').length > 0")
+                    text, frame = page.evaluate(MARKS)
+                    text_ms.append(text)
+                    frame_ms.append(frame)
+                    first = first_token(page.evaluate("window.__askaiEvents"))
+                    written, painted = page.evaluate(BASELINE, first)
+                    base_text_ms.append(written)
+                    base_frame_ms.append(painted)
+            browser.close()
+    med = statistics.median
+    print(f"samples: {len(text_ms)} answers ({args.runs} x {len(QUESTIONS)} questions), Chromium headless")
+    print(f"first token -> text in the DOM: median {med(text_ms):.2f} ms (baseline {med(base_text_ms):.2f} ms)")
+    print(f"first token -> next frame:      median {med(frame_ms):.2f} ms (baseline {med(base_frame_ms):.2f} ms)")
+    print(f"ratio vs baseline (next frame): {med(frame_ms) / med(base_frame_ms):.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
