@@ -181,3 +181,38 @@ def test_a_refused_question_shows_the_servers_reason(page: Any, index_cache: Any
         page.goto(f"{base}/")
         ask(page, "A question far longer than ten characters")
     expect(page.locator("[data-askai-error]")).to_contain_text("the limit is 10")
+
+
+STATUS_LOG = """() => {
+  window.__status = [];
+  const status = document.querySelector("askai-widget").shadowRoot.querySelector("[data-askai-status]");
+  // One record per text written, even when several land before the observer runs.
+  const log = (records) => records.forEach((r) => r.addedNodes.forEach((n) => window.__status.push(n.textContent)));
+  new MutationObserver(log).observe(status, { childList: true });
+}"""
+
+
+def test_progress_is_announced_with_the_attempt_number_on_retries(page: Any, index_cache: Any) -> None:
+    with serve(index_cache, replies(cited_draft(1)), replies(LOW_CONFIDENCE), retriever(1, 2)) as base:
+        page.goto(f"{base}/")
+        page.evaluate(STATUS_LOG)
+        ask(page, QUESTION)
+    assert page.locator("[data-askai-status]").get_attribute("aria-live") == "polite"
+    announced = page.evaluate("window.__status")
+    assert announced[:4] == ["Searching the articles…", "Writing…", "Checking links…", "Reviewing…"]
+    assert "Revising… (attempt 1)" not in announced and "Revising…" in announced
+    assert "Writing… (attempt 2)" in announced and "Writing… (attempt 3)" in announced
+    assert announced[-1] == "Answer ready."
+
+
+def test_the_copy_button_copies_a_code_block(browser: Any, index_cache: Any) -> None:
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    draft = cited_draft(1) + "\n\n```python\nprint('cached')\n```\n"
+    with serve(index_cache, replies(draft), replies(PASSING), retriever(1)) as base:
+        page.goto(f"{base}/")
+        ask(page, QUESTION)
+    page.locator("[data-askai-copy]").click()
+    expect(page.locator("[data-askai-copy]")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == "print('cached')\n"
+    context.close()
