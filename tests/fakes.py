@@ -187,8 +187,8 @@ def fan_out_graph(ticks: list[float], rounds: int = 20, delay: float = 0.1) -> A
     return builder.compile()
 
 
-def ungated_graph(answer: str) -> Any:
-    """A compiled LangGraph that returns ``answer`` as accepted without Validation or Critic.
+def ungated_graph(answer: str, sources: list[Any] | None = None) -> Any:
+    """A compiled LangGraph that returns ``answer`` (and ``sources``) as accepted, with no gate.
 
     Only for testing the widget's own defences: what it does with an answer the gates
     never saw (the real graph would refuse it).
@@ -203,10 +203,11 @@ def ungated_graph(answer: str) -> Any:
         outcome: str
         attempts: int
         gates: dict[str, str]
+        sources: list[Any]
 
     def accept(state: State) -> State:
         passed = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
-        return {"answer": answer, "outcome": "accepted", "attempts": 1, "gates": passed}
+        return {"answer": answer, "outcome": "accepted", "attempts": 1, "gates": passed, "sources": sources or []}
 
     builder = StateGraph(State)
     builder.add_node("accept", accept)

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
 from askai_graph.server.events import INTERNAL_ERROR
+from askai_graph.state import Source
 from tests.browser import answer_dom, ask, open_widget, received
 from tests.fakes import (
     LOW_CONFIDENCE,
@@ -22,6 +23,7 @@ from tests.fakes import (
     exploding_graph,
     replies,
     retriever,
+    ungated_graph,
     url,
 )
 from tests.live import LiveServer
@@ -216,3 +218,14 @@ def test_the_copy_button_copies_a_code_block(browser: Any, index_cache: Any) -> 
     expect(page.locator("[data-askai-copy]")).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == "print('cached')\n"
     context.close()
+
+
+def test_a_source_that_is_not_an_http_url_never_becomes_a_card(page: Any, index_cache: Any) -> None:
+    # The Source Gate only lists retrieved http(s) URLs; this bypasses it to test the widget's own check.
+    sources = [Source(title="Post 1", url=url(1)), Source(title="Click me", url="javascript:alert(1)")]
+    graph = ungated_graph(cited_draft(1), sources)
+    with LiveServer(create_app(graph, Settings(index_cache_dir=index_cache, cache_enabled=False))) as base:
+        page.goto(f"{base}/")
+        ask(page, QUESTION)
+    cards = page.locator("a[data-askai-source]")
+    assert cards.evaluate_all("cards => cards.map(c => c.getAttribute('href'))") == [url(1)]

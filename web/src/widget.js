@@ -200,7 +200,7 @@ class AskAiWidget extends HTMLElement {
     this.el.status.textContent = done.cached ? "Answered from cache." : "Answer ready.";
     this.el.cache.hidden = !done.cached;
     this.showSources();
-    const notice = gateNotice(done, this.sources.length > 0);
+    const notice = gateNotice(done, this.el.sourceList.children.length > 0);
     this.el.notice.textContent = notice || "";
     this.el.notice.hidden = !notice;
     this.setState("done");
@@ -209,7 +209,9 @@ class AskAiWidget extends HTMLElement {
   }
 
   showSources() {
-    const cards = this.sources.map((source) => {
+    // Sources are retrieved http(s) URLs; anything else (a javascript: URL) is never a card.
+    const safe = this.sources.filter((source) => typeof source.url === "string" && /^https?:\/\//i.test(source.url));
+    const cards = safe.map((source) => {
       const card = document.createElement("a");
       card.dataset.askaiSource = "";
       card.href = source.url;
