@@ -89,13 +89,12 @@ screenshot: $(VENV)/.installed-test chromium
 # browser download cannot reach its servers here). Installed with apt-get when missing.
 CHROMIUM ?= /usr/bin/chromium
 chromium:
+	@if [ ! -x "$(CHROMIUM)" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium (apt-get) for the widget's browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
 	@if [ ! -x "$(CHROMIUM)" ]; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "installing chromium (apt-get) for the widget's browser tests"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || exit 1; \
-	  else \
-	    echo "The widget's browser tests need Chromium at $(CHROMIUM): run 'sudo apt-get install -y chromium' (Debian/Ubuntu), or set CHROMIUM=/path/to/chromium" >&2; exit 1; \
-	  fi; \
+	  echo "The widget's browser tests need Chromium at $(CHROMIUM): run 'sudo apt-get install -y chromium' (Debian/Ubuntu), or set CHROMIUM=/path/to/chromium" >&2; exit 1; \
 	fi
 
 clean:

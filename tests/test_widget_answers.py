@@ -75,7 +75,7 @@ def test_accepted_answer_text_is_the_final_answer_rendered(page: Any, accepted: 
     dom = answer_dom(page)
     assert dom["text"] == expected
     assert dom["hrefs"] == [url(2), url(1)]
-    assert {"ul", "strong", "code"} <= set(dom["tags"])
+    assert {"ul", "strong", "code"} <= set(dom["htmlTags"])
 
 
 def test_answer_links_open_in_a_new_tab_without_opener_or_referrer(page: Any, accepted: str) -> None:
