@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
 from tests.browser import answer_dom, ask, open_widget, received, settled
-from tests.fakes import PASSING, FakeRetriever, ScriptedChatModel, replies
+from tests.fakes import PASSING, FakeRetriever, ScriptedChatModel, replies, ungated_graph
 from tests.live import LiveServer
 from tests.test_validation_graph import ADVERSARIAL
 from tests.test_validation_rules import REJECTED
@@ -106,3 +106,26 @@ def test_only_retrieved_urls_are_live_and_no_raw_html_becomes_an_element(widget:
         assert set(cards.evaluate_all("cards => cards.map(c => c.href)")) <= RETRIEVED_LINKS
     else:
         expect(cards).to_have_count(0)
+
+
+UNGATED = (
+    "Raw HTML: <script>window.__fired = 1</script> <img src=x onerror=\"window.__fired = 2\"> "
+    '<a href="https://evil.example/x">evil</a> <iframe src="https://evil.example/"></iframe>\n\n'
+    "<div onclick=\"window.__fired = 3\">block</div>\n\n"
+    "A bare https://evil.example/bare and www.evil.example and mail@evil.example.\n\n"
+    "[js](javascript:alert(1)) [data](data:text/html,x) ![i](javascript:alert(1))\n"
+)
+
+
+def test_the_renderer_alone_keeps_raw_html_and_bare_urls_as_text(page: Any, index_cache: Any) -> None:
+    # The gate would refuse this answer; served ungated, it tests the widget's renderer configuration.
+    settings = Settings(index_cache_dir=index_cache, cache_enabled=False)
+    with LiveServer(create_app(ungated_graph(UNGATED), settings)) as base:
+        page.goto(f"{base}/")
+        ask(page, "Anything")
+    dom = answer_dom(page)
+    assert dom["hrefs"] == [] and dom["srcs"] == []
+    assert set(dom["htmlTags"]) == {"p"}
+    assert dom["handlers"] == []
+    assert "<script>window.__fired = 1</script>" in dom["text"]
+    assert page.evaluate("window.__fired") is None
