@@ -128,3 +128,11 @@ def test_axe_finds_no_serious_or_critical_violation(browser: Any, index_cache: A
         expect(page.locator("a[data-askai-source]")).to_have_count(2)
         assert axe_violations(page) == []
     context.close()
+
+
+def test_an_embedded_widget_loads_mermaid_from_the_api_origin(page: Any, index_cache: Any, site: str) -> None:
+    diagram = cited_draft(1) + "\n\n```mermaid\ngraph TD\n  A[Ask] --> B[Answer]\n```\n"
+    with api_server(index_cache, replies(diagram), cors_origins=(site,)) as api:
+        page.goto(f"{site}/?api={api}&inline=1")
+        ask(page, QUESTION)
+        expect(page.locator('[data-askai-mermaid="rendered"] svg')).to_have_count(1, timeout=20_000)

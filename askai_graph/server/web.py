@@ -7,9 +7,9 @@ Mermaid chunks and the third-party licenses.
 Cross-origin calls to ``/api/chat`` (a page on another site embedding the widget) are
 refused by the browser unless that page's origin is in ``Settings.cors_origins``: the
 preflight of the JSON ``POST`` gets no ``Access-Control-Allow-Origin`` for any other
-origin, so the request is never sent. The static files themselves are public, so they
-carry ``Access-Control-Allow-Origin: *`` (a module ``import()`` of a Mermaid chunk from an
-embedding page needs it).
+origin, so the request is never sent. The same header lets an allowed page ``import()``
+the Mermaid chunks (module scripts are fetched with CORS); ``widget.js`` itself is a
+classic script, which any page may load.
 """
 
 from __future__ import annotations
@@ -19,9 +19,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from starlette.middleware.cors import CORSMiddleware
-from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
-from starlette.types import Scope
 
 from askai_graph.settings import Settings
 
@@ -31,16 +29,6 @@ STATIC_DIR = Path(__file__).parent / "static"
 # The widget script and the page are small and change with each release: revalidate
 # (ETag) rather than cache blindly.
 _REVALIDATE = {"Cache-Control": "no-cache"}
-
-
-class _PublicStaticFiles(StaticFiles):
-    """Static files any origin may load (they hold no user data)."""
-
-    async def get_response(self, path: str, scope: Scope) -> Response:
-        """Serve ``path`` with ``Access-Control-Allow-Origin: *``."""
-        response = await super().get_response(path, scope)
-        response.headers["Access-Control-Allow-Origin"] = "*"
-        return response
 
 
 def add_web(app: FastAPI, settings: Settings) -> None:
@@ -62,10 +50,6 @@ def add_web(app: FastAPI, settings: Settings) -> None:
     @app.get("/widget.js", include_in_schema=False)
     async def widget() -> FileResponse:
         """The embeddable ``<askai-widget>`` web component."""
-        return FileResponse(
-            STATIC_DIR / "widget.js",
-            media_type="text/javascript",
-            headers={**_REVALIDATE, "Access-Control-Allow-Origin": "*"},
-        )
+        return FileResponse(STATIC_DIR / "widget.js", media_type="text/javascript", headers=_REVALIDATE)
 
-    app.mount("/static", _PublicStaticFiles(directory=STATIC_DIR), name="static")
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
