@@ -153,6 +153,10 @@ def test_cache_hit_shows_the_answer_without_steps_and_with_the_cache_mark(page: 
         expect(page.locator("[data-askai-cache]")).to_be_hidden()
         ask(page, QUESTION)
     expect(page.locator("[data-askai-cache]")).to_be_visible()
+    expect(page.locator("[data-askai-cache]")).to_have_text("Answered from cache")
+    expect(page.locator("[data-askai-gate-notice]")).to_have_text(
+        "Source cards are shown only with a freshly reviewed answer."
+    )
     expect(page.locator("[data-askai-steps] li")).to_have_count(0)
     assert page.locator("[data-askai-answer]").inner_text() == first
 

@@ -24,7 +24,7 @@ export function gateNotice(done, hasSources) {
   if (hasSources) return null;
   const gates = done.gates || {};
   if (done.cached) {
-    return "Answered from cache: source cards are shown only with a freshly reviewed answer.";
+    return "Source cards are shown only with a freshly reviewed answer.";
   }
   switch (done.outcome) {
     case "accepted_early":

@@ -197,7 +197,7 @@ class AskAiWidget extends HTMLElement {
     cancelAnimationFrame(this.frame);
     this.frame = 0;
     this.render();
-    this.el.status.textContent = done.cached ? "Answered from cache." : "Answer ready.";
+    this.el.status.textContent = "Answer ready.";
     this.el.cache.hidden = !done.cached;
     this.showSources();
     const notice = gateNotice(done, this.el.sourceList.children.length > 0);
