@@ -170,6 +170,7 @@ def test_an_error_event_shows_the_message_and_retry_asks_again(page: Any, index_
         with page.expect_request(f"{base}/api/chat") as retried:
             page.locator("[data-askai-retry]").click()
         assert retried.value.post_data_json == {"message": QUESTION}
+        expect(page.locator("[data-askai-input]")).to_be_focused()
         expect(page.locator("[data-askai]")).to_have_attribute("data-state", "error")
 
 

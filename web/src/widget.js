@@ -74,9 +74,17 @@ class AskAiWidget extends HTMLElement {
       if (this.ask(question)) this.el.input.value = "";
     });
     this.el.stop.addEventListener("click", () => this.stop());
-    this.el.retry.addEventListener("click", () => this.ask(this.lastQuestion));
+    this.el.retry.addEventListener("click", () => {
+      this.ask(this.lastQuestion);
+      this.el.input.focus(); // the Retry button hides itself: keep the keyboard user in the form
+    });
     this.el.answer.addEventListener("click", (event) => this.copy(event));
     this.setState("idle");
+  }
+
+  disconnectedCallback() {
+    // A widget removed from the page stops its answer, so the server cancels the run.
+    this.stop();
   }
 
   get endpoint() {
