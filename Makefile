@@ -43,6 +43,9 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# Defined before the rules that list it: make expands prerequisites as it reads them.
+WEB_DEPS := web/node_modules/.installed
+
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
 tests: $(VENV)/.installed-test chromium $(WEB_DEPS)
 	CHROMIUM=$(CHROMIUM) $(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
@@ -74,7 +77,6 @@ diagram: $(VENV)/.installed-test
 # `askai serve` needs no Node. `make web` rebuilds it from the pinned lock file; a test
 # fails when the committed build is older than web/'s sources. The tests also need
 # web/node_modules (axe-core).
-WEB_DEPS := web/node_modules/.installed
 $(WEB_DEPS): web/package.json web/package-lock.json
 	@if ! command -v npm >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
