@@ -31,6 +31,11 @@ def write_report_chart(report: SiteReport, path: Path, *, groups: int = 8) -> Pa
         right.text(0.5, 0.5, "no coverage gaps", ha="center", va="center")
     right.set_title("Coverage gaps (questions not accepted)")
     right.set_xlabel("times asked")
+    from matplotlib.ticker import MaxNLocator
+
+    # Counts of answers: whole numbers on both axes.
+    left.yaxis.set_major_locator(MaxNLocator(integer=True))
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
