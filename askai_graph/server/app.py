@@ -1,9 +1,10 @@
 """The FastAPI app: ``POST /api/chat`` as Server-Sent Events, and ``GET /healthz``.
 
-The endpoint is thin: it checks the request (``request``), then frames the events of
-``run.run_question`` as SSE. sse-starlette supplies the heartbeat comments, the
-``Cache-Control: no-store`` and ``X-Accel-Buffering: no`` headers, and notices a client
-disconnect; ``run`` turns that into a cancelled graph.
+The endpoint is thin: it admits the request (rate limit, ``limits``), checks it
+(``request``), takes a stream slot, then frames the events of ``run.run_question`` as
+SSE. sse-starlette supplies the heartbeat comments, the ``Cache-Control: no-store`` and
+``X-Accel-Buffering: no`` headers, and notices a client disconnect; ``run`` turns that
+into a cancelled graph.
 """
 
 from __future__ import annotations
@@ -17,30 +18,19 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from langchain_core.embeddings import Embeddings
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.types import Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache
-from askai_graph.server.embeddings import LexicalEmbeddings
+from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.events import Event
-from askai_graph.server.request import BadRequest, read_question
+from askai_graph.server.limits import ClientRateLimit, StreamSlots, trusted_hosts
+from askai_graph.server.openapi import CHAT_RESPONSES, REQUEST_BODY, describe_events
+from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_question
 from askai_graph.server.run import StreamingGraph, run_question
 from askai_graph.settings import Settings
 
 SEP = "\n"
 """Line separator of the event stream (sse-starlette defaults to CRLF; LF is what most clients log)."""
-
-_BODY_SCHEMA = {
-    "required": True,
-    "content": {
-        "application/json": {
-            "schema": {
-                "type": "object",
-                "properties": {"message": {"type": "string", "minLength": 1}},
-                "required": ["message"],
-                "additionalProperties": False,
-            }
-        }
-    },
-}
 
 
 def create_app(
@@ -58,10 +48,11 @@ def create_app(
             loads the configured corpus once (the bundled sample site by default),
             builds its BM25 index and the default graph over it.
         settings: Configuration; ``Settings()`` when ``None``.
-        namespace: What cached answers depend on; the corpus fingerprint by default.
-            With a custom ``graph`` and no namespace, the cache is private to this app.
-        embeddings: Embeds questions for the semantic cache; ``LexicalEmbeddings()``
-            when ``None``.
+        namespace: What cached answers depend on beyond ``settings`` (which are always
+            digested into it); the corpus fingerprint by default. With a custom
+            ``graph`` and no namespace, the cache is private to this app.
+        embeddings: Optional paraphrase finder for the answer cache; without it only
+            the same question (see ``questions.exact_key``) is served from the cache.
         cache_store: Where cached answers live; an in-process LRU of
             ``settings.cache_size`` entries when ``None``.
 
@@ -77,36 +68,80 @@ def create_app(
     cache = None
     if settings.cache_enabled:
         cache = SemanticCache(
-            LexicalEmbeddings() if embeddings is None else embeddings,
             # ``is None``, not ``or``: an empty store has length 0 and is falsy.
             InMemoryCacheStore(settings.cache_size) if cache_store is None else cache_store,
-            namespace=namespace,
+            namespace=f"{namespace}:{config_digest(settings)}" if namespace else None,
+            embeddings=embeddings,
             threshold=settings.cache_threshold,
         )
+    rate_limit = ClientRateLimit(settings.rate_limit)
+    slots = StreamSlots(settings.max_streams)
     app = FastAPI(title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.")
-    app.state.graph, app.state.cache, app.state.settings = graph, cache, settings
+    app.state.graph, app.state.cache, app.state.settings, app.state.slots = graph, cache, settings, slots
+    if settings.trusted_proxies.strip():
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_hosts(settings.trusted_proxies))
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
         """Say the index is loaded and the server is ready."""
         return {"status": "ok", **corpus_info}
 
-    @app.post("/api/chat", response_model=None, openapi_extra={"requestBody": _BODY_SCHEMA})
+    @app.post(
+        "/api/chat",
+        response_model=None,
+        responses=CHAT_RESPONSES,
+        openapi_extra={"requestBody": REQUEST_BODY},
+    )
     async def chat(request: Request) -> Response:
         """Answer ``{"message": ...}`` as Server-Sent Events (step, token, sources, done, error)."""
         try:
+            check_content_type(request.headers.get("content-type"))
+            wait = await rate_limit.admit(request.client.host if request.client else "unknown")
+            if wait is not None:
+                return _refused(429, f"rate limit of {settings.rate_limit} per client reached; retry later", wait)
             question = await read_question(request, settings)
         except BadRequest as exc:
             return JSONResponse({"detail": exc.message}, status_code=exc.status)
-        run = run_question(question, graph=graph, cache=cache, token_chars=settings.token_chars)
-        return EventSourceResponse(
+        except ClientGone:
+            return Response(status_code=400)
+        if not slots.try_acquire():
+            return _refused(503, "the server is answering as many questions as it can; retry shortly",
+                            settings.retry_after_seconds)  # fmt: skip
+        run = run_question(
+            question,
+            graph=graph,
+            cache=cache,
+            token_chars=settings.token_chars,
+            deadline_seconds=settings.request_timeout_seconds,
+        )
+        return _SlotResponse(
+            slots,
             _framed(run),
             ping=settings.heartbeat_seconds,
             ping_message_factory=lambda: ServerSentEvent(comment="ping", sep=SEP),
             sep=SEP,
         )
 
+    describe_events(app)
     return app
+
+
+def _refused(status: int, detail: str, retry_after: int) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=status, headers={"Retry-After": str(retry_after)})
+
+
+class _SlotResponse(EventSourceResponse):
+    """An SSE response that gives its stream slot back however the response ends."""
+
+    def __init__(self, slots: StreamSlots, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slots = slots
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._slots.release()
 
 
 async def _framed(run: AsyncGenerator[Event, None]) -> AsyncIterator[ServerSentEvent]:

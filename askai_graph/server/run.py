@@ -9,16 +9,24 @@ calls are made for a client that left.
 
 Tokens are only produced after the graph has finished, that is after the Source Gate
 made the final decision, so a rejected draft can never reach the reader.
+
+Every question has a deadline (``request_timeout_seconds``): when it passes, the graph
+task is cancelled (an async model call or retriever stops at once; a blocking call in
+a worker thread is abandoned, its result ignored) and the stream ends like any
+unanswerable question: the fallback message and ``done`` with outcome ``fallback``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from askai_graph.gates import gate_statuses
+from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.server import events
 from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
@@ -54,7 +62,12 @@ async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any])
 
 
 async def run_question(
-    question: str, *, graph: StreamingGraph, cache: SemanticCache | None, token_chars: int
+    question: str,
+    *,
+    graph: StreamingGraph,
+    cache: SemanticCache | None,
+    token_chars: int,
+    deadline_seconds: float | None = None,
 ) -> AsyncGenerator[Event, None]:
     """Yield the SSE contract's events for one question (see ``events``).
 
@@ -62,7 +75,9 @@ async def run_question(
     stage, then tokens, ``sources`` if the Source Gate passed, and ``done``; an
     unexpected exception yields a single ``error`` instead and ends the stream. A
     provider failure is not an exception here: the graph turns it into a failed gate.
+    Past ``deadline_seconds`` the run is abandoned and ends as a fallback.
     """
+    deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
     probe = await cache.lookup(question) if cache is not None else None
     if probe is not None and probe.hit is not None:
         for event in events.answer_events(probe.hit.model_dump(), cached=True, token_chars=token_chars):
@@ -71,8 +86,19 @@ async def run_question(
     queue: asyncio.Queue[Any] = asyncio.Queue()
     task = asyncio.create_task(_pump(graph, question, queue), name="askai-graph-run")
     try:
-        final: Mapping[str, Any] = {}
-        while (item := await queue.get()) is not _END:
+        final: Mapping[str, Any] = {"question": question}
+        while True:
+            try:
+                item = await _next(queue, deadline)
+            except TimeoutError:
+                task.cancel()
+                logger.warning("question abandoned at its deadline of %gs; answering with the fallback",
+                               deadline_seconds)  # fmt: skip
+                for event in events.answer_events(_timed_out(final), cached=False, token_chars=token_chars):
+                    yield event
+                return
+            if item is _END:
+                break
             if isinstance(item, _Failed):
                 logger.error("graph run failed", exc_info=item.error)
                 yield events.error()
@@ -94,6 +120,21 @@ async def run_question(
     finally:
         # Not awaited: awaiting inside a cancelled anyio scope would be cancelled again.
         task.cancel()
+
+
+async def _next(queue: asyncio.Queue[Any], deadline: float | None) -> Any:
+    if deadline is None:
+        return await queue.get()
+    return await asyncio.wait_for(queue.get(), max(0.0, deadline - time.monotonic()))
+
+
+def _timed_out(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The final state of a run abandoned at its deadline: a fallback, no sources."""
+    gates = gate_statuses(state)
+    # The stage that was running never finished: it failed, like a provider timeout.
+    if gates["retrieval"] == "passed" and gates["critic"] != "failed":
+        gates["critic" if gates["validation"] == "passed" else "validation"] = "failed"
+    return {**state, "answer": FALLBACK_ANSWER, "outcome": "fallback", "sources": [], "gates": gates}
 
 
 async def _remember(cache: SemanticCache | None, probe: Probe | None, final: Mapping[str, Any]) -> None:
