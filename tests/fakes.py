@@ -185,3 +185,29 @@ def fan_out_graph(ticks: list[float], rounds: int = 20, delay: float = 0.1) -> A
     builder.add_edge("left", END)
     builder.add_edge("right", END)
     return builder.compile()
+
+
+class HungRetriever(BaseRetriever):
+    """A blocking retriever that hangs until ``release`` is set (deadline tests); counts calls."""
+
+    release: threading.Event
+    calls: int = 0
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        self.calls += 1
+        self.release.wait(60)
+        return [post(1)]
+
+
+class SlowAsyncRetriever(BaseRetriever):
+    """An async retriever that takes ``delay`` seconds (stream-cap and deadline tests)."""
+
+    delay: float = 1.0
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        time.sleep(self.delay)
+        return [post(1)]
+
+    async def _aget_relevant_documents(self, query: str, *, run_manager: Any) -> list[Document]:
+        await asyncio.sleep(self.delay)
+        return [post(1)]
