@@ -43,8 +43,15 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# schemathesis (checks the live server against its own /openapi.json) lives in a venv of
+# its own: its hypothesis and jsonschema-rs pins clash with the dev extra's.
+SCHEMATHESIS := $(VENV)/tools/schemathesis/bin/schemathesis
+$(SCHEMATHESIS): | $(BIN)/python
+	$(PYTHON) -m venv $(VENV)/tools/schemathesis
+	$(VENV)/tools/schemathesis/bin/python -m pip install --quiet 'schemathesis>=4.32,<5'
+
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
-tests: $(VENV)/.installed-test
+tests: $(VENV)/.installed-test $(SCHEMATHESIS)
 	$(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 serve: $(VENV)/.installed-app

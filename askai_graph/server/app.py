@@ -89,6 +89,7 @@ def create_app(
     @app.post(
         "/api/chat",
         response_model=None,
+        response_class=EventSourceResponse,  # the 200 is text/event-stream, not FastAPI's default JSON
         responses=CHAT_RESPONSES,
         openapi_extra={"requestBody": REQUEST_BODY},
     )

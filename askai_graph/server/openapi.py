@@ -1,8 +1,9 @@
 """What ``/openapi.json`` says about ``POST /api/chat``: the real body, responses and events.
 
-The 200 response is ``text/event-stream``; each event's JSON payload has a schema in
-``components.schemas`` (``StepEvent``, ``TokenEvent``, ``SourcesEvent``, ``DoneEvent``,
-``ErrorEvent``), listed under the media type's ``x-events``. Every refusal is a JSON
+The 200 response is ``text/event-stream``; its schema describes one event, as OpenAPI
+3.1 tools (schemathesis) read a stream: ``event``, ``id`` and ``data``, whose JSON text
+follows ``contentSchema``, one of ``components.schemas`` (``StepEvent``, ``TokenEvent``,
+``SourcesEvent``, ``DoneEvent``, ``ErrorEvent``). Every refusal is a JSON
 ``{"detail"}`` with its status: 400, 408, 413, 415, 422, 429 and 503 (the last two with
 ``Retry-After``).
 """
@@ -85,6 +86,27 @@ EVENT_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
+_EVENTS = [("step", "StepEvent"), ("token", "TokenEvent"), ("sources", "SourcesEvent"), ("done", "DoneEvent"),
+           ("error", "ErrorEvent")]  # fmt: skip
+
+
+def _sse(name: str, schema: str) -> dict[str, Any]:
+    """One SSE event as OpenAPI 3.1 tools read it: its fields, ``data`` holding JSON text."""
+    return {
+        "type": "object",
+        "properties": {
+            "event": {"const": name},
+            "id": {"type": "string", "pattern": "^[1-9][0-9]*$"},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": {"$ref": f"#/components/schemas/{schema}"},
+            },
+        },
+        "required": ["event", "id", "data"],
+    }
+
+
 def _refusal(description: str, *, retry: bool = False) -> dict[str, Any]:
     response: dict[str, Any] = {"description": description, "content": {"application/json": {"schema": _DETAIL}}}
     if retry:
@@ -94,23 +116,9 @@ def _refusal(description: str, *, retry: bool = False) -> dict[str, Any]:
 
 CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
-        "description": "Server-Sent Events: step*, token*, sources?, then done (or a single error). "
-        "Each event's data is JSON; see x-events for the schema of each event name.",
-        "content": {
-            "text/event-stream": {
-                "schema": {"type": "string"},
-                "x-events": {
-                    name: {"$ref": f"#/components/schemas/{schema}"}
-                    for name, schema in (
-                        ("step", "StepEvent"),
-                        ("token", "TokenEvent"),
-                        ("sources", "SourcesEvent"),
-                        ("done", "DoneEvent"),
-                        ("error", "ErrorEvent"),
-                    )
-                },
-            }
-        },
+        "description": "Server-Sent Events: step*, token*, sources?, then done (or a single error). The schema "
+        "describes one event (event name, id, and its data: JSON text whose schema is contentSchema).",
+        "content": {"text/event-stream": {"schema": {"oneOf": [_sse(name, schema) for name, schema in _EVENTS]}}},
     },
     400: _refusal("The body is not UTF-8 JSON (or is nested too deeply, or holds a huge number)."),
     408: _refusal("The body did not arrive within body_timeout_seconds."),
