@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAGRAM_TYPES
@@ -125,6 +125,19 @@ class Settings(BaseSettings):
     token_chars: int = Field(
         24, ge=1, le=4096, description="About how many characters of the answer each SSE `token` event carries."
     )
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _rate_limit_parses(cls, value: str) -> str:
+        """Refuse a rate limit that the ``limits`` notation cannot read, at startup."""
+        if value.strip():
+            from limits import parse_many
+
+            try:
+                parse_many(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not a rate limit like '30/minute' or '30/minute;5/second'") from None
+        return value
 
     def with_overrides(self, overrides: RunOptions | dict[str, Any] | None) -> Settings:
         """Return a copy with the non-``None`` per-run overrides applied."""
