@@ -211,3 +211,13 @@ class SlowAsyncRetriever(BaseRetriever):
     async def _aget_relevant_documents(self, query: str, *, run_manager: Any) -> list[Document]:
         await asyncio.sleep(self.delay)
         return [post(1)]
+
+
+def huge_post(sentences: int = 40_000) -> Document:
+    """A retrieved post of about 4 MB of distinct sentences (CPU-heavy to analyse)."""
+    words = ["alpha", "beta", "gamma", "delta", "retrieval", "cache", "stream", "token", "index", "vector"]
+    text = " ".join(
+        f"Sentence {i} about " + " ".join(words[(i * 7 + j * 3) % len(words)] for j in range(12)) + "."
+        for i in range(sentences)
+    )
+    return Document(page_content=text, metadata={"source_url": f"{SITE}huge", "title": "Huge"})

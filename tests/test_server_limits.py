@@ -12,6 +12,7 @@ import asyncio
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +23,16 @@ from askai_graph import Settings, build_graph
 from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.server import create_app
 from askai_graph.server.serving import uvicorn_config
-from tests.fakes import PASSING, HungRetriever, SlowAsyncRetriever, cited_draft, replies, retriever
+from tests.fakes import (
+    PASSING,
+    FakeRetriever,
+    HungRetriever,
+    SlowAsyncRetriever,
+    cited_draft,
+    huge_post,
+    replies,
+    retriever,
+)
 from tests.live import LiveServer, sse_events
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -229,3 +239,17 @@ def test_a_slow_async_run_is_cancelled_at_the_deadline(settings: Settings) -> No
         assert events[-1][0] == "done" and events[-1][1]["outcome"] == "fallback"
         assert writer.calls == 0
         assert_healthy(base)
+
+
+def test_analysing_a_huge_retrieved_post_does_not_stall_the_event_loop(settings: Settings) -> None:
+    huge = FakeRetriever(documents=[huge_post()], queries=[])
+    graph = build_graph(retriever=huge, settings=settings)  # offline writer and critic
+    with guarded(settings, graph) as base:
+        done: list[Any] = []
+        asker = threading.Thread(target=lambda: done.append(sse_events(base, "How does retrieval cache tokens?", 120)))
+        asker.start()
+        while not huge.queries:  # the run has reached Research; slicing the post comes next
+            time.sleep(0.01)
+        assert_healthy(base)
+        asker.join(120)
+        assert done and done[0][-1][0] == "done"
