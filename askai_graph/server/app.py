@@ -23,7 +23,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.events import Event
-from askai_graph.server.limits import ClientRateLimit, StreamSlots, trusted_hosts
+from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, trusted_hosts
 from askai_graph.server.openapi import CHAT_RESPONSES, REQUEST_BODY, describe_events
 from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_question
 from askai_graph.server.run import StreamingGraph, run_question
@@ -97,6 +97,9 @@ def create_app(
         """Answer ``{"message": ...}`` as Server-Sent Events (step, token, sources, done, error)."""
         try:
             check_content_type(request.headers.get("content-type"))
+            # Full first: refusing costs nothing and, unlike a 429, uses none of the client's quota.
+            if slots.full():
+                return _busy(settings)
             wait = await rate_limit.admit(request.client.host if request.client else "unknown")
             if wait is not None:
                 return _refused(429, f"rate limit of {settings.rate_limit} per client reached; retry later", wait)
@@ -105,9 +108,9 @@ def create_app(
             return JSONResponse({"detail": exc.message}, status_code=exc.status)
         except ClientGone:
             return Response(status_code=400)
-        if not slots.try_acquire():
-            return _refused(503, "the server is answering as many questions as it can; retry shortly",
-                            settings.retry_after_seconds)  # fmt: skip
+        slot = slots.try_acquire()
+        if slot is None:
+            return _busy(settings)
         run = run_question(
             question,
             graph=graph,
@@ -116,8 +119,8 @@ def create_app(
             deadline_seconds=settings.request_timeout_seconds,
         )
         return _SlotResponse(
-            slots,
-            _framed(run),
+            slot,
+            _framed(run, slot),
             ping=settings.heartbeat_seconds,
             ping_message_factory=lambda: ServerSentEvent(comment="ping", sep=SEP),
             sep=SEP,
@@ -127,6 +130,11 @@ def create_app(
     return app
 
 
+def _busy(settings: Settings) -> JSONResponse:
+    detail = "the server is answering as many questions as it can; retry shortly"
+    return _refused(503, detail, settings.retry_after_seconds)
+
+
 def _refused(status: int, detail: str, retry_after: int) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=status, headers={"Retry-After": str(retry_after)})
 
@@ -134,18 +142,18 @@ def _refused(status: int, detail: str, retry_after: int) -> JSONResponse:
 class _SlotResponse(EventSourceResponse):
     """An SSE response that gives its stream slot back however the response ends."""
 
-    def __init__(self, slots: StreamSlots, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, slot: Slot, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._slots = slots
+        self._slot = slot
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
         finally:
-            self._slots.release()
+            self._slot.release()  # the stream never started, or ended without its generator closing
 
 
-async def _framed(run: AsyncGenerator[Event, None]) -> AsyncIterator[ServerSentEvent]:
+async def _framed(run: AsyncGenerator[Event, None], slot: Slot) -> AsyncIterator[ServerSentEvent]:
     """Give every event a JSON body and an ``id`` (1, 2, 3... within the stream)."""
     counter = itertools.count(1)
     try:
@@ -153,6 +161,9 @@ async def _framed(run: AsyncGenerator[Event, None]) -> AsyncIterator[ServerSentE
             data_json = json.dumps(data, ensure_ascii=False)
             yield ServerSentEvent(event=name, data=data_json, id=str(next(counter)), sep=SEP)
     finally:
+        # The answer is out: free the slot now, before the response's own teardown, so a
+        # client asking again on the same connection is never refused by its own stream.
+        slot.release()
         # Closing the inner generator runs its ``finally``, which cancels the graph task.
         await run.aclose()
 

@@ -23,6 +23,20 @@ from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 
+class Slot:
+    """One admitted answer's place; releasing it twice is harmless."""
+
+    def __init__(self, slots: StreamSlots) -> None:
+        """Hold a place in ``slots`` (already counted)."""
+        self._slots: StreamSlots | None = slots
+
+    def release(self) -> None:
+        """Give the place back (once)."""
+        if self._slots is not None:
+            self._slots.in_use -= 1
+            self._slots = None
+
+
 @dataclass
 class StreamSlots:
     """A non-blocking counter of answers in flight."""
@@ -32,16 +46,16 @@ class StreamSlots:
     in_use: int = field(default=0, init=False)
     """Answers in flight now."""
 
-    def try_acquire(self) -> bool:
-        """Take a slot if one is free; never wait."""
-        if self.in_use >= self.capacity:
-            return False
-        self.in_use += 1
-        return True
+    def full(self) -> bool:
+        """Say whether a new answer would be refused."""
+        return self.in_use >= self.capacity
 
-    def release(self) -> None:
-        """Give a slot back."""
-        self.in_use = max(0, self.in_use - 1)
+    def try_acquire(self) -> Slot | None:
+        """Take a slot if one is free; never wait."""
+        if self.full():
+            return None
+        self.in_use += 1
+        return Slot(self)
 
 
 class ClientRateLimit:
