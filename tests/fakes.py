@@ -221,3 +221,32 @@ def huge_post(sentences: int = 40_000) -> Document:
         for i in range(sentences)
     )
     return Document(page_content=text, metadata={"source_url": f"{SITE}huge", "title": "Huge"})
+
+
+def ungated_graph(answer: str, sources: list[Any] | None = None) -> Any:
+    """A compiled LangGraph that returns ``answer`` (and ``sources``) as accepted, with no gate.
+
+    Only for testing the widget's own defences: what it does with an answer the gates
+    never saw (the real graph would refuse it).
+    """
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    class State(TypedDict, total=False):
+        question: str
+        answer: str
+        outcome: str
+        attempts: int
+        gates: dict[str, str]
+        sources: list[Any]
+
+    def accept(state: State) -> State:
+        passed = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
+        return {"answer": answer, "outcome": "accepted", "attempts": 1, "gates": passed, "sources": sources or []}
+
+    builder = StateGraph(State)
+    builder.add_node("accept", accept)
+    builder.add_edge(START, "accept")
+    builder.add_edge("accept", END)
+    return builder.compile()

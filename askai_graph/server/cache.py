@@ -144,6 +144,8 @@ def _unit(vector: Sequence[float]) -> np.ndarray[Any, Any] | None:
 class Probe:
     """One cache lookup: what to store the answer under, and the hit, if any."""
 
+    question: str
+    """The question looked up (the standalone one, on a thread): the entry is stored for it."""
     key: str
     """The question's ``loose_key``."""
     vector: list[float] | None
@@ -158,6 +160,7 @@ SERVING_SETTINGS = frozenset(
     | {"cache_enabled", "cache_size", "cache_threshold", "timeout", "max_retries"}
     | {"header_timeout_seconds", "body_timeout_seconds", "max_header_bytes", "max_connections", "max_streams"}
     | {"rate_limit", "trusted_proxies", "request_timeout_seconds", "retry_after_seconds"}
+    | {"cors_origins", "database_url", "thread_ttl_hours", "thread_lease_seconds"}
 )
 
 
@@ -228,22 +231,22 @@ class SemanticCache:
         """
         key = loose_key(question)
         if not key:
-            return Probe(key="", vector=None, hit=None)
+            return Probe(question=question, key="", vector=None, hit=None)
         try:
             found = await self.store.get(self.namespace, key)
         except Exception:
             logger.exception("answer cache: lookup failed; treating as a miss")
-            return Probe(key=key, vector=None, hit=None)
+            return Probe(question=question, key=key, vector=None, hit=None)
         if found is not None and contrast(question, found.question) is None:
-            return Probe(key=key, vector=None, hit=found)
+            return Probe(question=question, key=key, vector=None, hit=found)
         if self.embeddings is None:
-            return Probe(key=key, vector=None, hit=None)
+            return Probe(question=question, key=key, vector=None, hit=None)
         try:
             vector = await self.embeddings.aembed_query(question)
             near = await self.store.nearest(self.namespace, vector)
         except Exception:
             logger.exception("answer cache: similarity lookup failed; treating as a miss")
-            return Probe(key=key, vector=None, hit=None)
+            return Probe(question=question, key=key, vector=None, hit=None)
         hit = None
         if near is not None and near[0] >= self.threshold:
             reason = contrast(question, near[1].question, allow_synonyms=True)
@@ -251,14 +254,14 @@ class SemanticCache:
                 hit = near[1]
             else:
                 logger.debug("answer cache: similar question refused (%s)", reason)
-        return Probe(key=key, vector=vector, hit=hit)
+        return Probe(question=question, key=key, vector=vector, hit=hit)
 
     async def remember(self, probe: Probe, final: Mapping[str, Any]) -> bool:
         """Store a finished run's answer if its outcome is ``accepted``; say whether it was stored."""
         if final.get("outcome") != "accepted" or not probe.key or not final.get("answer"):
             return False
         entry = CachedAnswer(
-            question=str(final["question"]), answer=final["answer"], outcome="accepted", gates=dict(final["gates"])
+            question=probe.question, answer=final["answer"], outcome="accepted", gates=dict(final["gates"])
         )
         try:
             await self.store.add(self.namespace, probe.key, entry, probe.vector)

@@ -4,8 +4,8 @@ The 200 response is ``text/event-stream``; its schema describes one event, as Op
 3.1 tools (schemathesis) read a stream: ``event``, ``id`` and ``data``, whose JSON text
 follows ``contentSchema``, one of ``components.schemas`` (``StepEvent``, ``TokenEvent``,
 ``SourcesEvent``, ``DoneEvent``, ``ErrorEvent``). Every refusal is a JSON
-``{"detail"}`` with its status: 400, 408, 413, 415, 422, 429 and 503 (the last two with
-``Retry-After``).
+``{"detail"}`` with its status: 400, 404, 408, 409, 413, 415, 422, 429 and 503 (the last
+two with ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,13 @@ REQUEST_BODY: dict[str, Any] = {
                         "pattern": r"\S",
                         "description": "The question; at most max_question_chars (2000) characters after "
                         "decoding and stripping. The whole body is at most max_body_bytes (32768) bytes.",
-                    }
+                    },
+                    "thread_id": {
+                        "type": ["string", "null"],
+                        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+                        "description": "Continue this conversation (the lower-case UUID4 a done event carried); "
+                        "absent or null starts a new one.",
+                    },
                 },
                 "required": ["message"],
                 "additionalProperties": False,
@@ -74,6 +80,8 @@ EVENT_SCHEMAS: dict[str, dict[str, Any]] = {
             "attempts": {"type": "integer", "minimum": 0},
             "cached": {"type": "boolean"},
             "gates": {"type": "object", "additionalProperties": _GATE},
+            "thread_id": {"type": "string", "description": "The conversation; send it back to ask a follow-up."},
+            "run_id": {"type": "string", "description": "This answer's id."},
         },
         "required": ["outcome", "attempts", "cached", "gates"],
     },
@@ -123,6 +131,8 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: _refusal("The body is not UTF-8 JSON (or is nested too deeply, or holds a huge number)."),
     408: _refusal("The body did not arrive within body_timeout_seconds."),
     413: _refusal("The body is larger than max_body_bytes."),
+    404: _refusal("thread_id names no conversation this server knows (or it expired)."),
+    409: _refusal("thread_id names a conversation whose previous answer is still streaming."),
     415: _refusal("Content-Type is not application/json (UTF-8)."),
     422: _refusal("The JSON is not {\"message\": non-empty string within max_question_chars}, or has other fields."),
     429: _refusal("This client asked more than rate_limit questions.", retry=True),

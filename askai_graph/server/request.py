@@ -15,11 +15,12 @@ is never started for it. In the order checked:
        deeper than ``MAX_DEPTH`` or holds a number of more than ``MAX_DIGITS`` digits
        (or NaN/Infinity, which JSON does not have).
 422    The JSON is not an object; ``message`` is missing or not a string; the object
-       has fields other than ``message`` (unknown fields are *rejected*, so a typo or
-       an unsupported option such as ``max_attempts`` is never silently ignored);
-       ``message`` is empty or whitespace only, holds unpaired surrogates, or is
-       longer than ``max_question_chars`` characters after decoding and cleaning
-       (422, not 413: the body was small enough, the value is what is invalid).
+       has fields other than ``message`` and ``thread_id`` (unknown fields are
+       *rejected*, so a typo or an unsupported option such as ``max_attempts`` is never
+       silently ignored); ``message`` is empty or whitespace only, holds unpaired
+       surrogates, or is longer than ``max_question_chars`` characters after decoding
+       and cleaning (422, not 413: the body was small enough, the value is what is
+       invalid); ``thread_id`` is present but not an id of the form the server issues.
        Cleaning (``questions.clean_question``) removes invisible characters, applies
        NFKC and collapses whitespace: the graph answers what the reader sees.
 =====  =============================================================================
@@ -35,16 +36,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
 
 from askai_graph.server.questions import clean_question
 from askai_graph.settings import Settings
+from askai_graph.threads import THREAD_ID_FORMAT, is_thread_id
 
 logger = logging.getLogger(__name__)
 
-ALLOWED_FIELDS = frozenset({"message"})
+ALLOWED_FIELDS = frozenset({"message", "thread_id"})
 MAX_DEPTH = 32
 """Deepest nesting of arrays and objects accepted in a body."""
 MAX_DIGITS = 100
@@ -158,8 +161,18 @@ def decode_json(body: bytes) -> Any:
         raise BadRequest(400, f"request body is not valid JSON ({exc})") from None
 
 
-def parse_question(body: bytes, settings: Settings) -> str:
-    """Return the cleaned question from a JSON body, or raise ``BadRequest``."""
+@dataclass(frozen=True)
+class ChatRequest:
+    """A checked ``POST /api/chat`` body."""
+
+    question: str
+    """The cleaned question (see ``questions.clean_question``)."""
+    thread_id: str | None
+    """The conversation to continue; ``None`` starts a new one."""
+
+
+def parse_chat(body: bytes, settings: Settings) -> ChatRequest:
+    """Return the checked request from a JSON body, or raise ``BadRequest``."""
     payload = decode_json(body)
     if not isinstance(payload, dict):
         raise BadRequest(422, f'request body must be a JSON object like {{"message": "..."}}, not {json_type(payload)}')
@@ -168,7 +181,7 @@ def parse_question(body: bytes, settings: Settings) -> str:
     unknown = sorted(set(payload) - ALLOWED_FIELDS)
     if unknown:
         names = ", ".join(f"'{name}'" for name in unknown)
-        raise BadRequest(422, f"unknown field(s) {names}: only 'message' is accepted")
+        raise BadRequest(422, f"unknown field(s) {names}: only 'message' and 'thread_id' are accepted")
     message = payload["message"]
     if not isinstance(message, str):
         raise BadRequest(422, f"'message' must be a string, not {json_type(message)}")
@@ -181,11 +194,14 @@ def parse_question(body: bytes, settings: Settings) -> str:
         raise BadRequest(422, "'message' is empty")
     if len(question) > settings.max_question_chars:
         raise BadRequest(422, f"'message' is {len(question)} characters; the limit is {settings.max_question_chars}")
-    return question
+    thread_id = payload.get("thread_id")
+    if thread_id is not None and not is_thread_id(thread_id):
+        raise BadRequest(422, f"'thread_id' must be an id this server issued ({THREAD_ID_FORMAT})")
+    return ChatRequest(question=question, thread_id=thread_id)
 
 
-async def read_question(request: Request, settings: Settings) -> str:
-    """Check headers, read the bounded body and return the question (see module docstring)."""
+async def read_chat(request: Request, settings: Settings) -> ChatRequest:
+    """Check headers, read the bounded body and return the request (see module docstring)."""
     check_content_type(request.headers.get("content-type"))
     body = await read_body(request, settings.max_body_bytes, settings.body_timeout_seconds)
-    return parse_question(body, settings)
+    return parse_chat(body, settings)

@@ -59,7 +59,7 @@ def uvicorn_config(app: Any, settings: Settings, *, parser: str = "auto", log_le
         app,
         http=guarded_protocol(limits, parser),
         ws="none",
-        lifespan="off",
+        lifespan="on",  # the threads database opens for the app's lifetime
         proxy_headers=False,
         # h11 has its own head limit; ours answers first with a clear 431.
         h11_max_incomplete_event_size=settings.max_header_bytes + 1024,
