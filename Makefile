@@ -43,6 +43,9 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# Defined before the rules that list it: make expands prerequisites as it reads them.
+WEB_DEPS := web/node_modules/.installed
+
 # schemathesis (checks the live server against its own /openapi.json) lives in a venv of
 # its own: its hypothesis and jsonschema-rs pins clash with the dev extra's.
 SCHEMATHESIS := $(VENV)/tools/schemathesis/bin/schemathesis
@@ -68,7 +71,6 @@ diagram: $(VENV)/.installed-test
 # `askai serve` needs no Node. `make web` rebuilds it from the pinned lock file; a test
 # fails when the committed build is older than web/'s sources. The tests also need
 # web/node_modules (axe-core).
-WEB_DEPS := web/node_modules/.installed
 $(WEB_DEPS): web/package.json web/package-lock.json
 	@if ! command -v npm >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

@@ -168,8 +168,9 @@ def chat(args: argparse.Namespace, settings: Settings) -> int:
 def serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the HTTP API with uvicorn, every limit set (see ``askai_graph.server.serving``).
 
-    The port is bound before the corpus loads, so a conflict is reported at once, and
-    the address actually bound (``--port 0`` picks a free port) is printed first.
+    The threads database is opened and the port bound before the corpus loads, so
+    either problem is reported at once, and the address actually bound (``--port 0``
+    picks a free port) is printed first.
     """
     import uvicorn
 
@@ -180,6 +181,9 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     port = settings.port if args.port is None else args.port
     if not 0 <= port <= 65535:
         raise UsageError(f"--port must be between 0 and 65535 (got {port})")
+    settings = settings.model_copy(update={"database_url": threads_url(settings)})
+    with open_checkpointer(settings.database_url or ""):
+        pass  # fail now, in one line, if the threads database cannot be opened (and create its tables)
     try:
         sock = bind(host, port)
     except BindError as exc:
@@ -191,9 +195,6 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     from askai_graph.server import create_app
 
     try:
-        settings = settings.model_copy(update={"database_url": threads_url(settings)})
-        with open_checkpointer(settings.database_url or ""):
-            pass  # fail now, in one line, if the threads database cannot be opened (and create its tables)
         app = create_app(settings=settings)
     except BaseException:
         sock.close()

@@ -22,7 +22,9 @@ ASKAI = [sys.executable, "-m", "askai_graph"]
 
 def env(index_cache: Path, **extra: str) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("ASKAI_")}
-    return {**base, "ASKAI_INDEX_CACHE_DIR": str(index_cache), **extra}
+    # Threads in a database of this test's own, never the user's data folder.
+    threads = f"sqlite:///{index_cache / 'threads-cli-serve.sqlite'}"
+    return {**base, "ASKAI_INDEX_CACHE_DIR": str(index_cache), "ASKAI_DATABASE_URL": threads, **extra}
 
 
 def test_port_0_picks_a_free_port_prints_it_and_serves_there(index_cache: Path) -> None:
