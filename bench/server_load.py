@@ -27,7 +27,8 @@ cache-hit p50 time to first byte (the first SSE event: a hit streams tokens at o
 client's own CPU share, and the ratios to the bare ceiling measured in the same run.
 
 The overload phase runs ``--capacity`` users (the server at capacity, nothing refused:
-the baseline), then 3x as many, against ``askai+limits``. A refused user (503 or 429)
+the baseline) and 3x as many against ``askai+limits``, in three alternating rounds whose
+samples are pooled per level (background load on a shared machine drifts). A refused user (503 or 429)
 waits ``--retry-pause`` (50 ms) and asks again (far sooner than ``Retry-After``, to keep
 the pressure on). It
 prints answers/s, the share of requests refused with 503 and with 429, and the p99 time
@@ -328,11 +329,32 @@ def report(name: str, result: Result) -> str:
     )
 
 
+ROUNDS = 3
+
+
+def merge(into: Result, result: Result) -> None:
+    """Pool ``result``'s samples and counts into ``into``."""
+    into.seconds += result.seconds
+    into.answers += result.answers
+    into.errors += result.errors
+    into.first_event += result.first_event
+    into.first_token += result.first_token
+    into.outcomes.update(result.outcomes)
+    into.refused.update(result.refused)
+    into.cached += result.cached
+    into.client_cpu = max(into.client_cpu, result.client_cpu)
+
+
 async def overload(base: str, capacity: int, seconds: float, rate: str) -> None:
     """Offer 1x then 3x the stream capacity; compare admitted first-token p99 (see module docstring)."""
-    at_capacity = await load(base, MIXED, capacity, seconds, distinct=True)
-    over = await load(base, MIXED, 3 * capacity, seconds, distinct=True)
-    print(f"\noverload: max_streams {capacity}, rate limit {rate} per client, {seconds:g} s per level")
+    # Alternate the levels and pool each one's samples: on a shared machine, background
+    # load drifts, and measuring one level after the other would bias the ratio.
+    at_capacity, over = Result(), Result()
+    for _ in range(ROUNDS):
+        for pooled, users in ((at_capacity, capacity), (over, 3 * capacity)):
+            merge(pooled, await load(base, MIXED, users, seconds / ROUNDS, distinct=True))
+    print(f"\noverload: max_streams {capacity}, rate limit {rate} per client, {seconds:g} s per level"
+          f" in {ROUNDS} alternating rounds")  # fmt: skip
     for name, result in (("1x capacity (baseline)", at_capacity), ("3x capacity", over)):
         sent = result.answers + result.errors + sum(result.refused.values())
         share = {status: result.refused[status] / sent if sent else 0.0 for status in (503, 429)}
@@ -406,7 +428,7 @@ def main() -> None:
             if "load" in phases:
                 asyncio.run(run(levels, args.seconds, bases))
             if "overload" in phases:
-                asyncio.run(overload(bases["askai+limits"], args.capacity, max(args.seconds, 6.0), args.rate))
+                asyncio.run(overload(bases["askai+limits"], args.capacity, max(args.seconds, 9.0), args.rate))
         finally:
             for process, _ in servers.values():
                 process.terminate()
