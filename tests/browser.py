@@ -39,9 +39,13 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the whole session."""
+    """One headless Chromium per test module.
+
+    Not per session: Playwright's sync API keeps an event loop running in the main thread
+    while it is open, so any later test calling ``asyncio.run`` would fail.
+    """
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

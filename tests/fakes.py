@@ -70,13 +70,16 @@ class ScriptedChatModel(BaseChatModel):
     """Answers with its scripted replies in turn, then repeats the last; counts calls.
 
     ``delay`` makes each call slow (for disconnect tests); an ``Exception`` in the
-    script is raised instead of answered (for provider-fault tests).
+    script is raised instead of answered (for provider-fault tests); ``rendezvous`` (an
+    ``asyncio.Barrier``) makes each async call wait until that many calls are in flight
+    at once, failing after 10 s (for concurrency tests that need no clock).
     """
 
     script: list[Any]
     calls: int = 0
     delay: float = 0.0
     prompts: list[str] = []
+    rendezvous: Any = None
 
     @property
     def _llm_type(self) -> str:
@@ -103,6 +106,8 @@ class ScriptedChatModel(BaseChatModel):
     ) -> ChatResult:
         if self.delay:
             await asyncio.sleep(self.delay)
+        if self.rendezvous is not None:
+            await asyncio.wait_for(self.rendezvous.wait(), 10)
         return self._next(messages)
 
 
