@@ -8,7 +8,6 @@ from typing import Any
 
 from askai_graph.catalog import is_catalog_question
 from askai_graph.condensing import recent_turns
-from askai_graph.evidence import evidence_slice
 from askai_graph.settings import Settings
 from askai_graph.state import researched_question
 from askai_graph.writing import DraftRequest, Writer
@@ -31,8 +30,7 @@ def draft_request(state: Mapping[str, Any], settings: Settings) -> DraftRequest:
         search_results=results,
         feedback=feedback,
         catalog=is_catalog_question(question),
-        # A model's context is finite: it gets the most relevant sentences per post.
-        evidence=evidence_slice(question, "", results, settings.writer_evidence_chars),
+        evidence_chars=settings.writer_evidence_chars,
         history=recent_turns(state.get("history") or [], settings.history_prompt_turns),
     )
 
