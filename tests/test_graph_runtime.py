@@ -32,7 +32,8 @@ def test_a_run_resolves_its_settings_once(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_per_run_settings_reach_routers_and_nodes_in_async_runs() -> None:
-    graph = build_graph(writer=replies("See [elsewhere](https://evil.example/x)."), critic=replies(PASSING), retriever=retriever(1))
+    unknown_link = replies("See [elsewhere](https://evil.example/x).")
+    graph = build_graph(writer=unknown_link, critic=replies(PASSING), retriever=retriever(1))
     final = asyncio.run(graph.ainvoke({"question": QUESTION}, context={"max_attempts": 1}))
     assert (final["outcome"], final["attempts"]) == ("fallback", 1)
 
