@@ -8,14 +8,11 @@ Routers (``edges.py``) and nodes both call these, so a rule lives in exactly one
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from askai_graph.catalog import is_catalog_question
 from askai_graph.critique import Critique
 from askai_graph.evidence import SearchResult
 from askai_graph.settings import Settings
-from askai_graph.state import GateStatus, ReviewFailure, Source, researched_question
+from askai_graph.state import AskState, GateStatus, ReviewFailure, Source, researched_question
 from askai_graph.validation import ValidationReport
 
 LOW_CONFIDENCE = "low_confidence"
@@ -57,24 +54,24 @@ def review_failures(critique: Critique, settings: Settings) -> list[ReviewFailur
     return failures
 
 
-def cited_post_urls(state: Mapping[str, Any]) -> list[str]:
+def cited_post_urls(state: AskState) -> list[str]:
     """Return the distinct retrieved post URLs the latest draft links to (per Validation)."""
     report: ValidationReport | None = state.get("validation")
     return list(report.cited_urls) if report is not None else []
 
 
-def validation_passed(state: Mapping[str, Any]) -> bool:
+def validation_passed(state: AskState) -> bool:
     """Whether the latest draft was validated and passed (missing = failed: fail closed)."""
     report = state.get("validation")
     return report is not None and report.ok
 
 
-def critic_passed(state: Mapping[str, Any]) -> bool:
+def critic_passed(state: AskState) -> bool:
     """Whether the latest draft was reviewed and passed every threshold (missing = failed)."""
     return state.get("critique") is not None and not state.get("review_failures")
 
 
-def is_early_catalog_acceptance(state: Mapping[str, Any], settings: Settings) -> bool:
+def is_early_catalog_acceptance(state: AskState, settings: Settings) -> bool:
     """Whether a catalog answer may stop now although the Critic did not fully pass.
 
     Requires: a catalog question, Validation passed, a parsed (not malformed) review whose
@@ -90,7 +87,7 @@ def is_early_catalog_acceptance(state: Mapping[str, Any], settings: Settings) ->
     return len(cited_post_urls(state)) >= settings.catalog_min_sources
 
 
-def should_expose_retrieved_links(state: Mapping[str, Any]) -> bool:
+def should_expose_retrieved_links(state: AskState) -> bool:
     """Return whether source cards may be shown: the Source Gate rule, exactly.
 
     Results exist AND no Validation failure AND no Critic failure, where low confidence
@@ -99,7 +96,7 @@ def should_expose_retrieved_links(state: Mapping[str, Any]) -> bool:
     return bool(state.get("search_results")) and validation_passed(state) and critic_passed(state)
 
 
-def gate_statuses(state: Mapping[str, Any]) -> dict[str, GateStatus]:
+def gate_statuses(state: AskState) -> dict[str, GateStatus]:
     """Say which gate the final draft passed, failed or never reached."""
     retrieval: GateStatus = "passed" if state.get("search_results") else "failed"
     validation: GateStatus = (
@@ -110,7 +107,7 @@ def gate_statuses(state: Mapping[str, Any]) -> dict[str, GateStatus]:
     return {"retrieval": retrieval, "validation": validation, "critic": critic}
 
 
-def display_sources(state: Mapping[str, Any]) -> list[Source]:
+def display_sources(state: AskState) -> list[Source]:
     """Return the source cards: retrieved posts deduplicated by URL, cited posts first."""
     results: list[SearchResult] = state.get("search_results", [])
     by_url: dict[str, SearchResult] = {}

@@ -56,7 +56,7 @@ def build_graph(
     critic: BaseChatModel | Reviewer | None = None,
     retriever: BaseRetriever | None = None,
     settings: Settings | None = None,
-    checkpointer: BaseCheckpointSaver | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
 ) -> CompiledStateGraph[AskState, RunOptions, InputState, AskState]:
     """Build and compile the Ask AI graph.
 

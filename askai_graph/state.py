@@ -8,7 +8,7 @@ over, and everything else, which belongs to one question and is reset by
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any, Literal, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
@@ -135,7 +135,7 @@ def new_turn_state() -> dict[str, Any]:
     }
 
 
-def researched_question(state: Mapping[str, Any]) -> str:
+def researched_question(state: AskState) -> str:
     """Return the question Research, Writer, Critic and the catalog rule work on."""
     return str(state.get("standalone_question") or state["question"])
 

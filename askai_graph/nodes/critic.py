@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from typing import Any
 
 from askai_graph.condensing import recent_turns
@@ -11,12 +10,12 @@ from askai_graph.critique import MalformedReview, parse_critique
 from askai_graph.gates import review_failures
 from askai_graph.reviewing import Reviewer, ReviewRequest, evidence_slice
 from askai_graph.settings import Settings
-from askai_graph.state import ReviewFailure, researched_question
+from askai_graph.state import AskState, ReviewFailure, researched_question
 
 logger = logging.getLogger(__name__)
 
 
-def review_request(state: Mapping[str, Any], settings: Settings) -> ReviewRequest:
+def review_request(state: AskState, settings: Settings) -> ReviewRequest:
     """Build the Critic's request: the standalone question, a bounded slice of evidence and history."""
     draft = state.get("draft", "")
     question = researched_question(state)
@@ -50,7 +49,7 @@ class Critic:
         """Use ``reviewer`` for every review."""
         self.reviewer = reviewer
 
-    def __call__(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review synchronously."""
         try:
             reply = self.reviewer.review(review_request(state, settings))
@@ -58,7 +57,7 @@ class Critic:
             return _provider_failed(exc)
         return judged(reply, settings)
 
-    async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review asynchronously."""
         try:
             reply = await self.reviewer.areview(review_request(state, settings))

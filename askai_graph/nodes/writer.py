@@ -3,26 +3,26 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from typing import Any
 
 from askai_graph.catalog import is_catalog_question
 from askai_graph.condensing import recent_turns
 from askai_graph.settings import Settings
-from askai_graph.state import researched_question
+from askai_graph.state import AskState, researched_question
 from askai_graph.writing import DraftRequest, Writer
 
 logger = logging.getLogger(__name__)
 
 
-def draft_request(state: Mapping[str, Any], settings: Settings) -> DraftRequest:
+def draft_request(state: AskState, settings: Settings) -> DraftRequest:
     """Build the Writer's request, carrying why the previous draft was rejected."""
     feedback: list[str] = []
-    if state.get("validation") is not None:
-        feedback += [issue.message for issue in state["validation"].errors]
+    report, critique = state.get("validation"), state.get("critique")
+    if report is not None:
+        feedback += [issue.message for issue in report.errors]
     feedback += [failure.message for failure in state.get("review_failures") or []]
-    if state.get("critique") is not None:
-        feedback += [f"Unsupported claim: {claim}" for claim in state["critique"].ungrounded_claims]
+    if critique is not None:
+        feedback += [f"Unsupported claim: {claim}" for claim in critique.ungrounded_claims]
     results = state.get("search_results", [])
     question = researched_question(state)
     return DraftRequest(
@@ -35,7 +35,7 @@ def draft_request(state: Mapping[str, Any], settings: Settings) -> DraftRequest:
     )
 
 
-def _drafted(state: Mapping[str, Any], draft: Any, error: str | None) -> dict[str, Any]:
+def _drafted(state: AskState, draft: Any, error: str | None) -> dict[str, Any]:
     if error is None and not isinstance(draft, str):
         error = f"writer returned {type(draft).__name__}, not text"
     # A new draft invalidates the previous verdicts: the gates must run on it afresh.
@@ -56,7 +56,7 @@ class Draft:
         """Use ``writer`` for every draft."""
         self.writer = writer
 
-    def __call__(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Draft synchronously."""
         try:
             return _drafted(state, self.writer.write(draft_request(state, settings)), None)
@@ -64,7 +64,7 @@ class Draft:
             logger.warning("writer failed: %r", exc)
             return _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")
 
-    async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Draft asynchronously."""
         try:
             return _drafted(state, await self.writer.awrite(draft_request(state, settings)), None)

@@ -22,11 +22,12 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from askai_graph.server import events
 from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
+from askai_graph.state import AskState
 from askai_graph.threads import DURABILITY, record_cached_turn, run_config
 
 logger = logging.getLogger(__name__)
@@ -135,7 +136,7 @@ async def run_question(
                             yield event
                         return
                 if node not in SILENT_NODES:
-                    yield events.step(node, update, {**final, **update})
+                    yield events.step(node, update, cast(AskState, {**final, **update}))
         if not final.get("outcome") or "answer" not in final:
             logger.error("graph run ended without an outcome")
             yield events.error()

@@ -25,7 +25,7 @@ def parse_markdown(lines: Sequence[str]) -> Any:
     """Parse ``lines`` (no terminators) into a mistletoe ``Document``."""
     # Imported on first use: mistletoe's import scans every Unicode code point (~0.1 s),
     # which `askai --help` and a process that never validates should not pay.
-    from mistletoe import Document
+    from mistletoe.block_token import Document
 
     # Lines, not a string: mistletoe would split on \x0b, \x1c or \u2028 (as
     # str.splitlines does) where CommonMark sees no line break.
