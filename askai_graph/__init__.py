@@ -7,7 +7,7 @@ the reader unless it was actually retrieved.
 from askai_graph.catalog import is_catalog_question
 from askai_graph.condensing import Condenser, CondenseRequest
 from askai_graph.corpus import Corpus, CorpusError, Post, load_corpus
-from askai_graph.critique import Critique, MalformedReview, parse_critique
+from askai_graph.critique import Critique, MalformedReview, ReviewCode, parse_critique
 from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.gates import should_expose_retrieved_links
 from askai_graph.graph import build_graph
@@ -38,6 +38,7 @@ __all__ = [
     "MalformedReview",
     "Outcome",
     "Post",
+    "ReviewCode",
     "ReviewFailure",
     "ReviewRequest",
     "Reviewer",

@@ -9,13 +9,11 @@ Routers (``edges.py``) and nodes both call these, so a rule lives in exactly one
 from __future__ import annotations
 
 from askai_graph.catalog import is_catalog_question
-from askai_graph.critique import Critique
+from askai_graph.critique import Critique, ReviewCode
 from askai_graph.evidence import SearchResult
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, GateStatus, ReviewFailure, Source, researched_question
 from askai_graph.validation import ValidationReport
-
-LOW_CONFIDENCE = "low_confidence"
 
 
 def review_failures(critique: Critique, settings: Settings) -> list[ReviewFailure]:
@@ -24,30 +22,30 @@ def review_failures(critique: Critique, settings: Settings) -> list[ReviewFailur
     if critique.confidence < settings.min_confidence:
         failures.append(
             ReviewFailure(
-                code=LOW_CONFIDENCE,
+                code=ReviewCode.LOW_CONFIDENCE,
                 message=f"confidence {critique.confidence:.2f} < {settings.min_confidence:.2f}",
             )
         )
     if critique.answer_relevance < settings.min_answer_relevance:
         failures.append(
             ReviewFailure(
-                code="low_relevance",
+                code=ReviewCode.LOW_RELEVANCE,
                 message=f"answer_relevance {critique.answer_relevance:.2f} < {settings.min_answer_relevance:.2f}",
             )
         )
     if critique.intent_alignment < settings.min_intent_alignment:
         failures.append(
             ReviewFailure(
-                code="intent_mismatch",
+                code=ReviewCode.INTENT_MISMATCH,
                 message=f"intent_alignment {critique.intent_alignment:.2f} < {settings.min_intent_alignment:.2f}",
             )
         )
     if critique.drift_detected:
-        failures.append(ReviewFailure(code="drift", message="the draft drifts away from the question"))
+        failures.append(ReviewFailure(code=ReviewCode.DRIFT, message="the draft drifts away from the question"))
     if critique.ungrounded_claims:
         failures.append(
             ReviewFailure(
-                code="ungrounded_claims",
+                code=ReviewCode.UNGROUNDED_CLAIMS,
                 message=f"{len(critique.ungrounded_claims)} claim(s) not supported by the evidence",
             )
         )
@@ -82,7 +80,7 @@ def is_early_catalog_acceptance(state: AskState, settings: Settings) -> bool:
         return False
     if state.get("critique") is None:
         return False
-    if any(failure.code != LOW_CONFIDENCE for failure in state.get("review_failures", [])):
+    if any(failure.code != ReviewCode.LOW_CONFIDENCE for failure in state.get("review_failures", [])):
         return False
     return len(cited_post_urls(state)) >= settings.catalog_min_sources
 

@@ -9,13 +9,10 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
 from askai_graph.condensing import history_block
-from askai_graph.evidence import EvidencePassage, evidence_slice
+from askai_graph.evidence import EvidencePassage
 from askai_graph.prompts import CRITIC_SYSTEM, CRITIC_USER
 from askai_graph.state import Turn
 from askai_graph.writing import format_sources, untrusted
-
-# EvidencePassage and evidence_slice live in evidence.py; re-exported for callers here.
-__all__ = ["ChatModelReviewer", "EvidencePassage", "ReviewRequest", "Reviewer", "evidence_slice", "reviewer_messages"]
 
 
 class ReviewRequest(BaseModel):

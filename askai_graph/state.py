@@ -28,8 +28,8 @@ class ReviewFailure(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     code: str
-    """Stable code: low_confidence, low_relevance, intent_mismatch, drift,
-    ungrounded_claims, malformed_review or provider_error."""
+    """Stable code: a ``ReviewCode`` value (low_confidence, low_relevance, intent_mismatch,
+    drift, ungrounded_claims, malformed_review or provider_error), stored as a plain string."""
     message: str
     """Human-readable detail."""
 

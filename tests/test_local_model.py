@@ -27,6 +27,7 @@ from langchain_core.messages import AIMessageChunk
 
 from askai_graph import ExtractiveWriter, Outcome, Settings, build_graph, parse_critique, should_expose_retrieved_links
 from askai_graph.cli import main
+from askai_graph.evidence import evidence_slice
 from askai_graph.local_model import (
     CHAT_FORMAT,
     MODEL_ALIAS,
@@ -39,7 +40,7 @@ from askai_graph.local_model import (
     server_command,
 )
 from askai_graph.providers import chat_model
-from askai_graph.reviewing import ChatModelReviewer, ReviewRequest, evidence_slice
+from askai_graph.reviewing import ChatModelReviewer, ReviewRequest
 from askai_graph.writing import ChatModelWriter, DraftRequest
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]

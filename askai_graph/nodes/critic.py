@@ -6,9 +6,10 @@ import logging
 from typing import Any
 
 from askai_graph.condensing import recent_turns
-from askai_graph.critique import MalformedReview, parse_critique
+from askai_graph.critique import MalformedReview, ReviewCode, parse_critique
+from askai_graph.evidence import evidence_slice
 from askai_graph.gates import review_failures
-from askai_graph.reviewing import Reviewer, ReviewRequest, evidence_slice
+from askai_graph.reviewing import Reviewer, ReviewRequest
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, ReviewFailure, researched_question
 
@@ -31,14 +32,14 @@ def judged(reply: Any, settings: Settings) -> dict[str, Any]:
     try:
         critique = parse_critique(reply)
     except MalformedReview as exc:
-        failure = ReviewFailure(code="malformed_review", message=f"malformed review: {exc}")
+        failure = ReviewFailure(code=ReviewCode.MALFORMED_REVIEW, message=f"malformed review: {exc}")
         return {"critique": None, "review_failures": [failure], "gaps": []}
     return {"critique": critique, "review_failures": review_failures(critique, settings), "gaps": critique.gaps}
 
 
 def _provider_failed(exc: Exception) -> dict[str, Any]:
     logger.warning("critic failed: %r", exc)
-    failure = ReviewFailure(code="provider_error", message=f"critic failed: {type(exc).__name__}: {exc}")
+    failure = ReviewFailure(code=ReviewCode.PROVIDER_ERROR, message=f"critic failed: {type(exc).__name__}: {exc}")
     return {"critique": None, "review_failures": [failure], "gaps": []}
 
 
