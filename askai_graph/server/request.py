@@ -28,6 +28,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from askai_graph.question import QuestionError, checked_question
 from askai_graph.settings import Settings
 from askai_graph.threads import THREAD_ID_FORMAT, is_thread_id
 
@@ -105,11 +106,10 @@ def parse_chat(body: bytes, settings: Settings) -> ChatRequest:
     message = payload["message"]
     if not isinstance(message, str):
         raise BadRequest(422, f"'message' must be a string, not {json_type(message)}")
-    question = message.strip()
-    if not question:
-        raise BadRequest(422, "'message' is empty")
-    if len(question) > settings.max_question_chars:
-        raise BadRequest(422, f"'message' is {len(question)} characters; the limit is {settings.max_question_chars}")
+    try:
+        question = checked_question(message, settings)
+    except QuestionError as exc:
+        raise BadRequest(422, f"'message' {exc}") from None
     thread_id = payload.get("thread_id")
     if thread_id is not None and not is_thread_id(thread_id):
         raise BadRequest(422, f"'thread_id' must be an id this server issued ({THREAD_ID_FORMAT})")

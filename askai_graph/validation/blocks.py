@@ -98,7 +98,7 @@ class _Scanner(LineCursor):
                 )
         code |= fenced
         return BlockScan(
-            tuple(fences), frozenset(code), frozenset(fenced), frozenset(fence_lines | fenced), tuple(texts)
+            tuple(fences), frozenset(code), frozenset(fence_lines | fenced), tuple(texts)
         )
 
     # -- the tree --
