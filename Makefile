@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 TEST_EXTRAS ?= dev,local
 QUESTION ?= What course articles do you have?
 
-.PHONY: demo test lint typecheck tests serve bench diagram clean
+.PHONY: demo test unit lint typecheck tests serve bench diagram clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "askai-graph needs Python 3.11+; set PYTHON=python3.11")'
@@ -46,6 +46,10 @@ typecheck: $(VENV)/.installed-test
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
 tests: $(VENV)/.installed-test
 	$(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# The unit tests alone (about 10 s; no servers, no network): the loop while editing.
+unit: $(VENV)/.installed-test
+	$(BIN)/pytest -m "not integration" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 serve: $(VENV)/.installed-app
 	$(BIN)/askai serve

@@ -1,6 +1,6 @@
 """CommonMark block structure, reduced to the question "which lines are code?".
 
-mistletoe is not a faithful CommonMark block parser (see PITFALLS.md): it closes a fence
+mistletoe is not a faithful CommonMark block parser: it closes a fence
 on a line like ```` ```foo ```` and never reports an unclosed one. The reader's browser
 renders with a CommonMark/GFM renderer, so the gate needs its own answer to "which lines
 are code, and was every fence closed by a closing fence". This module ports the block

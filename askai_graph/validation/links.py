@@ -2,7 +2,7 @@
 
 mistletoe finds inline links, images, autolinks and reference links (resolved the
 CommonMark way: case-folded labels, first definition wins). Its gaps are covered here
-rather than trusted (PITFALLS.md):
+rather than trusted (see "Traps worth knowing" in ``docs/ARCHITECTURE.md``):
 
 * reference definitions are read from ``Document.footnotes`` (used or not) and, since
   that keeps only the first of duplicate labels, also from definition-shaped lines;

@@ -31,7 +31,7 @@ DEFAULT_MERMAID_DIAGRAM_TYPES: frozenset[str] = frozenset(
         "ishikawa-beta", "ishikawa", "wardley-beta", "treeView-beta",
     }
 )  # fmt: skip
-"""Diagram types of Mermaid 11.14 (the exact allowlist in PITFALLS.md)."""
+"""Diagram types of Mermaid 11.14: an exact allowlist (Mermaid's own detectors match prefixes)."""
 
 _DIRECTIVE = re.compile(r"%%\{.*?\}%%", re.DOTALL)
 _KEYWORD = re.compile(r"[A-Za-z0-9_-]+")
