@@ -25,21 +25,21 @@ from langgraph.runtime import Runtime
 from askai_graph.checkpoints import with_state_types
 from askai_graph.edges import route_after_condense, route_after_critic, route_after_research, route_after_validation
 from askai_graph.nodes.condense import Condense
-from askai_graph.nodes.critic import Critic
+from askai_graph.nodes.critic import Review
 from askai_graph.nodes.finish import accept, accept_early, degrade, fallback
 from askai_graph.nodes.research import Research
 from askai_graph.nodes.source_gate import source_gate
 from askai_graph.nodes.validation import validate
-from askai_graph.nodes.writer import Draft
+from askai_graph.nodes.writer import Write
 from askai_graph.providers import (
-    as_reviewer,
+    as_critic,
     as_writer,
     default_condenser,
+    default_critic,
     default_retriever,
-    default_reviewer,
     default_writer,
 )
-from askai_graph.reviewing import Reviewer
+from askai_graph.reviewing import Critic
 from askai_graph.settings import RunOptions, Settings
 from askai_graph.state import AskState, InputState
 from askai_graph.writing import Writer
@@ -53,7 +53,7 @@ Router = Callable[[AskState, Settings], str]
 def build_graph(
     *,
     writer: BaseChatModel | Writer | None = None,
-    critic: BaseChatModel | Reviewer | None = None,
+    critic: BaseChatModel | Critic | None = None,
     retriever: BaseRetriever | None = None,
     settings: Settings | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
@@ -65,7 +65,7 @@ def build_graph(
             means the configured default (offline extractive writer unless a model is set).
             A chat model Writer also condenses follow-ups into standalone questions (with
             the condensation prompt); otherwise the offline lexical rewrite does.
-        critic: A chat model (wrapped with the Critic prompts) or a ``Reviewer``; ``None``
+        critic: A chat model (wrapped with the Critic prompts) or a ``Critic``; ``None``
             means the configured default (offline lexical critic unless a model is set).
         retriever: Any LangChain retriever whose Documents carry ``source_url``, ``title``
             and optionally ``images`` metadata; ``None`` means BM25 over the corpus.
@@ -79,8 +79,8 @@ def build_graph(
     """
     base = settings or Settings()
     research = Research(retriever if retriever is not None else default_retriever(base))
-    draft = Draft(as_writer(writer) if writer is not None else default_writer(base))
-    review = Critic(as_reviewer(critic) if critic is not None else default_reviewer(base))
+    draft = Write(as_writer(writer) if writer is not None else default_writer(base))
+    review = Review(as_critic(critic) if critic is not None else default_critic(base))
     condense = Condense(default_condenser(base, writer))
 
     # LangGraph validates a run's context into one RunOptions object per run; the run's

@@ -31,7 +31,7 @@ class ReviewRequest(BaseModel):
 
 
 @runtime_checkable
-class Reviewer(Protocol):
+class Critic(Protocol):
     """Anything that reviews a draft and replies with Critique JSON text."""
 
     def review(self, request: ReviewRequest) -> str:
@@ -58,8 +58,8 @@ def reviewer_messages(request: ReviewRequest) -> list[BaseMessage]:
     return [SystemMessage(CRITIC_SYSTEM), HumanMessage(user)]
 
 
-class ChatModelReviewer:
-    """A Reviewer backed by any LangChain chat model, wrapped with the project's prompts."""
+class ChatModelCritic:
+    """A Critic backed by any LangChain chat model, wrapped with the project's prompts."""
 
     def __init__(self, model: BaseChatModel) -> None:
         """Wrap ``model``."""

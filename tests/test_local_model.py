@@ -40,7 +40,7 @@ from askai_graph.local_model import (
     server_command,
 )
 from askai_graph.providers import chat_model
-from askai_graph.reviewing import ChatModelReviewer, ReviewRequest
+from askai_graph.reviewing import ChatModelCritic, ReviewRequest
 from askai_graph.writing import ChatModelWriter, DraftRequest
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -117,7 +117,7 @@ def test_critic_json_mode_yields_a_valid_critique(local: LocalModel, index_cache
     evidence = evidence_slice(QUESTIONS[0], draft, results, 3000)
     request = ReviewRequest(question=QUESTIONS[0], draft=draft, evidence=evidence)
     started = time.monotonic()
-    reply = ChatModelReviewer(chat_model(local.model, settings, json_mode=True)).review(request)
+    reply = ChatModelCritic(chat_model(local.model, settings, json_mode=True)).review(request)
     print(f"\ncritic reply in {time.monotonic() - started:.1f}s: {reply}")
     parse_critique(reply)  # the schema-constrained reply is always a valid Critique
 

@@ -9,7 +9,7 @@ from askai_graph.condensing import recent_turns
 from askai_graph.critique import MalformedReview, ReviewCode, parse_critique
 from askai_graph.evidence import evidence_slice
 from askai_graph.gates import review_failures
-from askai_graph.reviewing import Reviewer, ReviewRequest
+from askai_graph.reviewing import Critic, ReviewRequest
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, ReviewFailure, researched_question
 
@@ -43,17 +43,17 @@ def _provider_failed(exc: Exception) -> dict[str, Any]:
     return {"critique": None, "review_failures": [failure], "gaps": []}
 
 
-class Critic:
-    """Ask the injected Reviewer to review the latest draft."""
+class Review:
+    """The critic node: ask the injected Critic to review the latest draft."""
 
-    def __init__(self, reviewer: Reviewer) -> None:
-        """Use ``reviewer`` for every review."""
-        self.reviewer = reviewer
+    def __init__(self, critic: Critic) -> None:
+        """Use ``critic`` for every review."""
+        self.critic = critic
 
     def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review synchronously."""
         try:
-            reply = self.reviewer.review(review_request(state, settings))
+            reply = self.critic.review(review_request(state, settings))
         except Exception as exc:
             return _provider_failed(exc)
         return judged(reply, settings)
@@ -61,7 +61,7 @@ class Critic:
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review asynchronously."""
         try:
-            reply = await self.reviewer.areview(review_request(state, settings))
+            reply = await self.critic.areview(review_request(state, settings))
         except Exception as exc:
             return _provider_failed(exc)
         return judged(reply, settings)

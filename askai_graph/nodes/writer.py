@@ -49,8 +49,8 @@ def _drafted(state: AskState, draft: Any, error: str | None) -> dict[str, Any]:
     }
 
 
-class Draft:
-    """Ask the injected Writer for a draft."""
+class Write:
+    """The writer node: ask the injected Writer for a draft."""
 
     def __init__(self, writer: Writer) -> None:
         """Use ``writer`` for every draft."""
