@@ -1,7 +1,7 @@
 """Median latency of one offline question through the Ask AI graph vs a bare LangGraph graph.
 
 Run: ``.venv/bin/python bench/graph_overhead.py [--runs N]``. Each round runs every case
-once, in turn (interleaved, in a rotating order), so a slower or faster stretch of the machine hits all cases
+once, in turn (interleaved, in a shuffled order), so a slower or faster stretch of the machine hits all cases
 alike. Printed: medians (ms) and ratios, all from this one run, for
 
 - ``invoke``: sync ``graph.invoke`` of askai-graph vs a bare 6-node linear graph of
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
 import sys
 import tempfile
@@ -80,14 +81,17 @@ def stream_case(graph: Any) -> Callable[[str], Awaitable[None]]:
 async def measure(cases: dict[str, Callable[[str], Awaitable[None]]], runs: int) -> dict[str, float]:
     """Run every case once per round, in turn; return each case's median in ms.
 
-    The order rotates from round to round, so no case always follows the same one (the
-    garbage collector and caches then weigh on every case alike).
+    The order is shuffled every round (seeded), so no case always follows the same one:
+    the garbage a streamed run leaves, and the collection it triggers, land on every
+    case alike.
     """
     samples: dict[str, list[float]] = {name: [] for name in cases}
     names = list(cases)
+    order = random.Random(0)
     for i in range(runs):
         question = QUESTIONS[i % len(QUESTIONS)]
-        for name in names[i % len(names) :] + names[: i % len(names)]:
+        order.shuffle(names)
+        for name in names:
             start = time.perf_counter()
             await cases[name](question)
             samples[name].append(time.perf_counter() - start)
