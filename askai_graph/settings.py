@@ -8,14 +8,17 @@ environment never silently replaces what a caller asked for.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAGRAM_TYPES
+
+_ORIGIN = re.compile(r"https?://[^/\s?#@]+")
 
 
 class Settings(BaseSettings):
@@ -111,6 +114,27 @@ class Settings(BaseSettings):
     token_chars: int = Field(
         24, ge=1, le=4096, description="About how many characters of the answer each SSE `token` event carries."
     )
+    cors_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="Other sites whose pages may call /api/chat from a browser (the embedded widget), comma "
+        "separated, e.g. https://blog.example,https://docs.example; `*` allows any. Empty: same origin only.",
+    )
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        """Accept a comma- or space-separated string; insist on bare origins (no path)."""
+        if isinstance(value, str):
+            value = [part for part in re.split(r"[\s,]+", value) if part]
+        if not isinstance(value, list | tuple):
+            return value
+        origins = []
+        for origin in value:
+            origin = str(origin).rstrip("/")
+            if origin != "*" and not _ORIGIN.fullmatch(origin):
+                raise ValueError(f"{origin!r} is not an origin like https://blog.example or http://127.0.0.1:8000")
+            origins.append(origin)
+        return tuple(origins)
 
     @field_validator("database_url")
     @classmethod

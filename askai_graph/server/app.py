@@ -1,4 +1,4 @@
-"""The FastAPI app: ``POST /api/chat`` as Server-Sent Events, and ``GET /healthz``.
+"""The FastAPI app: ``POST /api/chat`` as Server-Sent Events, ``GET /healthz`` and the widget (``web``).
 
 The endpoint is thin: it checks the request (``request``), resolves its thread, then
 frames the events of ``run.run_question`` as SSE. sse-starlette supplies the heartbeat
@@ -32,6 +32,7 @@ from askai_graph.server.events import Event
 from askai_graph.server.request import BadRequest, read_chat
 from askai_graph.server.run import StreamingGraph, run_question
 from askai_graph.server.threads import ThreadLeases
+from askai_graph.server.web import add_web
 from askai_graph.settings import Settings
 
 SEP = "\n"
@@ -114,6 +115,8 @@ def create_app(
     async def healthz() -> dict[str, Any]:
         """Say the index is loaded and the server is ready."""
         return {"status": "ok", **corpus_info}
+
+    add_web(app, settings)
 
     @app.post("/api/chat", response_model=None, openapi_extra={"requestBody": _BODY_SCHEMA})
     async def chat(request: Request) -> Response:
