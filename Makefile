@@ -9,6 +9,8 @@ BIN := $(VENV)/bin
 # (about 8 minutes on 2 cores; pip caches the wheel afterwards).
 TEST_EXTRAS ?= dev,local
 QUESTION ?= What course articles do you have?
+# Defined before the rules that list it: make expands a rule's prerequisites when it reads it.
+WEB_DEPS := web/node_modules/.installed
 
 .PHONY: demo test unit lint typecheck tests serve bench diagram clean web web-check chromium screenshot
 
@@ -65,7 +67,6 @@ diagram: $(VENV)/.installed-test
 # `askai serve` needs no Node. `make web` rebuilds it from the pinned lock file; a test
 # fails when the committed build is older than web/'s sources. The tests also need
 # web/node_modules (axe-core).
-WEB_DEPS := web/node_modules/.installed
 $(WEB_DEPS): web/package.json web/package-lock.json
 	@if ! command -v npm >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

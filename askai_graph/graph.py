@@ -79,7 +79,7 @@ def build_graph(
     """
     base = settings or Settings()
     research = Research(retriever if retriever is not None else default_retriever(base))
-    draft = Write(as_writer(writer) if writer is not None else default_writer(base))
+    write = Write(as_writer(writer) if writer is not None else default_writer(base))
     review = Review(as_critic(critic) if critic is not None else default_critic(base))
     condense = Condense(default_condenser(base, writer))
 
@@ -129,7 +129,7 @@ def build_graph(
     builder = StateGraph(AskState, context_schema=RunOptions, input_schema=InputState)
     builder.add_node("condense", node("condense", condense, condense.acall))
     builder.add_node("research", node("research", research, research.acall))
-    builder.add_node("writer", node("writer", draft, draft.acall))
+    builder.add_node("writer", node("writer", write, write.acall))
     builder.add_node("validation", node("validation", validate))
     builder.add_node("critic", node("critic", review, review.acall))
     builder.add_node("accept", node("accept", accept))
