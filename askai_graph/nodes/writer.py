@@ -67,6 +67,7 @@ class Write:
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Draft asynchronously."""
         try:
+            # The request is cheap (no evidence slice): the Writer that needs one slices it off the loop.
             return _drafted(state, await self.writer.awrite(draft_request(state, settings)), None)
         except Exception as exc:
             logger.warning("writer failed: %r", exc)
