@@ -9,9 +9,6 @@ BIN := $(VENV)/bin
 # (about 8 minutes on 2 cores; pip caches the wheel afterwards).
 TEST_EXTRAS ?= dev,local
 QUESTION ?= What course articles do you have?
-# Defined before the rules that list it: make expands a rule's prerequisites when it reads it.
-WEB_DEPS := web/node_modules/.installed
-
 .PHONY: demo test unit lint typecheck tests serve bench diagram clean web web-check chromium screenshot
 
 $(BIN)/python:
