@@ -9,6 +9,12 @@ BIN := $(VENV)/bin
 # (about 8 minutes on 2 cores; pip caches the wheel afterwards).
 TEST_EXTRAS ?= dev,local
 QUESTION ?= What course articles do you have?
+# The renderer differential test renders drafts with the Markdown renderers front ends
+# ship (markdown-it, marked, micromark, commonmark.js, Mermaid): pinned npm packages,
+# installed from the committed lock file.
+NPM ?= npm
+RENDERERS := tests/renderers
+NODE_HINT := make test needs Node.js 20+ and npm for the renderer differential test (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)
 
 .PHONY: demo test lint typecheck tests serve bench diagram clean
 
@@ -43,8 +49,14 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+$(RENDERERS)/node_modules/.installed: $(RENDERERS)/package.json $(RENDERERS)/package-lock.json
+	@command -v node >/dev/null 2>&1 && command -v $(NPM) >/dev/null 2>&1 || { echo "$(NODE_HINT)" >&2; exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { echo "Node.js $$(node --version) is too old. $(NODE_HINT)" >&2; exit 1; }
+	cd $(RENDERERS) && $(NPM) ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
-tests: $(VENV)/.installed-test
+tests: $(VENV)/.installed-test $(RENDERERS)/node_modules/.installed
 	$(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 serve: $(VENV)/.installed-app
@@ -58,4 +70,4 @@ diagram: $(VENV)/.installed-test
 	$(BIN)/python -c 'from graphs.ask_ai import graph; print(graph.get_graph().draw_mermaid(), end="")' > graphs/ask_ai.mmd
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .langgraph_api
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .langgraph_api $(RENDERERS)/node_modules
