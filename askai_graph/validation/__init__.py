@@ -23,7 +23,8 @@ where known, the offending URL. The codes (``Code`` in ``codes.py``, all listed 
 ``relative_url``           no scheme: ``/path``, ``//host``, ``#frag``, ``?q``
 ``url_userinfo``           ``https://good@evil``
 ``malformed_url``          whitespace, control/format characters or a backslash in a URL,
-                           or no ``//host`` after the scheme
+                           no ``//host`` after the scheme, or a bare URL with an entity
+                           or escape in its raw text (renderers link it undecoded)
 ``raw_html``               raw HTML outside code (also disallowed tags in Mermaid)
 ``unclosed_mermaid_block`` a Mermaid fence no closing fence ends
 ``unknown_mermaid_type``   first keyword not in the allowlist (or no keyword)
@@ -35,7 +36,10 @@ How it reads a draft (one concept per module):
 * ``blocks`` (with ``cursor``, results in ``structure``): CommonMark's block structure,
   i.e. which lines are fenced or indented code and whether every fence was closed;
 * ``links`` (over ``parsing``): mistletoe's tree, i.e. inline, reference and autolinks,
-  images, reference definitions, bare URLs (``autolinks``) and broken link syntax;
+  images, reference definitions, URLs shown as link text (``autolinks``) and broken
+  link syntax;
+* ``linkify``: bare URLs and e-mail addresses in the raw prose, every way an autolinker
+  (linkify-it, marked, micromark) could read them;
 * ``inline``: CommonMark's first inline pass, i.e. code spans, autolinks, raw HTML;
 * ``fences``: every fence closed, and mistletoe hiding no text as code that
   CommonMark renderers show (compared line by line and code span by code span);
@@ -164,7 +168,7 @@ def _validate(
     for block_text in prose.texts + code_as_prose.texts:
         for found in linkable_urls(block_text):
             if isinstance(found, RawUrl):
-                message = f"Bare URL with an entity or backslash escape (renderers link it undecoded): {found.text}"
+                message = f"Bare URL rejected as written, {found.reason}: {found.text}"
                 issues.append(ValidationIssue(code=Code.MALFORMED_URL.value, message=message, url=found.text))
             else:
                 destinations.append(found)

@@ -19,6 +19,7 @@ a link).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,10 +41,28 @@ _AFTER_DOTS = re.compile(r"[A-Za-z0-9%/&]")
 _EMPHASIS = "_*~"
 # E-mail addresses are found from their "@": local part backwards, domain forwards
 # (linkify-it allows ;:&=+$, in the local part and any letters in the domain).
-_EMAIL_LOCAL = re.compile(r"[\w.+\-;:&=$,!#%'*/?^`{|}~]+$")
+_EMAIL_LOCAL_CHARS = frozenset("_.+-;:&=$,!#%'*/?^`{|}~")
 _EMAIL_DOMAIN = re.compile(r"[\w\-+]+(?:\.[\w\-+]+)+")
 _INTRAWORD_UNDERSCORE = re.compile(r"(?<=[^\W_])_(?=[^\W_])")
+_DELIMITER = re.compile(r"[_*~]")
+_MAX_RUN = 2048
+"""Longer "URLs" are rejected unread: no real citation is that long."""
+_MAX_CUTS = 16
+"""More places a renderer could end one URL than this, and it is rejected unread."""
+_LINK_SCAN = 2048
+"""How far a link destination is looked for; a longer one is not skipped (scanned as text)."""
 _LINK_TAIL = re.compile(r"\]\(")
+# An unescaped bracket or parenthesis: after an even run of backslashes.
+_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*([\[\]])")
+_PARENTHESIS = re.compile(r"(?<!\\)(?:\\\\)*([()])")
+# An inline link's destination (parentheses nested one level: a deeper one is not
+# skipped, so its text is scanned) and optional title, as in CommonMark §6.3.
+_DESTINATION = re.compile(r"[ \t]*\n?[ \t]*(?:<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*)")
+_TITLE = re.compile(
+    r"""(?:[ \t]+\n?|[ \t]*\n)[ \t]*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))[ \t]*\n?[ \t]*"""
+    r"|[ \t]*\n?[ \t]*",
+    re.DOTALL,
+)
 _DEFINITION = re.compile(
     r" {0,3}\[(?!\^)(?=[^\]\n]*[^\s\]])(?:[^\[\]\\\n]|\\.)+\]:[ \t]*\n?[ \t]*(?P<dest><[^<>\n]*>|[^\s<]\S*)"
     r"(?:(?:[ \t]+|[ \t]*\n[ \t]*)(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?[ \t]*(?=\n|$)"
@@ -52,51 +71,80 @@ _DEFINITION = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class RawUrl:
-    """A bare URL whose raw text an autolinker would link undecoded."""
+    """A bare URL the gate will not guess about: rejected as written."""
 
     text: str
     """The raw text, entity references or backslashes included."""
+    reason: str
+    """Why it is rejected."""
 
 
 def linkable_urls(text: str) -> Iterator[Destination | RawUrl]:
     """Yield every URL some autolinker could make live in ``text`` (one block's inline text).
 
     ``text`` is the raw inline source of a paragraph, heading or table, with code spans,
-    autolinks and raw HTML already replaced by ``PLACEHOLDER``.
+    autolinks and raw HTML already replaced by ``PLACEHOLDER``. Linear in ``len(text)``.
     """
-    skip = _inline_link_spans(text) + _leading_definitions(text)
+    skipped = bytearray(len(text))
+    for begin, end in _inline_link_spans(text) + _leading_definitions(text):
+        skipped[begin:end] = b"\x01" * (end - begin)
+    delimiters = dict.fromkeys(_EMPHASIS, 0)
+    counted = 0  # delimiters before this position are in ``delimiters``
     covered: list[tuple[int, int]] = []
     for match in _START.finditer(text):
         start = match.start()
-        if covered and start < covered[-1][1] or _inside(start, skip):
+        if start < counted or skipped[start]:
             continue
+        _count_delimiters(text, counted, start, skipped, delimiters)
         end_match = _RUN_END.search(text, start)
         run = text[start : end_match.start() if end_match else len(text)]
-        covered.append((start, start + len(run)))
-        if _RAW_DIFFERS.search(run):
-            yield RawUrl(run)
+        counted = start + len(run)
+        covered.append((start, counted))
+        if len(run) > _MAX_RUN:
+            yield RawUrl(run[:80] + "...", "too long to tell where a renderer would end it")
             continue
-        for url in _readings(run, _blank(text[:start], skip + covered[:-1])):
+        if _RAW_DIFFERS.search(run):
+            yield RawUrl(run, "an entity or backslash escape (renderers link it undecoded)")
+            continue
+        readings = _readings(run, {char for char, count in delimiters.items() if count % 2})
+        if readings is None:
+            yield RawUrl(run, "too many places a renderer could end it")
+            continue
+        for url in readings:
             if url.lower() in ("http://", "https://", "ftp://", "mailto:", "//", "www."):
                 continue  # a scheme alone: no renderer links it
             if url[:4].lower() == "www.":
                 url = "http://" + url  # the href GFM renderers produce
             yield Destination("link", url, "bare URL")
-    yield from _emails(text, covered, skip)
+    yield from _emails(text, covered, skipped)
 
 
-def _readings(run: str, before: str) -> set[str]:
+def _count_delimiters(text: str, start: int, end: int, skipped: bytearray, counts: dict[str, int]) -> None:
+    """Add the emphasis delimiters of ``text[start:end]`` that may open or close emphasis.
+
+    Not counted: escaped ones, ``_`` inside a word, and those inside inline links.
+    """
+    for found in _DELIMITER.finditer(text, start, end):
+        at = found.start()
+        if skipped[at] or (at and text[at - 1] == "\\"):
+            continue
+        char = found.group()
+        if char == "_" and _INTRAWORD_UNDERSCORE.match(text, at):
+            continue
+        counts[char] += 1
+
+
+def _readings(run: str, open_delimiters: set[str]) -> set[str] | None:
     """Every string a renderer could link from ``run``: GFM, linkify-it, emphasis, tables.
 
-    ``before`` is the block's text before the URL (inline links blanked out): an odd
-    number of delimiters there may leave an opener that a delimiter in the URL closes.
+    A delimiter in ``open_delimiters`` (odd in number before the URL) may close an
+    earlier opener inside the URL. ``None`` when there are too many such places.
     """
     readings = {_gfm_trim(run), _linkify_trim(run)}
-    for position, char in enumerate(run):
-        if position and char in _EMPHASIS and _delimiters(before, char) % 2 == 1:
-            readings.add(_gfm_trim(run[:position]))  # an earlier opener may close here
-        elif char == "|":
-            readings.add(_gfm_trim(run[:position]))  # a table cell ends here
+    cuts = [i for i, char in enumerate(run) if i and (char in open_delimiters or char == "|")]
+    if len(cuts) > _MAX_CUTS:
+        return None
+    readings.update(_gfm_trim(run[:cut]) for cut in cuts)
     return readings
 
 
@@ -110,14 +158,6 @@ def _gfm_trim(run: str) -> str:
         run = trim_url(run).rstrip(";'\"")
         if run == before:
             return run
-
-
-def _delimiters(text: str, char: str) -> int:
-    """Occurrences of ``char`` that may open or close emphasis (not escaped, not ``_`` inside a word)."""
-    count = text.count(char) - text.count("\\" + char)
-    if char == "_":
-        count -= len(_INTRAWORD_UNDERSCORE.findall(text))
-    return count
 
 
 def _linkify_trim(run: str) -> str:
@@ -166,17 +206,22 @@ def _linkify_trim(run: str) -> str:
     return run[:i].rstrip("*")
 
 
-def _emails(text: str, covered: list[tuple[int, int]], skip: list[tuple[int, int]]) -> Iterator[Destination]:
+def _emails(text: str, covered: list[tuple[int, int]], skipped: bytearray) -> Iterator[Destination]:
+    """E-mail addresses outside URL runs and inline links (found from their ``@``)."""
+    starts = [begin for begin, _ in covered]
     start = 0
     while (at := text.find("@", start)) != -1:
         start = at + 1
-        if _inside(at, covered) or _inside(at, skip):
+        run = bisect.bisect_right(starts, at) - 1
+        if skipped[at] or (run >= 0 and at < covered[run][1]):
             continue
-        local = _EMAIL_LOCAL.search(text, max(0, at - 256), at)
+        local = at
+        while local > max(0, at - 256) and (text[local - 1] in _EMAIL_LOCAL_CHARS or text[local - 1].isalnum()):
+            local -= 1
         domain = _EMAIL_DOMAIN.match(text, at + 1)
-        if local is None or domain is None:
+        if local == at or domain is None:
             continue
-        address = text[local.start() : domain.end()].lstrip(".,;:'\"!?*").rstrip(".-_+")
+        address = text[local : domain.end()].lstrip(".,;:'\"!?*").rstrip(".-_+")
         yield Destination("link", "mailto:" + address, "bare e-mail address")
 
 
@@ -194,96 +239,45 @@ def _leading_definitions(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _blank(text: str, spans: list[tuple[int, int]]) -> str:
-    """``text`` with the parts inside ``spans`` removed."""
-    for begin, end in sorted(spans, reverse=True):
-        if begin < len(text):
-            text = text[:begin] + text[end:]
-    return text
-
-
 def _balanced(destination: str) -> bool:
     """Whether a destination's parentheses are balanced (else it is not one, spec §6.3)."""
     depth = 0
-    for position, char in enumerate(destination):
-        if char in "()" and not _escaped(destination, position):
-            depth += 1 if char == "(" else -1
-            if depth < 0:
-                return False
+    for match in _PARENTHESIS.finditer(destination):
+        depth += 1 if match.group(1) == "(" else -1
+        if depth < 0:
+            return False
     return depth == 0
-
-
-def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(begin <= position < end for begin, end in spans)
 
 
 def _inline_link_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``[text](destination "title")``: no renderer autolinks inside them."""
+    openers = _matching_openers(text)
     spans = []
     for tail in _LINK_TAIL.finditer(text):
-        close = _destination_end(text, tail.end())
-        opener = _opening_bracket(text, tail.start())
-        if close is not None and opener is not None:
+        opener = openers.get(tail.start())
+        if opener is not None and (close := _destination_end(text, tail.end())) is not None:
             spans.append((opener, close))
     return spans
 
 
-def _opening_bracket(text: str, closer: int) -> int | None:
-    """The unescaped ``[`` matching the ``]`` at ``closer``, if any."""
-    depth = 0
-    for position in range(closer - 1, -1, -1):
-        char = text[position]
-        if char not in "[]" or _escaped(text, position):
-            continue
-        if char == "]":
-            depth += 1
-        elif depth:
-            depth -= 1
-        else:
-            return position
-    return None
-
-
-def _escaped(text: str, position: int) -> bool:
-    backslashes = 0
-    while position - backslashes - 1 >= 0 and text[position - backslashes - 1] == "\\":
-        backslashes += 1
-    return backslashes % 2 == 1
-
-
-_TITLE = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)", re.DOTALL)
+def _matching_openers(text: str) -> dict[int, int]:
+    """For each unescaped ``]``, the unescaped ``[`` it closes (one pass, with a stack)."""
+    stack: list[int] = []
+    matches = {}
+    for bracket in _BRACKET.finditer(text):
+        if bracket.group(1) == "[":
+            stack.append(bracket.start(1))
+        elif stack:
+            matches[bracket.start(1)] = stack.pop()
+    return matches
 
 
 def _destination_end(text: str, i: int) -> int | None:
     """Parse a link destination and optional title from ``i``; return the index after ``)``."""
-    i = _skip_space(text, i)
-    if text.startswith("<", i):
-        end = text.find(">", i)
-        if end == -1 or "\n" in text[i:end] or "<" in text[i + 1 : end]:
-            return None
-        i = end + 1
-    else:
-        depth = 0
-        while i < len(text) and not text[i].isspace():
-            char = text[i]
-            if char == "\\":
-                i += 2
-                continue
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                if not depth:
-                    break
-                depth -= 1
-            i += 1
-    before_title = i
-    i = _skip_space(text, i)
-    if i > before_title and (title := _TITLE.match(text, i)):
-        i = _skip_space(text, title.end())
-    return i + 1 if text.startswith(")", i) else None
-
-
-def _skip_space(text: str, i: int) -> int:
-    while i < len(text) and text[i] in " \t\n":
-        i += 1
-    return i
+    limit = min(len(text), i + _LINK_SCAN)
+    destination = _DESTINATION.match(text, i, limit)
+    if destination is None:
+        return None
+    title = _TITLE.match(text, destination.end(), limit)
+    end = title.end() if title else destination.end()
+    return end + 1 if text.startswith(")", end) else None
