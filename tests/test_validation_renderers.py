@@ -30,6 +30,7 @@ def mermaid(body: str) -> str:
 REJECTED = [
     # 1. schemes linkify-it links besides http(s)
     ("bare_ftp_url", "Get it at ftp://evil.example/x today.", "disallowed_scheme"),  # linkify, marked
+    ("www_after_a_bracket", "See [x]www.evil.example/x now.", "unknown_citation_url"),  # micromark
     ("bare_protocol_relative_url", "Get it at (//evil.example/x) today.", "relative_url"),  # linkify
     # 2. e-mail addresses
     ("email_with_idn_domain", "Mail ops@bücher.example now.", "disallowed_scheme"),  # linkify
@@ -48,6 +49,8 @@ REJECTED = [
     ("emphasis_opened_earlier", f"_see {WIKI} now_", "unknown_citation_url"),
     # 6. GFM tables mistletoe does not recognise
     ("table_without_outer_pipes", f"a | b\n- | -\n{LINK}|x\n", "unknown_citation_url"),
+    # a stray backtick in link text: marked reads no link, and autolinks the destination
+    ("image_with_a_backtick_in_its_alt_text", "![a di`agram](https://docs.example.com/a.png)", "unknown_citation_url"),
     # 7. Mermaid statements and directives
     ("mermaid_click_after_semicolon", mermaid('graph TD\nA-->B;click B "/relative/path"'), "relative_url"),
 ]  # fmt: skip

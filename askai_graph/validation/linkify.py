@@ -28,9 +28,10 @@ from askai_graph.validation.autolinks import PLACEHOLDER, trim_url
 from askai_graph.validation.urls import Destination
 
 # Schemes anywhere (marked starts a URL even inside a word); "//" where linkify-it takes
-# it as protocol-relative; "www." where GFM lets it start (line start, space, * _ ~ ( ).
+# it as protocol-relative; "www." where GFM lets it start (line start, space, * _ ~ ( )
+# and micromark too (also after [ and ]).
 _START = re.compile(
-    r"(?i)(?:https?|ftp)://|mailto:|(?<![\w.:/\\@-])//(?=[^\s/])|(?<![^\s*_~(" + PLACEHOLDER + r"])www\."
+    r"(?i)(?:https?|ftp)://|mailto:|(?<![\w.:/\\@-])//(?=[^\s/])|(?<![^\s*_~(\[\]" + PLACEHOLDER + r"])www\."
 )
 _RUN_END = re.compile(r"[\s<]")
 _RAW_DIFFERS = re.compile(r"\\|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -255,7 +256,11 @@ def _inline_link_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for tail in _LINK_TAIL.finditer(text):
         opener = openers.get(tail.start())
-        if opener is not None and (close := _destination_end(text, tail.end())) is not None:
+        # A stray backtick in the brackets: marked does not read it as a link (its text,
+        # destination included, is then autolinked), so it is not skipped.
+        if opener is None or "`" in text[opener : tail.start()]:
+            continue
+        if (close := _destination_end(text, tail.end())) is not None:
             spans.append((opener, close))
     return spans
 
