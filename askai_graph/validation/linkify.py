@@ -53,8 +53,8 @@ _MAX_CUTS = 16
 _LINK_SCAN = 2048
 """How far a link destination is looked for; a longer one is not skipped (scanned as text)."""
 _LINK_TAIL = re.compile(r"\]\(")
-# An unescaped bracket or parenthesis: after an even run of backslashes.
-_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*([\[\]])")
+_BRACKET = re.compile(r"[\[\]]")
+# An unescaped parenthesis: after an even run of backslashes.
 _PARENTHESIS = re.compile(r"(?<!\\)(?:\\\\)*([()])")
 # An inline link's destination (parentheses nested one level: a deeper one is not
 # skipped, so its text is scanned) and optional title, as in CommonMark §6.3.
@@ -86,6 +86,9 @@ def linkable_urls(text: str) -> Iterator[Destination | RawUrl]:
     ``text`` is the raw inline source of a paragraph, heading or table, with code spans,
     autolinks and raw HTML already replaced by ``PLACEHOLDER``. Linear in ``len(text)``.
     """
+    lowered = text.lower()
+    if "//" not in text and "www." not in lowered and "mailto:" not in lowered and "@" not in text:
+        return  # nothing any autolinker starts a link from (most paragraphs)
     skipped = bytearray(len(text))
     for begin, end in _inline_link_spans(text) + _leading_definitions(text):
         skipped[begin:end] = b"\x01" * (end - begin)
@@ -252,6 +255,8 @@ def _balanced(destination: str) -> bool:
 
 def _inline_link_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``[text](destination "title")``: no renderer autolinks inside them."""
+    if "](" not in text:
+        return []
     openers = _matching_openers(text)
     spans = []
     for tail in _LINK_TAIL.finditer(text):
@@ -270,11 +275,22 @@ def _matching_openers(text: str) -> dict[int, int]:
     stack: list[int] = []
     matches = {}
     for bracket in _BRACKET.finditer(text):
-        if bracket.group(1) == "[":
-            stack.append(bracket.start(1))
+        at = bracket.start()
+        if at and text[at - 1] == "\\" and _escaped(text, at):
+            continue
+        if bracket.group() == "[":
+            stack.append(at)
         elif stack:
-            matches[bracket.start(1)] = stack.pop()
+            matches[at] = stack.pop()
     return matches
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether an odd run of backslashes precedes ``text[at]``."""
+    run = at
+    while run and text[run - 1] == "\\":
+        run -= 1
+    return (at - run) % 2 == 1
 
 
 def _destination_end(text: str, i: int) -> int | None:

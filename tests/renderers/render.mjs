@@ -33,7 +33,7 @@ const dom = new JSDOM('<!doctype html><html><body></body></html>', { url: 'https
 globalThis.window = dom.window;
 globalThis.document = dom.window.document;
 const { default: mermaid } = await import('mermaid');
-mermaid.initialize({ startOnLoad: false }); // the default securityLevel, "strict"
+mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' }); // as the widget sets it
 
 const commonmarkParser = new commonmark.Parser();
 const commonmarkRenderer = new commonmark.HtmlRenderer();
@@ -96,7 +96,8 @@ function readHtml(html, found, diagrams) {
       }
       if (node.nodeName === 'code' && diagrams) {
         const cls = node.attrs.find((a) => a.name === 'class');
-        if (cls && cls.value.split(/\s+/).includes('language-mermaid')) diagrams.push(textOf(node));
+        // Case-insensitive, as the widget picks Mermaid blocks (```Mermaid is one too).
+        if (cls && cls.value.toLowerCase().split(/\s+/).includes('language-mermaid')) diagrams.push(textOf(node));
       }
     }
     if (node.content) stack.push(node.content); // <template>
@@ -109,11 +110,12 @@ function readHtml(html, found, diagrams) {
 // that holds HTML (Mermaid renders labels as HTML: an <a href> there is live too).
 const LINK_KEY = /link|href|url/i;
 const SKIP_KEY = /config|style|theme|color/i;
+const TARGET_KEY = /target/i; // linkTarget: "_blank" is where a link opens, not a URL
 
 function walkModel(value, key, found, seen, depth) {
   if (value == null || depth > 10) return;
   if (typeof value === 'string') {
-    if (LINK_KEY.test(key)) found.push(['link', value]);
+    if (LINK_KEY.test(key) && !TARGET_KEY.test(key)) found.push(['link', value]);
     if (value.includes('<')) readHtml(value, found, null);
     return;
   }
