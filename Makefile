@@ -14,6 +14,8 @@ QUESTION ?= What course articles do you have?
 # installed from the committed lock file.
 NPM ?= npm
 RENDERERS := tests/renderers
+# Defined before any rule names it: make expands prerequisites as it reads them.
+WEB_DEPS := web/node_modules/.installed
 NODE_HINT := make test needs Node.js 20+ and npm for the renderer differential test (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)
 
 .PHONY: demo test lint typecheck tests serve bench diagram clean web web-check chromium screenshot
@@ -79,7 +81,6 @@ diagram: $(VENV)/.installed-test
 # `askai serve` needs no Node. `make web` rebuilds it from the pinned lock file; a test
 # fails when the committed build is older than web/'s sources. The tests also need
 # web/node_modules (axe-core).
-WEB_DEPS := web/node_modules/.installed
 $(WEB_DEPS): web/package.json web/package-lock.json
 	@if ! command -v npm >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
