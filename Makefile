@@ -14,8 +14,6 @@ QUESTION ?= What course articles do you have?
 # installed from the committed lock file.
 NPM ?= npm
 RENDERERS := tests/renderers
-# Defined before any rule names it: make expands prerequisites as it reads them.
-WEB_DEPS := web/node_modules/.installed
 NODE_HINT := make test needs Node.js 20+ and npm for the renderer differential test (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)
 
 .PHONY: demo test lint typecheck tests serve bench diagram clean web web-check chromium screenshot
@@ -63,8 +61,18 @@ $(RENDERERS)/node_modules/.installed: $(RENDERERS)/package.json $(RENDERERS)/pac
 	cd $(RENDERERS) && $(NPM) ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# Defined before the rules that list it: make expands prerequisites as it reads them.
+WEB_DEPS := web/node_modules/.installed
+
+# schemathesis (checks the live server against its own /openapi.json) lives in a venv of
+# its own: its hypothesis and jsonschema-rs pins clash with the dev extra's.
+SCHEMATHESIS := $(VENV)/tools/schemathesis/bin/schemathesis
+$(SCHEMATHESIS): | $(BIN)/python
+	$(PYTHON) -m venv $(VENV)/tools/schemathesis
+	$(VENV)/tools/schemathesis/bin/python -m pip install --quiet 'schemathesis>=4.32,<5'
+
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
-tests: $(VENV)/.installed-test chromium $(WEB_DEPS) $(RENDERERS)/node_modules/.installed
+tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium $(WEB_DEPS) $(RENDERERS)/node_modules/.installed
 	CHROMIUM=$(CHROMIUM) $(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 serve: $(VENV)/.installed-app

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from askai_graph.evidence import ImageRef
+from askai_graph.plaintext import clean_post
 
 BUNDLED_SITE = "sample_site"
 
@@ -105,6 +106,7 @@ def _from_jsonl(path: Path) -> Corpus:
 
 
 def _post(where: str, record: Any) -> Post:
+    record = clean_post(record, where)
     if not isinstance(record, dict):
         raise CorpusError(f"{where}: a post must be an object with title and url")
     for key in ("title", "url"):
