@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from askai_graph.evaluation.dataset import EvalQuestion, Kind
 from askai_graph.gates import critic_passed
+from askai_graph.state import AskState
 
 
 class StreamableGraph(Protocol):
@@ -80,7 +81,7 @@ def _verdict(node: str, update: Mapping[str, Any], state: Mapping[str, Any]) -> 
         return GateVerdict(gate="validation", passed=report is not None and report.ok, codes=codes)
     if node == "critic":
         codes = tuple(failure.code for failure in update.get("review_failures") or [])
-        return GateVerdict(gate="critic", passed=critic_passed(state), codes=codes)
+        return GateVerdict(gate="critic", passed=critic_passed(cast(AskState, state)), codes=codes)
     return None
 
 
