@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -10,7 +11,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ValidationError
 
-from askai_graph.catalog import is_catalog_question
+from askai_graph.catalog import SiteCatalog, is_catalog_question
 from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.settings import Settings
 
@@ -76,7 +77,10 @@ class Research:
         """Retrieve synchronously."""
         query = research_query(state)
         try:
-            documents = self.retriever.invoke(query)
+            if self._lists_catalog(state):
+                documents = self.retriever.catalog(settings.catalog_top_k)  # type: ignore[attr-defined]
+            else:
+                documents = self.retriever.invoke(query)
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
@@ -86,8 +90,20 @@ class Research:
         """Retrieve asynchronously (the retriever's own ``ainvoke``)."""
         query = research_query(state)
         try:
-            documents = await self.retriever.ainvoke(query)
+            if self._lists_catalog(state):
+                # The catalog is read from disk for a built index: off the event loop.
+                documents = await asyncio.to_thread(self.retriever.catalog, settings.catalog_top_k)  # type: ignore[attr-defined]
+            else:
+                documents = await self.retriever.ainvoke(query)
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
         return researched(state, query, to_search_results(documents, result_limit(state, settings)))
+
+    def _lists_catalog(self, state: Mapping[str, Any]) -> bool:
+        """Whether to answer from the site's own catalog (its pages in site order).
+
+        Search hits for "what articles do you have" are the pages that happen to say
+        "articles"; a catalog question wants the site's table of contents.
+        """
+        return isinstance(self.retriever, SiteCatalog) and is_catalog_question(state["question"])

@@ -123,13 +123,11 @@ async def _framed(run: AsyncGenerator[Event, None]) -> AsyncIterator[ServerSentE
 
 def _default_graph(settings: Settings) -> tuple[StreamingGraph, dict[str, Any]]:
     """Load the corpus once, index it, and build the default graph over it."""
-    from askai_graph.corpus import load_corpus
     from askai_graph.graph import build_graph
-    from askai_graph.providers import RETRIEVER_CEILING
-    from askai_graph.retrieval import BM25Retriever
+    from askai_graph.providers import default_retriever
 
-    corpus = load_corpus(settings.corpus)
-    retriever = BM25Retriever(corpus=corpus, k=RETRIEVER_CEILING, cache_dir=settings.index_cache_dir)
+    retriever = default_retriever(settings)
+    corpus = retriever.corpus
     return build_graph(retriever=retriever, settings=settings), {
         "corpus": corpus.fingerprint,
         "posts": len(corpus.posts),

@@ -1,0 +1,284 @@
+"""``askai index``: build a site index incrementally and swap it in atomically.
+
+Every unit of the source is hashed; a unit whose hash matches the previous index is not
+parsed again: its post, passages and token ids are copied over (or its skip reason
+reused). Only new and changed units are parsed. BM25 is rebuilt from the stored token
+ids (IDF depends on every page), which is vectorised and cheap.
+
+The new index is written into a temporary folder beside ``out`` and renamed into place
+only once complete: a failed or interrupted run leaves the previous index untouched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from askai_graph.bm25 import Vocabulary, build_bm25
+from askai_graph.catalog import site_order_key
+from askai_graph.corpus import CorpusError, Post, fingerprint_of, post_digest
+from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, Skip
+from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES
+from askai_graph.indexing.sources import Unit, duplicate, open_source
+from askai_graph.indexing.store import (
+    BM25_DIR,
+    DATABASE,
+    FORMAT,
+    MANIFEST,
+    POST_COLUMNS,
+    SCHEMA,
+    VERSION,
+    IndexReader,
+    is_built_index,
+    post_row,
+)
+from askai_graph.passages import DEFAULT_PASSAGE_CHARS, passage_terms, split_passages
+
+
+@dataclass
+class IndexSummary:
+    """What one ``askai index`` run did."""
+
+    out: Path
+    """The index folder."""
+    kind: str
+    """``docs``, ``html`` or ``jsonl``."""
+    posts: int = 0
+    """Posts in the index."""
+    passages: int = 0
+    """Passages BM25 indexes."""
+    added: list[str] = field(default_factory=list)
+    """URLs new since the previous index."""
+    changed: list[str] = field(default_factory=list)
+    """URLs whose post changed."""
+    removed: list[str] = field(default_factory=list)
+    """URLs no longer in the source."""
+    parsed: int = 0
+    """Units parsed in this run (the rest were unchanged and reused)."""
+    skips: list[Skip] = field(default_factory=list)
+    """Files left out, with the reason for each."""
+    seconds: float = 0.0
+    """Wall time of the run."""
+    fingerprint: str = ""
+    """The corpus fingerprint of the new index."""
+
+    @property
+    def errors(self) -> list[Skip]:
+        """Skips that are input problems (drafts are left out on purpose)."""
+        return [skip for skip in self.skips if not skip.draft]
+
+
+class StrictIndexError(CorpusError):
+    """``--strict`` was given and some files were skipped; the previous index is kept."""
+
+    def __init__(self, message: str, summary: IndexSummary) -> None:
+        """Carry the run's ``summary`` so the skip report can still be printed."""
+        super().__init__(message)
+        self.summary = summary
+
+
+
+def build_index(
+    source: Path,
+    out: Path,
+    *,
+    base_url: str | None = None,
+    strict: bool = False,
+    progress: bool = False,
+    passage_chars: int = DEFAULT_PASSAGE_CHARS,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_front_matter_bytes: int = DEFAULT_MAX_FRONT_MATTER_BYTES,
+) -> IndexSummary:
+    """Index ``source`` (docs tree, built HTML site or JSONL) into the folder ``out``.
+
+    Raises:
+        CorpusError: the source is unusable or holds no post, or ``out`` exists and is
+            not an index. ``StrictIndexError`` when ``strict`` and a file was skipped.
+    """
+    started = time.perf_counter()
+    if out.exists() and not is_built_index(out) and any(out.iterdir()):
+        raise CorpusError(f"{out}: exists and is not an askai index; choose another --out")
+    src = open_source(source, base_url, max_file_bytes=max_file_bytes, max_front_matter_bytes=max_front_matter_bytes)
+    context = json.dumps([src.context, passage_chars, VERSION])
+    previous = _previous(out, context)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; an index is as readable as any output
+    try:
+        summary = _write(staging, src.units, previous, src.kind, out, passage_chars, progress)
+        if strict and summary.errors:
+            message = f"{len(summary.errors)} file(s) skipped and --strict is set; the previous index is kept"
+            raise StrictIndexError(message, summary)
+        summary.seconds = time.perf_counter() - started
+        _write_manifest(staging, summary, source, base_url, context)
+        _swap(staging, out)
+        return summary
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _previous(out: Path, context: str) -> IndexReader | None:
+    if not is_built_index(out):
+        return None
+    try:
+        reader = IndexReader(out)
+    except CorpusError:
+        return None
+    # Another base URL, sitemap or passage size changes every page: start afresh.
+    return reader if reader.manifest.get("context") == context else None
+
+
+def _write(
+    staging: Path, units: Any, previous: IndexReader | None, kind: str, out: Path, passage_chars: int, progress: bool
+) -> IndexSummary:
+    from tqdm import tqdm
+
+    summary = IndexSummary(out=out, kind=kind)
+    db = sqlite3.connect(staging / DATABASE)
+    db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + SCHEMA)
+    old_posts: dict[str, tuple[str, int, str, str]] = {}
+    old_skips: dict[str, tuple[str, str, int]] = {}
+    old_digests: dict[str, str] = {}
+    vocabulary = Vocabulary()
+    if previous is not None:
+        db.execute("ATTACH DATABASE ? AS old", ((previous.path / DATABASE).resolve().as_uri() + "?mode=ro",))
+        rows = db.execute("SELECT unit, digest, id, url, post_digest FROM old.posts")
+        for unit, digest, post_id, url, pdigest in rows:
+            old_posts[unit] = (digest, post_id, url, pdigest)
+            old_digests[url] = pdigest
+        old_skips = {row[0]: row[1:] for row in db.execute("SELECT unit, digest, reason, draft FROM old.skips")}
+        vocabulary = Vocabulary([row[0] for row in db.execute("SELECT term FROM old.vocab ORDER BY id")])
+    seen: dict[str, str] = {}
+    digests: dict[str, str] = {}
+    reuse: list[tuple[int, int]] = []
+    next_id = 0
+    for unit in tqdm(units, desc="indexing", unit=" files", disable=not progress, delay=1.0, file=sys.stderr):
+        if isinstance(unit, Skip):
+            summary.skips.append(unit)
+            continue
+        prior = old_posts.get(unit.key)
+        if prior is not None and prior[0] == unit.digest:
+            if prior[2] in seen:
+                summary.skips.append(duplicate(unit.where, prior[2], seen[prior[2]]))
+                continue
+            reuse.append((prior[1], next_id))
+            seen[prior[2]], digests[prior[2]] = unit.where, prior[3]
+            next_id += 1
+            continue
+        result = _parse(unit, old_skips.get(unit.key), summary)
+        if isinstance(result, Skip):
+            summary.skips.append(result)
+            db.execute("INSERT INTO skips VALUES (?, ?, ?, ?)", (unit.key, unit.digest, result.reason, result.draft))
+        elif result.url in seen:
+            summary.skips.append(duplicate(unit.where, result.url, seen[result.url]))
+        else:
+            seen[result.url], digests[result.url] = unit.where, post_digest(result)
+            _insert(db, next_id, unit, result, digests[result.url], vocabulary, passage_chars)
+            next_id += 1
+    if not seen:
+        reasons = "; ".join(f"{skip.where}: {skip.reason}" for skip in summary.skips[:3])
+        raise CorpusError("no posts found" + (f" ({reasons})" if reasons else ""))
+    _copy_reused(db, reuse)
+    summary.added = sorted(set(digests) - set(old_digests))
+    summary.changed = sorted(u for u in digests if u in old_digests and old_digests[u] != digests[u])
+    summary.removed = sorted(set(old_digests) - set(digests))
+    _finish(db, staging, vocabulary, summary)
+    db.commit()
+    db.close()
+    return summary
+
+
+def _parse(unit: Unit, prior_skip: tuple[str, str, int] | None, summary: IndexSummary) -> Post | Skip:
+    if prior_skip is not None and prior_skip[0] == unit.digest:
+        return Skip(unit.where, prior_skip[1], bool(prior_skip[2]))
+    summary.parsed += 1
+    return unit.parse()
+
+
+def _insert(
+    db: sqlite3.Connection, post_id: int, unit: Unit, post: Post, digest: str, vocabulary: Vocabulary, chars: int
+) -> None:
+    db.execute(
+        f"INSERT INTO posts ({POST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (post_id, unit.key, unit.digest, *_reorder(post_row(post)), digest),
+    )
+    rows = [
+        (post_id, passage.heading, passage.text, vocabulary.encode(passage_terms(post, passage, i == 0)).tobytes())
+        for i, passage in enumerate(split_passages(post.body, chars))
+    ]
+    db.executemany("INSERT INTO passages (post_id, heading, text, tokens) VALUES (?, ?, ?, ?)", rows)
+
+
+def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    title, url, summary, body, images, weight, date = row
+    return url, title, summary, body, images, weight, date
+
+
+def _copy_reused(db: sqlite3.Connection, reuse: list[tuple[int, int]]) -> None:
+    if not reuse:
+        return
+    db.execute("CREATE TEMP TABLE reuse (old_id INTEGER PRIMARY KEY, new_id INTEGER NOT NULL)")
+    db.executemany("INSERT INTO temp.reuse VALUES (?, ?)", reuse)
+    columns = POST_COLUMNS.replace("id, ", "", 1)
+    db.execute(
+        f"INSERT INTO posts ({POST_COLUMNS}) SELECT r.new_id, {', '.join('p.' + c for c in columns.split(', '))} "
+        "FROM temp.reuse r JOIN old.posts p ON p.id = r.old_id"
+    )
+    db.execute(
+        "INSERT INTO passages (post_id, heading, text, tokens) SELECT r.new_id, q.heading, q.text, q.tokens "
+        "FROM temp.reuse r JOIN old.passages q ON q.post_id = r.old_id ORDER BY r.new_id, q.id"
+    )
+
+
+def _finish(db: sqlite3.Connection, staging: Path, vocabulary: Vocabulary, summary: IndexSummary) -> None:
+    order = sorted(db.execute("SELECT weight, date, title, url, id FROM posts"), key=lambda r: site_order_key(*r[:4]))
+    db.executemany("INSERT INTO catalog VALUES (?, ?)", ((rank, row[4]) for rank, row in enumerate(order)))
+    db.executemany("INSERT INTO vocab VALUES (?, ?)", enumerate(vocabulary.terms()))
+    tokens = [np.frombuffer(blob, dtype=np.uint32) for (blob,) in db.execute("SELECT tokens FROM passages ORDER BY id")]
+    build_bm25(tokens, vocabulary).save(str(staging / BM25_DIR), show_progress=False)
+    summary.posts, summary.passages = len(order), len(tokens)
+    summary.fingerprint = fingerprint_of(d for (d,) in db.execute("SELECT post_digest FROM posts ORDER BY id"))
+
+
+def _write_manifest(staging: Path, summary: IndexSummary, source: Path, base_url: str | None, context: str) -> None:
+    manifest = {
+        "format": FORMAT,
+        "version": VERSION,
+        "fingerprint": summary.fingerprint,
+        "posts": summary.posts,
+        "passages": summary.passages,
+        "kind": summary.kind,
+        "source": str(source.resolve()),
+        "base_url": base_url,
+        "context": context,
+        "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "skipped": [{"file": s.where, "reason": s.reason, "draft": s.draft} for s in summary.skips],
+    }
+    (staging / MANIFEST).write_text(json.dumps(manifest, indent=1), "utf-8")
+
+
+def _swap(staging: Path, out: Path) -> None:
+    # Two renames: the old index moves aside, the new one takes its name. A reader that
+    # opened the old one keeps its open files (and memory maps) until it restarts.
+    aside = None
+    if out.exists():
+        aside = out.with_name(f".{out.name}-old-{os.getpid()}")
+        shutil.rmtree(aside, ignore_errors=True)
+        out.rename(aside)
+    staging.rename(out)
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)
