@@ -57,7 +57,7 @@ def test_fingerprint_changes_when_a_post_changes(tmp_path: Path) -> None:
         ({}, ""),
         ({"a.md": POST.replace('summary: "S"', "images: [{alt: x}]")}, "each image needs a 'url'"),
         ({"a.md": POST.replace("https://s.example/a", "ftp://s.example/a")}, "not an absolute http"),
-        ({"a.md": POST.replace('summary: "S"', "images: [{url: img/a.png}]")}, "not an absolute http"),
+        ({"a.md": POST.replace('summary: "S"', "images: [{url: 'data:image/png,x'}]")}, "not an absolute http"),
     ],
 )
 def test_folder_without_a_usable_post_is_a_clear_error(tmp_path: Path, files: dict[str, str], message: str) -> None:
@@ -92,3 +92,9 @@ def test_bad_jsonl_line_is_skipped_and_named(tmp_path: Path, caplog: pytest.LogC
 def test_missing_path_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match="not a built index, a docs or HTML folder, or a .jsonl file"):
         load_corpus(tmp_path / "nope")
+
+
+def test_relative_front_matter_image_resolves_against_the_page_url(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(POST.replace('summary: "S"', "images: [{url: /img/a.png, alt: A}]"))
+    (post,) = load_corpus(tmp_path).posts
+    assert [(i.url, i.alt) for i in post.images] == [("https://s.example/img/a.png", "A")]

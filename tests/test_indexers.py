@@ -166,3 +166,11 @@ def test_yaml_front_matter_is_loaded_safely() -> None:
 )
 def test_page_urls_are_derived_like_site_generators_do(rel: str, meta: dict[str, str], expected: str) -> None:
     assert page_url(rel, meta, "https://s.example/") == expected
+
+
+def test_body_images_of_another_host_are_not_image_metadata(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(
+        "---\ntitle: A\nurl: https://s.example/a/\n---\n\n![chart](/img/chart.png)\n\n![pixel](https://evil.example/p.png)\n"
+    )
+    (post,) = scan_source(tmp_path, None).items
+    assert [image.url for image in post.images] == ["https://s.example/img/chart.png"]

@@ -67,7 +67,7 @@ def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozense
         url = guess
     if sitemap is not None and url not in sitemap and (guess is None or guess not in sitemap):
         return Skip(rel, "not listed in sitemap.xml")
-    body, images = absolute_images(body, url)
+    body, images = absolute_images(body, url, url)
     try:
         return make_post(
             {

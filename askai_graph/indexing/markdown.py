@@ -6,9 +6,9 @@
 - summary: front matter ``summary``/``description``, else the body's first sentence;
 - order: ``weight``/``order``/``sidebar_position``/``nav_order``; date: ``date``/
   ``publishDate``, else a Jekyll file-name date;
-- images: front matter ``images`` plus every ``![alt](src)`` of the body, resolved to
-  absolute URLs against the page's folder (as the generators resolve them); the body's
-  image references are rewritten to those absolute URLs;
+- images: front matter ``images`` plus every ``![alt](src)`` of the body on the page's
+  own host, resolved to absolute URLs against the page's folder (as the generators
+  resolve them); the body's image references are rewritten to those absolute URLs;
 - ``draft: true`` pages are skipped.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import Skip
@@ -42,8 +43,9 @@ def parse_markdown_page(rel: str, text: str, base_url: str | None, max_front_mat
         body = _MDX_ESM.sub("", body)
     try:
         url = page_url(rel, meta, base_url)
-        against = folder_url(rel, base_url)
-        body, body_images = absolute_images(body, against)
+        # Without a base URL, relative images can only resolve against the page's own URL.
+        against = folder_url(rel, base_url) or url
+        body, body_images = absolute_images(body, against, url)
         images = _front_matter_images(meta.get("images"), against) + body_images
         return make_post(
             {
@@ -84,15 +86,22 @@ def _name_title(rel: str) -> str:
     return " ".join(re.sub(r"^[\d-]+", "", stem).replace("-", " ").replace("_", " ").split()).capitalize() or stem
 
 
-def absolute_images(body: str, against: str | None) -> tuple[str, list[dict[str, str]]]:
-    """Return ``body`` with its image sources made absolute, and those images with their alt text."""
+def absolute_images(body: str, against: str | None, page: str) -> tuple[str, list[dict[str, str]]]:
+    """Return ``body`` with its image sources made absolute, and the site's own images with their alt text.
+
+    Only images on the page's own host become image metadata (the URLs an answer may
+    embed): an image of another host in the body may be an injected tracking pixel,
+    and declaring it is what front matter ``images`` is for.
+    """
     images: list[dict[str, str]] = []
+    host = urlsplit(page).netloc
 
     def absolute(match: re.Match[str]) -> str:
         url = resolve(match.group(2), against)
         if url is None:
             return match.group(0)
-        images.append({"url": url, "alt": " ".join(match.group(1).split())})
+        if urlsplit(url).netloc == host:
+            images.append({"url": url, "alt": " ".join(match.group(1).split())})
         return f"![{match.group(1)}]({url})"
 
     return _IMAGE.sub(absolute, body), images
