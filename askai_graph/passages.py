@@ -40,14 +40,19 @@ def split_passages(body: str, max_chars: int = DEFAULT_PASSAGE_CHARS) -> list[Pa
     return passages or [Passage("", body)]
 
 
-def passage_terms(post: Post, passage: Passage, first: bool) -> list[str]:
-    """Return the BM25 terms of ``passage``: its text, plus title and heading counted twice.
+def passage_text(post: Post, passage: Passage, first: bool) -> str:
+    """Return the text BM25 indexes for ``passage``: its own, plus title and heading counted twice.
 
     The page's summary is indexed with its first passage only, so a long page does not
     outrank short ones merely by repeating its summary in every passage.
     """
     lead = f"{post.title} {passage.heading} " + (post.summary if first else "")
-    return content_terms(f"{lead} {lead} {passage.text}")
+    return f"{lead} {lead} {passage.text}"
+
+
+def passage_terms(post: Post, passage: Passage, first: bool) -> list[str]:
+    """Return the BM25 terms of ``passage`` (see ``passage_text``)."""
+    return content_terms(passage_text(post, passage, first))
 
 
 def first_heading_in(text: str) -> str:

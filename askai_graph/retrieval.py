@@ -26,7 +26,7 @@ from pydantic import ConfigDict, PrivateAttr
 from askai_graph.bm25 import Vocabulary, build_bm25, top_documents
 from askai_graph.catalog import site_order_key
 from askai_graph.corpus import Corpus, Post
-from askai_graph.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_terms, split_passages
+from askai_graph.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
 from askai_graph.text import content_terms
 
 logger = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ class BM25Retriever(BaseRetriever):
         vocabulary = Vocabulary()
         first = {number: i for i, (number, _) in reversed(list(enumerate(self._passages)))}
         tokens = [
-            vocabulary.encode(passage_terms(self.corpus.posts[number], passage, first[number] == i))
+            vocabulary.encode_text(passage_text(self.corpus.posts[number], passage, first[number] == i))
             for i, (number, passage) in enumerate(self._passages)
         ]
         self._index = build_bm25(tokens, vocabulary)

@@ -46,13 +46,13 @@ def test_incremental_rebuild_parses_only_the_changed_file(
     page = hugo / "posts" / "first-aid-kit.md"
     page.write_text(page.read_text().replace("foil blanket", "foil blanket and a whistle"))
     parsed: list[str] = []
-    real_parse = sources._parse_file
+    real_parse = sources.FileUnit.parse
 
-    def recording_parse(parse: Any, page: Any) -> Any:
-        parsed.append(page.rel)
-        return real_parse(parse, page)
+    def recording_parse(unit: sources.FileUnit) -> Any:
+        parsed.append(unit.key)
+        return real_parse(unit)
 
-    monkeypatch.setattr(sources, "_parse_file", recording_parse)
+    monkeypatch.setattr(sources.FileUnit, "parse", recording_parse)
     second = build_index(hugo, tmp_path / "index", base_url=BASE)
     assert parsed == ["posts/first-aid-kit.md"]
     assert second.changed == ["https://trail.example/posts/first-aid-kit/"]
@@ -193,3 +193,11 @@ def test_source_folder_as_corpus_derives_urls_from_askai_site_url(
     monkeypatch.setenv("ASKAI_SITE_URL", BASE)
     assert main(["ask", "How do I treat water from a stream?"]) == 0
     assert "<https://trail.example/posts/water-on-the-trail/>" in capsys.readouterr().out
+
+
+def test_a_touched_but_unchanged_file_is_read_and_hashed_but_not_parsed(hugo: Path, tmp_path: Path) -> None:
+    build_index(hugo, tmp_path / "index", base_url=BASE)
+    page = hugo / "posts" / "first-aid-kit.md"
+    page.write_text(page.read_text())  # new mtime, same bytes
+    summary = build_index(hugo, tmp_path / "index", base_url=BASE)
+    assert (summary.parsed, summary.changed) == (0, [])

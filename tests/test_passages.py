@@ -94,3 +94,10 @@ def test_vectorised_bm25_matches_bm25s_own_index() -> None:
         found = top_documents(ours, terms, 5)
         assert [doc for doc, _ in found] == ids[0].tolist()
         assert np.allclose([score for _, score in found], scores[0], rtol=1e-5)
+
+
+def test_encoding_text_equals_encoding_its_content_terms() -> None:
+    text = "The caches were CACHED; caching isn't what it's about, a b c 42 café's"
+    fast, slow = Vocabulary(), Vocabulary()
+    assert fast.encode_text(text).tolist() == slow.encode(content_terms(text)).tolist()
+    assert fast.ids == slow.ids

@@ -43,7 +43,7 @@ from askai_graph.indexing.store import (
     is_built_index,
     post_row,
 )
-from askai_graph.passages import DEFAULT_PASSAGE_CHARS, passage_terms, split_passages
+from askai_graph.passages import DEFAULT_PASSAGE_CHARS, passage_text, split_passages
 
 
 @dataclass
@@ -147,77 +147,113 @@ def _write(
 ) -> IndexSummary:
     from tqdm import tqdm
 
-    summary = IndexSummary(out=out, kind=kind)
-    db = sqlite3.connect(staging / DATABASE)
-    db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + SCHEMA)
-    old_posts: dict[str, tuple[str, int, str, str]] = {}
-    old_skips: dict[str, tuple[str, str, int]] = {}
-    old_digests: dict[str, str] = {}
-    vocabulary = Vocabulary()
-    if previous is not None:
-        db.execute("ATTACH DATABASE ? AS old", ((previous.path / DATABASE).resolve().as_uri() + "?mode=ro",))
-        rows = db.execute("SELECT unit, digest, id, url, post_digest FROM old.posts")
-        for unit, digest, post_id, url, pdigest in rows:
-            old_posts[unit] = (digest, post_id, url, pdigest)
-            old_digests[url] = pdigest
-        old_skips = {row[0]: row[1:] for row in db.execute("SELECT unit, digest, reason, draft FROM old.skips")}
-        vocabulary = Vocabulary([row[0] for row in db.execute("SELECT term FROM old.vocab ORDER BY id")])
-    seen: dict[str, str] = {}
-    digests: dict[str, str] = {}
-    reuse: list[tuple[int, int]] = []
-    next_id = 0
+    builder = _Builder(staging, previous, IndexSummary(out=out, kind=kind), passage_chars)
     for unit in tqdm(units, desc="indexing", unit=" files", disable=not progress, delay=1.0, file=sys.stderr):
         if isinstance(unit, Skip):
-            summary.skips.append(unit)
-            continue
-        prior = old_posts.get(unit.key)
-        if prior is not None and prior[0] == unit.digest:
-            if prior[2] in seen:
-                summary.skips.append(duplicate(unit.where, prior[2], seen[prior[2]]))
-                continue
-            reuse.append((prior[1], next_id))
-            seen[prior[2]], digests[prior[2]] = unit.where, prior[3]
-            next_id += 1
-            continue
-        result = _parse(unit, old_skips.get(unit.key), summary)
-        if isinstance(result, Skip):
-            summary.skips.append(result)
-            db.execute("INSERT INTO skips VALUES (?, ?, ?, ?)", (unit.key, unit.digest, result.reason, result.draft))
-        elif result.url in seen:
-            summary.skips.append(duplicate(unit.where, result.url, seen[result.url]))
+            builder.summary.skips.append(unit)
         else:
-            seen[result.url], digests[result.url] = unit.where, post_digest(result)
-            _insert(db, next_id, unit, result, digests[result.url], vocabulary, passage_chars)
-            next_id += 1
-    if not seen:
-        reasons = "; ".join(f"{skip.where}: {skip.reason}" for skip in summary.skips[:3])
-        raise CorpusError("no posts found" + (f" ({reasons})" if reasons else ""))
-    _copy_reused(db, reuse)
-    summary.added = sorted(set(digests) - set(old_digests))
-    summary.changed = sorted(u for u in digests if u in old_digests and old_digests[u] != digests[u])
-    summary.removed = sorted(set(old_digests) - set(digests))
-    _finish(db, staging, vocabulary, summary)
-    db.commit()
-    db.close()
-    return summary
+            builder.add(unit)
+    return builder.finish()
 
 
-def _parse(unit: Unit, prior_skip: tuple[str, str, int] | None, summary: IndexSummary) -> Post | Skip:
-    if prior_skip is not None and prior_skip[0] == unit.digest:
-        return Skip(unit.where, prior_skip[1], bool(prior_skip[2]))
-    summary.parsed += 1
-    return unit.parse()
+class _Builder:
+    """One index build: reuses what the previous index knew, parses the rest."""
+
+    def __init__(self, staging: Path, previous: IndexReader | None, summary: IndexSummary, passage_chars: int) -> None:
+        self.staging, self.summary, self.passage_chars = staging, summary, passage_chars
+        self.db = sqlite3.connect(staging / DATABASE)
+        self.db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + SCHEMA)
+        # unit key -> (stamp, digest, post id, url, post digest) / (stamp, digest, reason, draft)
+        self.old_posts: dict[str, tuple[str, str, int, str, str]] = {}
+        self.old_skips: dict[str, tuple[str, str, str, int]] = {}
+        self.vocabulary = Vocabulary()
+        if previous is not None:
+            self.db.execute("ATTACH DATABASE ? AS old", ((previous.path / DATABASE).resolve().as_uri() + "?mode=ro",))
+            for row in self.db.execute("SELECT unit, stamp, digest, id, url, post_digest FROM old.posts"):
+                self.old_posts[row[0]] = row[1:]
+            skips = self.db.execute("SELECT unit, stamp, digest, reason, draft FROM old.skips")
+            self.old_skips = {row[0]: row[1:] for row in skips}
+            self.vocabulary = Vocabulary([row[0] for row in self.db.execute("SELECT term FROM old.vocab ORDER BY id")])
+        self.seen: dict[str, str] = {}  # url -> where, first come first served
+        self.digests: dict[str, str] = {}  # url -> post digest
+        self.reuse: list[tuple[int, int, str]] = []  # (old id, new id, stamp)
+        self.next_id = 0
+
+    def add(self, unit: Unit) -> None:
+        """Index ``unit``: reuse its stored post or skip when unchanged, else parse it."""
+        post, skip = self.old_posts.get(unit.key), self.old_skips.get(unit.key)
+        if post is not None and post[0] == unit.stamp:
+            return self._reuse(unit, post, unit.stamp)
+        if skip is not None and skip[0] == unit.stamp:
+            return self._skip(unit, Skip(unit.where, skip[2], bool(skip[3])), skip[1])
+        digest = unit.digest()  # the stamp moved: read the file and compare contents
+        if isinstance(digest, Skip):
+            self.summary.skips.append(digest)
+        elif post is not None and post[1] == digest:
+            self._reuse(unit, post, unit.stamp)
+        elif skip is not None and skip[1] == digest:
+            self._skip(unit, Skip(unit.where, skip[2], bool(skip[3])), digest)
+        else:
+            self.summary.parsed += 1
+            self._new(unit, unit.parse(), digest)
+
+    def _reuse(self, unit: Unit, post: tuple[str, str, int, str, str], stamp: str) -> None:
+        url = post[3]
+        if url in self.seen:
+            self.summary.skips.append(duplicate(unit.where, url, self.seen[url]))
+            return
+        self.reuse.append((post[2], self.next_id, stamp))
+        self.seen[url], self.digests[url] = unit.where, post[4]
+        self.next_id += 1
+
+    def _skip(self, unit: Unit, skip: Skip, digest: str) -> None:
+        self.summary.skips.append(skip)
+        row = (unit.key, unit.stamp, digest, skip.reason, skip.draft)
+        self.db.execute("INSERT INTO skips VALUES (?, ?, ?, ?, ?)", row)
+
+    def _new(self, unit: Unit, result: Post | Skip, digest: str) -> None:
+        if isinstance(result, Skip):
+            return self._skip(unit, result, digest)
+        if result.url in self.seen:
+            self.summary.skips.append(duplicate(unit.where, result.url, self.seen[result.url]))
+            return
+        self.seen[result.url], self.digests[result.url] = unit.where, post_digest(result)
+        key = (self.next_id, unit.key, unit.stamp, digest)
+        _insert(self.db, key, result, self.digests[result.url], self.vocabulary, self.passage_chars)
+        self.next_id += 1
+
+    def finish(self) -> IndexSummary:
+        """Copy the reused pages, order the catalog, build BM25, and report what changed."""
+        summary = self.summary
+        if not self.seen:
+            reasons = "; ".join(f"{skip.where}: {skip.reason}" for skip in summary.skips[:3])
+            raise CorpusError("no posts found" + (f" ({reasons})" if reasons else ""))
+        _copy_reused(self.db, self.reuse)
+        old = {post[3]: post[4] for post in self.old_posts.values()}
+        summary.added = sorted(set(self.digests) - set(old))
+        summary.changed = sorted(u for u in self.digests if u in old and old[u] != self.digests[u])
+        summary.removed = sorted(set(old) - set(self.digests))
+        _finish(self.db, self.staging, self.vocabulary, summary)
+        self.db.commit()
+        self.db.close()
+        return summary
 
 
 def _insert(
-    db: sqlite3.Connection, post_id: int, unit: Unit, post: Post, digest: str, vocabulary: Vocabulary, chars: int
+    db: sqlite3.Connection,
+    key: tuple[int, str, str, str],
+    post: Post,
+    digest: str,
+    vocabulary: Vocabulary,
+    chars: int,
 ) -> None:
+    post_id = key[0]
     db.execute(
-        f"INSERT INTO posts ({POST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (post_id, unit.key, unit.digest, *_reorder(post_row(post)), digest),
+        f"INSERT INTO posts ({POST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (*key, *_reorder(post_row(post)), digest),
     )
     rows = [
-        (post_id, passage.heading, passage.text, vocabulary.encode(passage_terms(post, passage, i == 0)).tobytes())
+        (post_id, passage.heading, passage.text, vocabulary.encode_text(passage_text(post, passage, i == 0)).tobytes())
         for i, passage in enumerate(split_passages(post.body, chars))
     ]
     db.executemany("INSERT INTO passages (post_id, heading, text, tokens) VALUES (?, ?, ?, ?)", rows)
@@ -228,15 +264,15 @@ def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return url, title, summary, body, images, weight, date
 
 
-def _copy_reused(db: sqlite3.Connection, reuse: list[tuple[int, int]]) -> None:
+def _copy_reused(db: sqlite3.Connection, reuse: list[tuple[int, int, str]]) -> None:
     if not reuse:
         return
-    db.execute("CREATE TEMP TABLE reuse (old_id INTEGER PRIMARY KEY, new_id INTEGER NOT NULL)")
-    db.executemany("INSERT INTO temp.reuse VALUES (?, ?)", reuse)
-    columns = POST_COLUMNS.replace("id, ", "", 1)
+    db.execute("CREATE TEMP TABLE reuse (old_id INTEGER PRIMARY KEY, new_id INTEGER NOT NULL, stamp TEXT NOT NULL)")
+    db.executemany("INSERT INTO temp.reuse VALUES (?, ?, ?)", reuse)
+    kept = [c for c in POST_COLUMNS.split(", ") if c not in ("id", "stamp")]
     db.execute(
-        f"INSERT INTO posts ({POST_COLUMNS}) SELECT r.new_id, {', '.join('p.' + c for c in columns.split(', '))} "
-        "FROM temp.reuse r JOIN old.posts p ON p.id = r.old_id"
+        f"INSERT INTO posts (id, stamp, {', '.join(kept)}) SELECT r.new_id, r.stamp, "
+        f"{', '.join('p.' + c for c in kept)} FROM temp.reuse r JOIN old.posts p ON p.id = r.old_id"
     )
     db.execute(
         "INSERT INTO passages (post_id, heading, text, tokens) SELECT r.new_id, q.heading, q.text, q.tokens "

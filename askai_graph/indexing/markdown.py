@@ -26,6 +26,7 @@ from askai_graph.text import sentences
 
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _MDX_ESM = re.compile(r"^(?:import|export)\s.*$", re.MULTILINE)
 ORDER_KEYS = ("weight", "order", "sidebar_position", "nav_order")
 SUMMARY_CHARS = 200
@@ -70,12 +71,15 @@ def first_heading(body: str) -> str:
 
 def first_sentence(body: str) -> str:
     """Return the body's first prose sentence, cut to about ``SUMMARY_CHARS`` characters."""
-    for sentence in sentences(body):
-        plain = " ".join(_IMAGE.sub("", sentence).split())
-        if len(plain.split()) >= 3:
-            if len(plain) <= SUMMARY_CHARS:
-                return plain
-            return plain[:SUMMARY_CHARS].rsplit(" ", 1)[0] + "…"
+    # Paragraph by paragraph: splitting a whole long page into sentences only to keep
+    # the first one would be most of the cost of indexing it.
+    for paragraph in _PARAGRAPH_BREAK.split(body):
+        for sentence in sentences(paragraph):
+            plain = " ".join(_IMAGE.sub("", sentence).split())
+            if len(plain.split()) >= 3:
+                if len(plain) <= SUMMARY_CHARS:
+                    return plain
+                return plain[:SUMMARY_CHARS].rsplit(" ", 1)[0] + "…"
     return ""
 
 

@@ -2,8 +2,8 @@
 
 A unit's ``key`` is what incremental indexing recognises it by (the file path; for a
 JSONL line, its content hash, so inserting a line does not make every later one "new"),
-its ``digest`` says whether its content changed, and ``parse()`` returns its post or a
-``Skip``. ``scan_source`` parses every unit and drops duplicate URLs (the first in path
+its ``stamp`` and ``digest()`` say whether its content changed, and ``parse()`` returns
+its post or a ``Skip``. ``scan_source`` parses every unit and drops duplicate URLs (the first in path
 order wins): what ``load_corpus`` uses to index a source in memory.
 """
 
@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 
 from askai_graph.corpus import CorpusError, Post, make_post
-from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, PageFile, Skip, text_problem, walk
+from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, FileEntry, PageFile, Skip, text_problem, walk
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES
 from askai_graph.indexing.html import HTML_SUFFIXES, parse_html_page, read_sitemap
 from askai_graph.indexing.markdown import parse_markdown_page
@@ -27,18 +27,66 @@ from askai_graph.indexing.urls import check_base_url
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown")
 
 
-@dataclass(frozen=True)
 class Unit:
-    """One independently parsed piece of a source."""
+    """One independently parsed piece of a source: a page file or a JSONL record."""
 
     key: str
     """Identity across runs: relative path, or ``line:<sha256>`` for a JSONL record."""
     where: str
     """Where to point a reader: the relative path, or ``file.jsonl:LINE``."""
-    digest: str
-    """Content hash; an unchanged digest means the stored result is reused."""
-    parse: Callable[[], Post | Skip]
-    """Parse the unit (only called when its digest is new)."""
+    stamp: str
+    """Cheap change signal (size and mtime of a file); equal stamps mean unchanged."""
+
+    def digest(self) -> str | Skip:
+        """Return the content hash (reading the file), or why it cannot be read."""
+        raise NotImplementedError
+
+    def parse(self) -> Post | Skip:
+        """Parse the unit (only called when its content is new)."""
+        raise NotImplementedError
+
+
+class FileUnit(Unit):
+    """A page file, read at most once, when its stamp is new."""
+
+    def __init__(self, entry: FileEntry, parser: Callable[[str, str], Post | Skip]) -> None:
+        """Parse ``entry`` with ``parser(rel, text)``."""
+        self.key = self.where = entry.rel
+        self.stamp = entry.stamp
+        self._entry, self._parser = entry, parser
+        self._page: PageFile | Skip | None = None
+
+    def _read(self) -> PageFile | Skip:
+        if self._page is None:
+            self._page = self._entry.read()
+        return self._page
+
+    def digest(self) -> str | Skip:
+        """Return the file's SHA-256, or why it cannot be read."""
+        page = self._read()
+        return page if isinstance(page, Skip) else page.digest
+
+    def parse(self) -> Post | Skip:
+        """Parse the page file."""
+        page = self._read()
+        return page if isinstance(page, Skip) else self._parser(page.rel, page.text())
+
+
+class RecordUnit(Unit):
+    """One line of a JSONL file."""
+
+    def __init__(self, where: str, raw: bytes) -> None:
+        """Parse the JSON object on ``raw``, found at ``where``."""
+        self._digest = hashlib.sha256(raw).hexdigest()
+        self.key, self.where, self.stamp, self._raw = f"line:{self._digest}", where, self._digest, raw
+
+    def digest(self) -> str | Skip:
+        """Return the line's SHA-256."""
+        return self._digest
+
+    def parse(self) -> Post | Skip:
+        """Parse the record."""
+        return _parse_record(self.where, self._raw)
 
 
 @dataclass(frozen=True)
@@ -114,16 +162,9 @@ def duplicate(where: str, url: str, first: str) -> Skip:
     return Skip(where, f"duplicate url {url} (already used by {first})")
 
 
-def _file_units(files: Iterator[PageFile | Skip], parse: Callable[..., Post | Skip]) -> Iterator[Unit | Skip]:
-    for page in files:
-        if isinstance(page, Skip):
-            yield page
-        else:
-            yield Unit(page.rel, page.rel, page.digest, partial(_parse_file, parse, page))
-
-
-def _parse_file(parse: Callable[..., Post | Skip], page: PageFile) -> Post | Skip:
-    return parse(page.rel, page.text())
+def _file_units(files: Iterator[FileEntry | Skip], parse: Callable[[str, str], Post | Skip]) -> Iterator[Unit | Skip]:
+    for entry in files:
+        yield entry if isinstance(entry, Skip) else FileUnit(entry, parse)
 
 
 def _jsonl_units(path: Path) -> Iterator[Unit | Skip]:
@@ -137,8 +178,7 @@ def _jsonl_units(path: Path) -> Iterator[Unit | Skip]:
             if problem:
                 yield Skip(where, problem)
                 continue
-            digest = hashlib.sha256(raw).hexdigest()
-            yield Unit(f"line:{digest}", where, digest, partial(_parse_record, where, raw))
+            yield RecordUnit(where, raw)
 
 
 def _parse_record(where: str, raw: bytes) -> Post | Skip:

@@ -30,17 +30,18 @@ VERSION = 1
 
 SCHEMA = """
 CREATE TABLE posts (
-    id INTEGER PRIMARY KEY, unit TEXT NOT NULL, digest TEXT NOT NULL, url TEXT NOT NULL UNIQUE,
+    id INTEGER PRIMARY KEY, unit TEXT NOT NULL, stamp TEXT NOT NULL, digest TEXT NOT NULL, url TEXT NOT NULL UNIQUE,
     title TEXT NOT NULL, summary TEXT NOT NULL, body TEXT NOT NULL, images TEXT NOT NULL,
     weight REAL, date TEXT, post_digest TEXT NOT NULL
 );
 CREATE TABLE passages (id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, heading TEXT NOT NULL,
     text TEXT NOT NULL, tokens BLOB NOT NULL);
-CREATE TABLE skips (unit TEXT NOT NULL, digest TEXT NOT NULL, reason TEXT NOT NULL, draft INTEGER NOT NULL);
+CREATE TABLE skips (unit TEXT NOT NULL, stamp TEXT NOT NULL, digest TEXT NOT NULL, reason TEXT NOT NULL,
+    draft INTEGER NOT NULL);
 CREATE TABLE vocab (id INTEGER PRIMARY KEY, term TEXT NOT NULL);
 CREATE TABLE catalog (rank INTEGER PRIMARY KEY, post_id INTEGER NOT NULL);
 """
-POST_COLUMNS = "id, unit, digest, url, title, summary, body, images, weight, date, post_digest"
+POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, post_digest"
 _POST_FIELDS = "title, url, summary, body, images, weight, date"
 
 
