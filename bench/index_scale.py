@@ -9,7 +9,8 @@ passages) and prints, each step in a fresh process so peak RSS is that step's ow
 - cold build: ``askai index`` into an empty folder (seconds, peak RSS);
 - incremental build with 1% of the pages changed (seconds, and its ratio to cold);
 - retriever p50 per query over the built index (200 queries of 2-4 site words);
-- ``askai serve`` over the built index: seconds from start until ``/healthz`` answers;
+- ``askai serve`` over the built index: seconds from start until ``/healthz`` answers,
+  next to the same for the bundled 26-page sample (the floor: process start, imports);
 - baseline (sizes up to ``--baseline-max``): the same site loaded on the fly from its
   source folder (``ASKAI_CORPUS=SOURCE``: parse, tokenise, index in memory), seconds
   and peak RSS, and the ratio of the built index's start-up to it.
@@ -27,6 +28,7 @@ import os
 import random
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -130,11 +132,13 @@ def run(script: str, *args: str, env: dict[str, str] | None = None) -> dict[str,
     return json.loads(result.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def healthz_seconds(index: Path) -> float:
+def healthz_seconds(index: Path | None) -> float:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "ASKAI_CORPUS": str(index)}
+    env = {key: value for key, value in os.environ.items() if key != "ASKAI_CORPUS"}
+    if index is not None:
+        env["ASKAI_CORPUS"] = str(index)
     started = time.perf_counter()
     server = subprocess.Popen(
         [str(Path(PYTHON).parent / "askai"), "serve", "--port", str(port)],
@@ -161,6 +165,9 @@ def main() -> None:
     args = parser.parse_args()
     words = site_words()
     query_words = " ".join(words[:400])
+    floor = statistics.median(healthz_seconds(None) for _ in range(3))
+    print(f"askai serve over the bundled 26-page sample answers /healthz in {floor:.2f} s (median of 3):"
+          " the floor of process start and imports on this machine, measured in this run")
     print(f"{'pages':>7} {'cold s':>7} {'cold MB':>8} {'incr s':>7} {'incr/cold':>9} {'p50 ms':>7} {'p95 ms':>7}"
           f" {'healthz s':>9} {'fly s':>7} {'fly MB':>7} {'healthz/fly':>11}")
     for size in (int(s) for s in args.sizes.split(",")):
