@@ -77,7 +77,8 @@ def test_serve_over_the_built_index_streams_the_answer_with_its_page(
     _, question, page = CASES[site]
     port = free_port()
     with (tmp_path / "serve.log").open("wb") as log:
-        server = subprocess.Popen(command("serve", "--port", str(port)), env={**environment, "ASKAI_CORPUS": str(out)}, stdout=log, stderr=log)
+        env = {**environment, "ASKAI_CORPUS": str(out)}
+        server = subprocess.Popen(command("serve", "--port", str(port)), env=env, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
