@@ -158,9 +158,9 @@ class BM25Retriever(BaseRetriever):
     def _passages_of(self, ranked: list[tuple[int, float]]) -> dict[int, tuple[int, Passage]]:
         if self.corpus.index is None:
             return {passage_id: self._passages[passage_id] for passage_id, _ in ranked}
-        # Built index: passage ids are 1-based SQLite row ids; BM25 documents count from 0.
-        rows = self.corpus.index.passages([passage_id + 1 for passage_id, _ in ranked])
-        return {i - 1: (post_id, Passage(heading, text)) for i, (post_id, heading, text) in rows.items()}
+        rows = self.corpus.index.passages([document for document, _ in ranked])
+        return {document: (post_id, Passage(heading, text)) for document, (post_id, heading, text) in rows.items()}
 
     def _post(self, post_id: int) -> Post:
-        return self.corpus.posts[post_id]
+        # A built index names posts by row id; an in-memory corpus by position.
+        return self.corpus.index.post(post_id) if self.corpus.index is not None else self.corpus.posts[post_id]

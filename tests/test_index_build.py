@@ -201,3 +201,20 @@ def test_a_touched_but_unchanged_file_is_read_and_hashed_but_not_parsed(hugo: Pa
     page.write_text(page.read_text())  # new mtime, same bytes
     summary = build_index(hugo, tmp_path / "index", base_url=BASE)
     assert (summary.parsed, summary.changed) == (0, [])
+
+
+def test_a_renamed_file_keeps_its_url_and_the_index_matches_a_fresh_build(hugo: Path, tmp_path: Path) -> None:
+    build_index(hugo, tmp_path / "index", base_url=BASE)
+    text = (hugo / "posts" / "first-aid-kit.md").read_text()
+    (hugo / "posts" / "first-aid-kit.md").unlink()
+    (hugo / "posts" / "kit.md").write_text(text.replace("---\n\n", "url: /posts/first-aid-kit/\n---\n\n", 1))
+    incremental = build_index(hugo, tmp_path / "index", base_url=BASE)
+    fresh = build_index(hugo, tmp_path / "fresh", base_url=BASE)
+    # Same post at the same URL, from another file: parsed, but nothing changed for readers.
+    assert (incremental.parsed, incremental.added, incremental.changed, incremental.removed) == (1, [], [], [])
+    for folder in ("index", "fresh"):
+        corpus = load_corpus(tmp_path / folder)
+        assert sorted(p.url for p in corpus.posts) == sorted(p.url for p in load_corpus(tmp_path / "fresh").posts)
+        (top,) = BM25Retriever(corpus=corpus, k=1).invoke("blister plasters")
+        assert top.metadata["source_url"] == "https://trail.example/posts/first-aid-kit/"
+    assert fresh.posts == incremental.posts and fresh.passages == incremental.passages

@@ -34,9 +34,11 @@ from askai_graph.indexing.sources import Unit, duplicate, open_source
 from askai_graph.indexing.store import (
     BM25_DIR,
     DATABASE,
+    DOCS,
     FORMAT,
     MANIFEST,
     POST_COLUMNS,
+    POSTS,
     SCHEMA,
     VERSION,
     IndexReader,
@@ -157,54 +159,61 @@ def _write(
 
 
 class _Builder:
-    """One index build: reuses what the previous index knew, parses the rest."""
+    """One index build: starts from a copy of the previous index, parses only what changed."""
 
     def __init__(self, staging: Path, previous: IndexReader | None, summary: IndexSummary, passage_chars: int) -> None:
         self.staging, self.summary, self.passage_chars = staging, summary, passage_chars
         self.db = sqlite3.connect(staging / DATABASE)
-        self.db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + SCHEMA)
         # unit key -> (stamp, digest, post id, url, post digest) / (stamp, digest, reason, draft)
         self.old_posts: dict[str, tuple[str, str, int, str, str]] = {}
         self.old_skips: dict[str, tuple[str, str, str, int]] = {}
         self.vocabulary = Vocabulary()
+        self.incremental = previous is not None
         if previous is not None:
-            self.db.execute("ATTACH DATABASE ? AS old", ((previous.path / DATABASE).resolve().as_uri() + "?mode=ro",))
-            for row in self.db.execute("SELECT unit, stamp, digest, id, url, post_digest FROM old.posts"):
+            # A page-level copy of the previous database (no row is parsed), then edited
+            # in place: the unchanged 99% of a site is never rewritten row by row.
+            with sqlite3.connect((previous.path / DATABASE).resolve().as_uri() + "?mode=ro", uri=True) as old:
+                old.backup(self.db)
+            for row in self.db.execute("SELECT unit, stamp, digest, id, url, post_digest FROM posts"):
                 self.old_posts[row[0]] = row[1:]
-            skips = self.db.execute("SELECT unit, stamp, digest, reason, draft FROM old.skips")
+            skips = self.db.execute("SELECT unit, stamp, digest, reason, draft FROM skips")
             self.old_skips = {row[0]: row[1:] for row in skips}
-            self.vocabulary = Vocabulary([row[0] for row in self.db.execute("SELECT term FROM old.vocab ORDER BY id")])
+            self.vocabulary = Vocabulary([row[0] for row in self.db.execute("SELECT term FROM vocab ORDER BY id")])
+            self.db.execute("DELETE FROM skips")
+        else:
+            self.db.executescript(SCHEMA)
+        self.db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+        self.old_terms = len(self.vocabulary.ids) if previous is not None else 0
         self.seen: dict[str, str] = {}  # url -> where, first come first served
         self.digests: dict[str, str] = {}  # url -> post digest
-        self.reuse: list[tuple[int, int, str]] = []  # (old id, new id, stamp)
-        self.next_id = 0
+        self.keep: list[tuple[int, str]] = []  # (post id, stamp) of unchanged posts
+        self.pending: list[tuple[Unit, Post, str]] = []  # new posts, inserted once stale rows are gone
 
     def add(self, unit: Unit) -> None:
         """Index ``unit``: reuse its stored post or skip when unchanged, else parse it."""
         post, skip = self.old_posts.get(unit.key), self.old_skips.get(unit.key)
         if post is not None and post[0] == unit.stamp:
-            return self._reuse(unit, post, unit.stamp)
+            return self._reuse(unit, post)
         if skip is not None and skip[0] == unit.stamp:
             return self._skip(unit, Skip(unit.where, skip[2], bool(skip[3])), skip[1])
         digest = unit.digest()  # the stamp moved: read the file and compare contents
         if isinstance(digest, Skip):
             self.summary.skips.append(digest)
         elif post is not None and post[1] == digest:
-            self._reuse(unit, post, unit.stamp)
+            self._reuse(unit, post)
         elif skip is not None and skip[1] == digest:
             self._skip(unit, Skip(unit.where, skip[2], bool(skip[3])), digest)
         else:
             self.summary.parsed += 1
             self._new(unit, unit.parse(), digest)
 
-    def _reuse(self, unit: Unit, post: tuple[str, str, int, str, str], stamp: str) -> None:
+    def _reuse(self, unit: Unit, post: tuple[str, str, int, str, str]) -> None:
         url = post[3]
         if url in self.seen:
             self.summary.skips.append(duplicate(unit.where, url, self.seen[url]))
             return
-        self.reuse.append((post[2], self.next_id, stamp))
+        self.keep.append((post[2], unit.stamp))
         self.seen[url], self.digests[url] = unit.where, post[4]
-        self.next_id += 1
 
     def _skip(self, unit: Unit, skip: Skip, digest: str) -> None:
         self.summary.skips.append(skip)
@@ -218,45 +227,52 @@ class _Builder:
             self.summary.skips.append(duplicate(unit.where, result.url, self.seen[result.url]))
             return
         self.seen[result.url], self.digests[result.url] = unit.where, post_digest(result)
-        key = (self.next_id, unit.key, unit.stamp, digest)
-        _insert(self.db, key, result, self.digests[result.url], self.vocabulary, self.passage_chars)
-        self.next_id += 1
+        if self.incremental:
+            self.pending.append((unit, result, digest))
+        else:
+            self._insert(unit, result, digest)
+
+    def _insert(self, unit: Unit, post: Post, digest: str) -> None:
+        cursor = self.db.execute(
+            f"INSERT INTO posts ({POST_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (unit.key, unit.stamp, digest, *_reorder(post_row(post)), self.digests[post.url]),
+        )
+        encode = self.vocabulary.encode_text
+        rows = [
+            (cursor.lastrowid, passage.heading, passage.text, encode(passage_text(post, passage, i == 0)).tobytes())
+            for i, passage in enumerate(split_passages(post.body, self.passage_chars))
+        ]
+        self.db.executemany("INSERT INTO passages (post_id, heading, text, tokens) VALUES (?, ?, ?, ?)", rows)
 
     def finish(self) -> IndexSummary:
-        """Copy the reused pages, order the catalog, build BM25, and report what changed."""
+        """Drop stale pages, add the new ones, order the catalog, build BM25, report what changed."""
         summary = self.summary
         if not self.seen:
             reasons = "; ".join(f"{skip.where}: {skip.reason}" for skip in summary.skips[:3])
             raise CorpusError("no posts found" + (f" ({reasons})" if reasons else ""))
-        _copy_reused(self.db, self.reuse)
+        if self.incremental:
+            self._drop_stale()
+            for unit, post, digest in self.pending:
+                self._insert(unit, post, digest)
         old = {post[3]: post[4] for post in self.old_posts.values()}
         summary.added = sorted(set(self.digests) - set(old))
         summary.changed = sorted(u for u in self.digests if u in old and old[u] != self.digests[u])
         summary.removed = sorted(set(old) - set(self.digests))
-        _finish(self.db, self.staging, self.vocabulary, summary)
+        _finish(self.db, self.staging, self.vocabulary, self.old_terms, summary)
         self.db.commit()
         self.db.close()
         return summary
 
-
-def _insert(
-    db: sqlite3.Connection,
-    key: tuple[int, str, str, str],
-    post: Post,
-    digest: str,
-    vocabulary: Vocabulary,
-    chars: int,
-) -> None:
-    post_id = key[0]
-    db.execute(
-        f"INSERT INTO posts ({POST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (*key, *_reorder(post_row(post)), digest),
-    )
-    rows = [
-        (post_id, passage.heading, passage.text, vocabulary.encode_text(passage_text(post, passage, i == 0)).tobytes())
-        for i, passage in enumerate(split_passages(post.body, chars))
-    ]
-    db.executemany("INSERT INTO passages (post_id, heading, text, tokens) VALUES (?, ?, ?, ?)", rows)
+    def _drop_stale(self) -> None:
+        self.db.execute("CREATE TEMP TABLE keep (id INTEGER PRIMARY KEY, stamp TEXT NOT NULL)")
+        self.db.executemany("INSERT INTO temp.keep VALUES (?, ?)", self.keep)
+        self.db.execute("DELETE FROM passages WHERE post_id NOT IN (SELECT id FROM temp.keep)")
+        self.db.execute("DELETE FROM posts WHERE id NOT IN (SELECT id FROM temp.keep)")
+        # A touched file whose content is unchanged keeps its post under its new stamp.
+        self.db.execute(
+            "UPDATE posts SET stamp = (SELECT k.stamp FROM temp.keep k WHERE k.id = posts.id) "
+            "WHERE stamp != (SELECT k.stamp FROM temp.keep k WHERE k.id = posts.id)"
+        )
 
 
 def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -264,30 +280,28 @@ def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return url, title, summary, body, images, weight, date
 
 
-def _copy_reused(db: sqlite3.Connection, reuse: list[tuple[int, int, str]]) -> None:
-    if not reuse:
-        return
-    db.execute("CREATE TEMP TABLE reuse (old_id INTEGER PRIMARY KEY, new_id INTEGER NOT NULL, stamp TEXT NOT NULL)")
-    db.executemany("INSERT INTO temp.reuse VALUES (?, ?, ?)", reuse)
-    kept = [c for c in POST_COLUMNS.split(", ") if c not in ("id", "stamp")]
-    db.execute(
-        f"INSERT INTO posts (id, stamp, {', '.join(kept)}) SELECT r.new_id, r.stamp, "
-        f"{', '.join('p.' + c for c in kept)} FROM temp.reuse r JOIN old.posts p ON p.id = r.old_id"
-    )
-    db.execute(
-        "INSERT INTO passages (post_id, heading, text, tokens) SELECT r.new_id, q.heading, q.text, q.tokens "
-        "FROM temp.reuse r JOIN old.passages q ON q.post_id = r.old_id ORDER BY r.new_id, q.id"
-    )
-
-
-def _finish(db: sqlite3.Connection, staging: Path, vocabulary: Vocabulary, summary: IndexSummary) -> None:
+def _finish(
+    db: sqlite3.Connection, staging: Path, vocabulary: Vocabulary, old_terms: int, summary: IndexSummary
+) -> None:
     order = sorted(db.execute("SELECT weight, date, title, url, id FROM posts"), key=lambda r: site_order_key(*r[:4]))
+    db.execute("DELETE FROM catalog")
     db.executemany("INSERT INTO catalog VALUES (?, ?)", ((rank, row[4]) for rank, row in enumerate(order)))
-    db.executemany("INSERT INTO vocab VALUES (?, ?)", enumerate(vocabulary.terms()))
-    tokens = [np.frombuffer(blob, dtype=np.uint32) for (blob,) in db.execute("SELECT tokens FROM passages ORDER BY id")]
+    terms = vocabulary.terms()
+    db.executemany("INSERT INTO vocab VALUES (?, ?)", ((i, terms[i]) for i in range(old_terms, len(terms))))
+    # BM25 documents are the passages in id order; DOCS maps a document back to its row.
+    passage_ids, tokens = [], []
+    for passage_id, blob in db.execute("SELECT id, tokens FROM passages ORDER BY id"):
+        passage_ids.append(passage_id)
+        tokens.append(np.frombuffer(blob, dtype=np.uint32))
     build_bm25(tokens, vocabulary).save(str(staging / BM25_DIR), show_progress=False)
+    np.save(staging / DOCS, np.array(passage_ids, dtype=np.int64))
+    post_ids, digests = [], []
+    for post_id, digest in db.execute("SELECT id, post_digest FROM posts ORDER BY id"):
+        post_ids.append(post_id)
+        digests.append(digest)
+    np.save(staging / POSTS, np.array(post_ids, dtype=np.int64))
     summary.posts, summary.passages = len(order), len(tokens)
-    summary.fingerprint = fingerprint_of(d for (d,) in db.execute("SELECT post_digest FROM posts ORDER BY id"))
+    summary.fingerprint = fingerprint_of(digests)
 
 
 def _write_manifest(staging: Path, summary: IndexSummary, source: Path, base_url: str | None, context: str) -> None:

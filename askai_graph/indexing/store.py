@@ -4,7 +4,12 @@
 DIR/askai-index.json   manifest: format version, fingerprint, counts, source, skips
 DIR/pages.sqlite3      posts, passages (with their token ids), vocabulary, catalog order
 DIR/bm25/              the bm25s score matrix, loaded memory-mapped
+DIR/documents.npy      the passage row id of each BM25 document
+DIR/posts.npy          the post row ids, in corpus order
 ```
+
+Row ids are not contiguous: an incremental build edits a copy of the previous database
+in place, so the two arrays map positions to rows.
 
 A server opens it in milliseconds: the manifest gives the fingerprint, the BM25 matrix
 is memory-mapped, and posts and passages are read from SQLite only when a query
@@ -20,11 +25,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
+import numpy as np
+
 from askai_graph.corpus import CorpusError, Post
 
 MANIFEST = "askai-index.json"
 DATABASE = "pages.sqlite3"
 BM25_DIR = "bm25"
+DOCS = "documents.npy"
+POSTS = "posts.npy"
 FORMAT = "askai-index"
 VERSION = 1
 
@@ -82,6 +91,11 @@ class IndexReader:
         if self.manifest.get("format") != FORMAT or self.manifest.get("version") != VERSION:
             raise CorpusError(f"{path}: built by another version of askai-graph; run `askai index` again")
         self._local = threading.local()
+        try:
+            self.documents = np.load(path / DOCS, mmap_mode="r")
+            self.post_ids = np.load(path / POSTS, mmap_mode="r")
+        except (OSError, ValueError) as exc:
+            raise CorpusError(f"{path}: incomplete index ({exc}); run `askai index` again") from None
         self.posts = LazyPosts(self)
 
     @property
@@ -111,11 +125,12 @@ class IndexReader:
             raise IndexError(post_id)
         return row_post(row)
 
-    def passages(self, ids: Sequence[int]) -> dict[int, tuple[int, str, str]]:
-        """Return ``{passage id: (post id, heading, text)}`` for ``ids``."""
-        marks = ",".join("?" * len(ids))
-        rows = self.connection().execute(f"SELECT id, post_id, heading, text FROM passages WHERE id IN ({marks})", ids)
-        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+    def passages(self, documents: Sequence[int]) -> dict[int, tuple[int, str, str]]:
+        """Return ``{BM25 document: (post id, heading, text)}`` for ``documents``."""
+        rows_of = {int(self.documents[doc]): doc for doc in documents}
+        marks = ",".join("?" * len(rows_of))
+        sql = f"SELECT id, post_id, heading, text FROM passages WHERE id IN ({marks})"
+        return {rows_of[row[0]]: (row[1], row[2], row[3]) for row in self.connection().execute(sql, list(rows_of))}
 
     def first_passages(self, post_ids: Sequence[int]) -> dict[int, str]:
         """Return each post's first passage text."""
@@ -163,7 +178,7 @@ class LazyPosts(Sequence[Post]):
             index += self._count
         if not 0 <= index < self._count:
             raise IndexError(index)
-        return self._reader.post(index)
+        return self._reader.post(int(self._reader.post_ids[index]))
 
     def __iter__(self) -> Iterator[Post]:
         """Yield every post in id order, streaming from SQLite."""
