@@ -10,8 +10,7 @@ import pytest
 
 from askai_graph import Settings, build_graph, load_corpus
 from askai_graph.cli import main
-from askai_graph.indexing import StrictIndexError, build_index, sources
-from askai_graph.indexing import build as build_module
+from askai_graph.indexing import StrictIndexError, build_index, sources, writer
 from askai_graph.retrieval import BM25Retriever
 
 SITES = Path(__file__).parent / "data" / "sites"
@@ -92,7 +91,7 @@ def test_failed_build_leaves_the_previous_index_in_place(
     def crash(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(build_module, "build_bm25", crash)
+    monkeypatch.setattr(writer, "build_bm25", crash)
     with pytest.raises(OSError, match="disk full"):
         build_index(hugo, out, base_url=BASE)
     assert load_corpus(out).fingerprint == first.fingerprint

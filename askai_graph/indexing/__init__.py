@@ -3,7 +3,7 @@
 One module per step: ``files`` (walking a folder safely), ``frontmatter`` (safe YAML/
 TOML with a size limit), ``urls`` (URLs the way site generators derive them),
 ``markdown`` / ``html`` / ``sources`` (one kind of source each), ``store`` (the on-disk
-index) and ``build`` (``askai index``: incremental and atomic).
+index), ``writer`` (one incremental write of it) and ``build`` (``askai index``: atomic).
 """
 
 from askai_graph.indexing.build import IndexSummary, StrictIndexError, build_index
