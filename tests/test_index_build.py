@@ -217,3 +217,15 @@ def test_a_renamed_file_keeps_its_url_and_the_index_matches_a_fresh_build(hugo: 
         (top,) = BM25Retriever(corpus=corpus, k=1).invoke("blister plasters")
         assert top.metadata["source_url"] == "https://trail.example/posts/first-aid-kit/"
     assert fresh.posts == incremental.posts and fresh.passages == incremental.passages
+
+
+def test_an_open_index_keeps_serving_what_it_opened_after_a_rebuild(hugo: Path, tmp_path: Path) -> None:
+    build_index(hugo, tmp_path / "index", base_url=BASE)
+    running = BM25Retriever(corpus=load_corpus(tmp_path / "index"), k=1)
+    page = hugo / "posts" / "first-aid-kit.md"
+    page.write_text(page.read_text().replace("blister plasters", "moleskin"))
+    build_index(hugo, tmp_path / "index", base_url=BASE)
+    (top,) = running.invoke("blister plasters")  # the old index, consistently, until a restart
+    assert "blister plasters" in top.page_content
+    (fresh,) = BM25Retriever(corpus=load_corpus(tmp_path / "index"), k=1).invoke("moleskin")
+    assert "moleskin" in fresh.page_content

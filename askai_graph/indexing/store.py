@@ -45,6 +45,7 @@ CREATE TABLE posts (
 );
 CREATE TABLE passages (id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, heading TEXT NOT NULL,
     text TEXT NOT NULL, tokens BLOB NOT NULL);
+CREATE INDEX passages_of_post ON passages (post_id);
 CREATE TABLE skips (unit TEXT NOT NULL, stamp TEXT NOT NULL, digest TEXT NOT NULL, reason TEXT NOT NULL,
     draft INTEGER NOT NULL);
 CREATE TABLE vocab (id INTEGER PRIMARY KEY, term TEXT NOT NULL);
@@ -90,7 +91,16 @@ class IndexReader:
             raise CorpusError(f"{path}: unreadable index manifest ({exc})") from None
         if self.manifest.get("format") != FORMAT or self.manifest.get("version") != VERSION:
             raise CorpusError(f"{path}: built by another version of askai-graph; run `askai index` again")
-        self._local = threading.local()
+        # One connection, opened now and shared under a lock: it holds the database file
+        # open, so a server keeps reading the index it started with (the same one its
+        # memory-mapped BM25 matrix comes from) even after `askai index` replaces it.
+        self._lock = threading.Lock()
+        try:
+            uri = (path / DATABASE).resolve().as_uri() + "?mode=ro"
+            self._connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self._connection.execute("SELECT 1 FROM posts LIMIT 1")
+        except sqlite3.Error as exc:
+            raise CorpusError(f"{path}: unreadable index database ({exc}); run `askai index` again") from None
         try:
             self.documents = np.load(path / DOCS, mmap_mode="r")
             self.post_ids = np.load(path / POSTS, mmap_mode="r")
@@ -103,14 +113,10 @@ class IndexReader:
         """The corpus fingerprint recorded when the index was built."""
         return str(self.manifest["fingerprint"])
 
-    def connection(self) -> sqlite3.Connection:
-        """Return this thread's read-only connection (SQLite connections are per thread)."""
-        connection = getattr(self._local, "connection", None)
-        if connection is None:
-            uri = (self.path / DATABASE).resolve().as_uri() + "?mode=ro"
-            connection = sqlite3.connect(uri, uri=True)
-            self._local.connection = connection
-        return connection
+    def query(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
+        """Run one read query and return its rows."""
+        with self._lock:
+            return self._connection.execute(sql, parameters).fetchall()
 
     def load_bm25(self) -> Any:
         """Return the bm25s index, memory-mapped."""
@@ -120,31 +126,31 @@ class IndexReader:
 
     def post(self, post_id: int) -> Post:
         """Return the post with id ``post_id``."""
-        row = self.connection().execute(f"SELECT {_POST_FIELDS} FROM posts WHERE id = ?", (post_id,)).fetchone()
-        if row is None:
+        rows = self.query(f"SELECT {_POST_FIELDS} FROM posts WHERE id = ?", (post_id,))
+        if not rows:
             raise IndexError(post_id)
-        return row_post(row)
+        return row_post(rows[0])
 
     def passages(self, documents: Sequence[int]) -> dict[int, tuple[int, str, str]]:
         """Return ``{BM25 document: (post id, heading, text)}`` for ``documents``."""
         rows_of = {int(self.documents[doc]): doc for doc in documents}
         marks = ",".join("?" * len(rows_of))
         sql = f"SELECT id, post_id, heading, text FROM passages WHERE id IN ({marks})"
-        return {rows_of[row[0]]: (row[1], row[2], row[3]) for row in self.connection().execute(sql, list(rows_of))}
+        return {rows_of[row[0]]: (row[1], row[2], row[3]) for row in self.query(sql, list(rows_of))}
 
     def first_passages(self, post_ids: Sequence[int]) -> dict[int, str]:
         """Return each post's first passage text."""
         marks = ",".join("?" * len(post_ids))
-        rows = self.connection().execute(
+        rows = self.query(
             f"SELECT post_id, text FROM passages WHERE id IN (SELECT MIN(id) FROM passages WHERE post_id IN ({marks})"
             " GROUP BY post_id)",
             post_ids,
         )
-        return dict(rows.fetchall())
+        return dict(rows)
 
     def catalog(self, limit: int) -> list[tuple[int, Post]]:
         """Return the first ``limit`` posts in the site's order, with their ids."""
-        rows = self.connection().execute(
+        rows = self.query(
             f"SELECT p.id, {', '.join('p.' + c.strip() for c in _POST_FIELDS.split(','))} FROM catalog c "
             "JOIN posts p ON p.id = c.post_id ORDER BY c.rank LIMIT ?",
             (limit,),
@@ -182,6 +188,13 @@ class LazyPosts(Sequence[Post]):
 
     def __iter__(self) -> Iterator[Post]:
         """Yield every post in id order, streaming from SQLite."""
-        rows = self._reader.connection().execute(f"SELECT {_POST_FIELDS} FROM posts ORDER BY id")
-        for row in rows:
-            yield row_post(row)
+        last = -1
+        while True:  # in pages, so the lock is never held while the caller works
+            rows = self._reader.query(
+                f"SELECT id, {_POST_FIELDS} FROM posts WHERE id > ? ORDER BY id LIMIT 512", (last,)
+            )
+            if not rows:
+                return
+            for row in rows:
+                yield row_post(row[1:])
+            last = rows[-1][0]
