@@ -174,3 +174,10 @@ def test_body_images_of_another_host_are_not_image_metadata(tmp_path: Path) -> N
     )
     (post,) = scan_source(tmp_path, None).items
     assert [image.url for image in post.images] == ["https://s.example/img/chart.png"]
+
+
+def test_a_built_site_with_a_stray_readme_is_still_a_built_site(tmp_path: Path) -> None:
+    shutil.copytree(SITES / "html", tmp_path / "site")
+    (tmp_path / "site" / "README.md").write_text("# Deploy notes\n\nThis folder is the output of the build.\n")
+    scan = scan_source(tmp_path / "site", "https://lantern.example/")
+    assert "https://lantern.example/guide/install/" in {post.url for post in scan.items}

@@ -129,7 +129,10 @@ def open_source(
         return Source("jsonl", _context("jsonl"), _jsonl_units(path))
     if not path.is_dir():
         raise CorpusError(f"{path}: not a folder of pages or a .jsonl file")
-    if _has_files(path, MARKDOWN_SUFFIXES) or not _has_files(path, HTML_SUFFIXES):
+    # A built site has its home page (or sitemap) at the top; a stray README.md in it does
+    # not make it a docs tree, nor do template .html files make a docs tree a built site.
+    built = (path / "index.html").is_file() or (path / "sitemap.xml").is_file()
+    if not built and (_has_files(path, MARKDOWN_SUFFIXES) or not _has_files(path, HTML_SUFFIXES)):
         parse = partial(parse_markdown_page, base_url=base, max_front_matter=max_front_matter_bytes)
         files = walk(path, MARKDOWN_SUFFIXES, max_file_bytes)
         return Source("docs", _context("docs", base, max_front_matter_bytes), _file_units(files, parse))
