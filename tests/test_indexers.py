@@ -181,3 +181,10 @@ def test_a_built_site_with_a_stray_readme_is_still_a_built_site(tmp_path: Path) 
     (tmp_path / "site" / "README.md").write_text("# Deploy notes\n\nThis folder is the output of the build.\n")
     scan = scan_source(tmp_path / "site", "https://lantern.example/")
     assert "https://lantern.example/guide/install/" in {post.url for post in scan.items}
+
+
+def test_jsonl_order_and_date_fields_are_read_leniently(tmp_path: Path) -> None:
+    path = tmp_path / "site.jsonl"
+    path.write_text('{"title": "A", "url": "https://s.example/a", "order": "2", "date": "2024-05-01T10:00:00Z"}\n')
+    (post,) = scan_source(path, None).items
+    assert (post.weight, post.date) == (2.0, "2024-05-01T10:00:00")

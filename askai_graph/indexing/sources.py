@@ -19,9 +19,9 @@ from pathlib import Path
 
 from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, FileEntry, PageFile, Skip, text_problem, walk
-from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES
+from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES, as_date, as_number
 from askai_graph.indexing.html import HTML_SUFFIXES, parse_html_page, read_sitemap
-from askai_graph.indexing.markdown import parse_markdown_page
+from askai_graph.indexing.markdown import ORDER_KEYS, parse_markdown_page
 from askai_graph.indexing.urls import check_base_url
 
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown")
@@ -195,6 +195,9 @@ def _parse_record(where: str, raw: bytes) -> Post | Skip:
         return Skip(where, "draft: true", draft=True)
     if "body" not in record:
         record["body"] = record.get("content", "")
+    # The site's order, read as leniently as from front matter.
+    record["weight"] = next((n for k in ORDER_KEYS if (n := as_number(record.get(k))) is not None), None)
+    record["date"] = as_date(record.get("date"))
     try:
         return make_post(record)
     except CorpusError as exc:
