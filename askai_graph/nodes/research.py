@@ -77,8 +77,8 @@ class Research:
         """Retrieve synchronously."""
         query = research_query(state)
         try:
-            if self._lists_catalog(state):
-                documents = self.retriever.catalog(settings.catalog_top_k)  # type: ignore[attr-defined]
+            if (site := self._site_catalog(state)) is not None:
+                documents = site.catalog(settings.catalog_top_k)
             else:
                 documents = self.retriever.invoke(query)
         except Exception:
@@ -90,9 +90,9 @@ class Research:
         """Retrieve asynchronously (the retriever's own ``ainvoke``)."""
         query = research_query(state)
         try:
-            if self._lists_catalog(state):
-                # The catalog is read from disk for a built index: off the event loop.
-                documents = await asyncio.to_thread(self.retriever.catalog, settings.catalog_top_k)  # type: ignore[attr-defined]
+            if (site := self._site_catalog(state)) is not None:
+                # A built index reads its catalog from disk: off the event loop.
+                documents = await asyncio.to_thread(site.catalog, settings.catalog_top_k)
             else:
                 documents = await self.retriever.ainvoke(query)
         except Exception:
@@ -100,10 +100,12 @@ class Research:
             documents = []
         return researched(state, query, to_search_results(documents, result_limit(state, settings)))
 
-    def _lists_catalog(self, state: Mapping[str, Any]) -> bool:
-        """Whether to answer from the site's own catalog (its pages in site order).
+    def _site_catalog(self, state: Mapping[str, Any]) -> SiteCatalog | None:
+        """Return the retriever as a site catalog when a catalog question should be answered from it.
 
         Search hits for "what articles do you have" are the pages that happen to say
-        "articles"; a catalog question wants the site's table of contents.
+        "articles"; a catalog question wants the site's table of contents, in its order.
         """
-        return isinstance(self.retriever, SiteCatalog) and is_catalog_question(state["question"])
+        if isinstance(self.retriever, SiteCatalog) and is_catalog_question(state["question"]):
+            return self.retriever
+        return None
