@@ -67,27 +67,50 @@ class Vocabulary:
         return list(self.ids)
 
 
-def build_bm25(documents: Sequence[np.ndarray], vocabulary: Vocabulary) -> bm25s.BM25:
-    """Return a bm25s index over ``documents`` (token-id arrays), ready to save or query."""
+def build_bm25(documents: Sequence[np.ndarray], vocabulary: Vocabulary, chunk: int = 16_384) -> bm25s.BM25:
+    """Return a bm25s index over ``documents`` (token-id arrays), ready to save or query.
+
+    Term frequencies are counted ``chunk`` documents at a time, so the working arrays
+    stay a fraction of the corpus' size (a 100k-page site has ~30M tokens).
+    """
     n_docs, n_vocab = len(documents), len(vocabulary.ids)
     lengths = np.fromiter((len(d) for d in documents), dtype=np.int64, count=n_docs)
-    tokens = np.concatenate(documents).astype(np.int64) if n_docs else np.zeros(0, np.int64)
-    doc_of_token = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-    # One entry per (document, term) pair with its frequency, sorted by term then document.
-    pairs, tf = np.unique(tokens * max(n_docs, 1) + doc_of_token, return_counts=True)
-    del tokens, doc_of_token
-    term, doc = np.divmod(pairs, max(n_docs, 1))
+    terms, docs, freqs = [np.zeros(0, np.int32)], [np.zeros(0, np.int32)], [np.zeros(0, np.float32)]
+    for start in range(0, n_docs, chunk):
+        part = documents[start : start + chunk]
+        tokens = np.concatenate(part).astype(np.int64)
+        local = np.repeat(np.arange(len(part), dtype=np.int64), lengths[start : start + chunk])
+        # One entry per (term, document) pair of the chunk with its frequency.
+        pairs, tf = np.unique(tokens * len(part) + local, return_counts=True)
+        term, doc = np.divmod(pairs, len(part))
+        terms.append(term.astype(np.int32))
+        docs.append((doc + start).astype(np.int32))
+        freqs.append(tf.astype(np.float32))
+        del tokens, local, pairs, tf, term, doc
+    term, doc, tf32 = np.concatenate(terms), np.concatenate(docs), np.concatenate(freqs)
+    del terms, docs, freqs
     df = np.bincount(term, minlength=n_vocab)
     idf = np.log(1 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
     average = float(lengths.mean()) if n_docs and lengths.sum() else 1.0
     norm = (K1 * (1 - B + B * lengths / average)).astype(np.float32)
-    tf32 = tf.astype(np.float32)
-    data = idf[term] * tf32 / (norm[doc] + tf32)
+    # score = idf * tf / (tf + k1 * (1 - b + b * length / average)), computed in place.
+    data = norm[doc]
+    data += tf32
+    np.divide(tf32, data, out=data)
+    data *= idf[term]
+    del tf32
+    # Column order (by term); stable, so each term's documents stay ascending. One array
+    # at a time: the permutation copies are the peak of a large build.
+    order = np.argsort(term, kind="stable")
+    del term
+    doc = doc[order]
+    data = data[order]
+    del order
     indptr = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
     index = bm25s.BM25(k1=K1, b=B)
     index.scores = {
-        "data": data.astype(np.float32),
-        "indices": doc.astype(np.int32),
+        "data": data,
+        "indices": doc,
         "indptr": indptr,
         "num_docs": n_docs,
     }

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import bm25s
 import numpy as np
+import pytest
 
 from askai_graph import Settings, build_graph, load_corpus
 from askai_graph.bm25 import Vocabulary, build_bm25, top_documents
@@ -81,11 +82,12 @@ def test_answer_over_passages_cites_the_page_url_and_shows_one_card_per_page(
     assert len(cards) == len(set(cards))
 
 
-def test_vectorised_bm25_matches_bm25s_own_index() -> None:
+@pytest.mark.parametrize("chunk", [5, 16_384])
+def test_vectorised_bm25_matches_bm25s_own_index(chunk: int) -> None:
     corpus = load_corpus()
     documents = [content_terms(post.body) for post in corpus.posts]
     vocabulary = Vocabulary()
-    ours = build_bm25([vocabulary.encode(d) for d in documents], vocabulary)
+    ours = build_bm25([vocabulary.encode(d) for d in documents], vocabulary, chunk=chunk)
     reference = bm25s.BM25()
     reference.index(documents, show_progress=False)
     for query in ("semantic cache hit", "bm25 saturation k1", "retries timeouts fallbacks"):
