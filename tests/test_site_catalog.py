@@ -53,6 +53,14 @@ def test_catalog_without_order_or_dates_is_by_title(tmp_path: Path) -> None:
     ]
 
 
+def test_built_html_catalog_lists_dated_pages_first_then_by_title(tmp_path: Path) -> None:
+    assert catalog_titles("html", "https://lantern.example/", tmp_path) == [
+        "Installing Lantern",  # article:published_time 2024-02-03
+        "About the project",
+        "Lantern",
+    ]
+
+
 def test_catalog_top_k_bounds_the_list(tmp_path: Path) -> None:
     assert len(catalog_titles("hugo", "https://trail.example/", tmp_path, limit=3)) == 3
 
