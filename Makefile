@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 TEST_EXTRAS ?= dev,local
 QUESTION ?= What course articles do you have?
 
-.PHONY: demo test lint typecheck tests serve bench diagram clean
+.PHONY: demo test lint typecheck tests serve bench diagram clean web web-check chromium screenshot
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "askai-graph needs Python 3.11+; set PYTHON=python3.11")'
@@ -38,24 +38,64 @@ demo: $(VENV)/.installed-app
 test: lint typecheck tests
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check askai_graph tests bench graphs
+	$(BIN)/ruff check askai_graph tests bench graphs scripts
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
-tests: $(VENV)/.installed-test
-	$(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+tests: $(VENV)/.installed-test chromium $(WEB_DEPS)
+	CHROMIUM=$(CHROMIUM) $(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 serve: $(VENV)/.installed-app
 	$(BIN)/askai serve
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test chromium
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
 
 # Regenerate the committed diagram after changing the wiring (a test checks it).
 diagram: $(VENV)/.installed-test
 	$(BIN)/python -c 'from graphs.ask_ai import graph; print(graph.get_graph().draw_mermaid(), end="")' > graphs/ask_ai.mmd
+
+# The reader widget (web/) is built into askai_graph/server/static/ and committed, so
+# `askai serve` needs no Node. `make web` rebuilds it from the pinned lock file; a test
+# fails when the committed build is older than web/'s sources. The tests also need
+# web/node_modules (axe-core).
+WEB_DEPS := web/node_modules/.installed
+$(WEB_DEPS): web/package.json web/package-lock.json
+	@if ! command -v npm >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Node.js and npm (apt-get) for the widget build and its tests"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null) || exit 1; \
+	  else \
+	    echo "The widget needs Node.js 20+ and npm: run 'sudo apt-get install -y nodejs npm'" >&2; exit 1; \
+	  fi; \
+	fi
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+web: $(WEB_DEPS)
+	cd web && node build.mjs
+
+# Rebuild and fail if the committed assets differ (they must be reproducible).
+web-check: web
+	git diff --exit-code --stat -- askai_graph/server/static
+
+# The README's screenshots, from a real headless-browser run over the bundled sample site.
+screenshot: $(VENV)/.installed-test chromium
+	CHROMIUM=$(CHROMIUM) $(BIN)/python scripts/screenshot.py
+
+# The widget's browser tests drive Debian's Chromium through Playwright (Playwright's own
+# browser download cannot reach its servers here). Installed with apt-get when missing.
+CHROMIUM ?= /usr/bin/chromium
+chromium:
+	@if [ ! -x "$(CHROMIUM)" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium (apt-get) for the widget's browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  echo "The widget's browser tests need Chromium at $(CHROMIUM): run 'sudo apt-get install -y chromium' (Debian/Ubuntu), or set CHROMIUM=/path/to/chromium" >&2; exit 1; \
+	fi
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .langgraph_api

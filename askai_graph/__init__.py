@@ -5,16 +5,17 @@ the reader unless it was actually retrieved.
 """
 
 from askai_graph.catalog import is_catalog_question
+from askai_graph.condensing import Condenser, CondenseRequest
 from askai_graph.corpus import Corpus, CorpusError, Post, load_corpus
 from askai_graph.critique import Critique, MalformedReview, parse_critique
 from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.gates import should_expose_retrieved_links
 from askai_graph.graph import build_graph
-from askai_graph.offline import ExtractiveWriter, LexicalCritic
+from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
 from askai_graph.retrieval import BM25Retriever
 from askai_graph.reviewing import Reviewer, ReviewRequest
 from askai_graph.settings import RunOptions, Settings
-from askai_graph.state import AskState, InputState, Outcome, ReviewFailure, Source
+from askai_graph.state import AskState, InputState, Outcome, ReviewFailure, Source, Turn
 from askai_graph.validation import ValidationIssue, ValidationReport, validate_draft
 from askai_graph.writing import DraftRequest, Writer
 
@@ -23,6 +24,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AskState",
     "BM25Retriever",
+    "CondenseRequest",
+    "Condenser",
     "Corpus",
     "CorpusError",
     "Critique",
@@ -30,6 +33,7 @@ __all__ = [
     "ExtractiveWriter",
     "ImageRef",
     "InputState",
+    "LexicalCondenser",
     "LexicalCritic",
     "MalformedReview",
     "Outcome",
@@ -41,6 +45,7 @@ __all__ = [
     "SearchResult",
     "Settings",
     "Source",
+    "Turn",
     "ValidationIssue",
     "ValidationReport",
     "Writer",

@@ -1,4 +1,9 @@
-"""The ``askai`` command line: index a site, ask a question, or serve the HTTP API."""
+"""The ``askai`` command line: index a site, ask a question, hold a conversation, or serve the HTTP API.
+
+``askai ask`` and ``askai chat`` run on threads kept in ``ASKAI_DATABASE_URL`` (a SQLite
+file in the user's data folder by default), so ``askai ask --thread ID`` continues a
+conversation started by ``askai ask``, ``askai chat`` or the HTTP API on the same database.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +17,19 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
+from askai_graph.checkpoints import DatabaseError, default_database_url
 from askai_graph.corpus import CorpusError
 from askai_graph.settings import Settings
+from askai_graph.threads import (
+    DURABILITY,
+    THREAD_ID_FORMAT,
+    is_thread_id,
+    new_thread_id,
+    run_config,
+    sync_thread_status,
+)
+
+CHAT_HELP = "Ask a question; follow-ups continue the conversation. /new starts over, Ctrl-D quits."
 
 
 class UsageError(Exception):
@@ -28,6 +44,11 @@ def check_question(question: str, settings: Settings) -> str:
     if len(text) > settings.max_question_chars:
         raise UsageError(f"the question is {len(text)} characters; the limit is {settings.max_question_chars}")
     return text
+
+
+def threads_url(settings: Settings) -> str:
+    """Return where the CLI and ``askai serve`` keep threads: the setting, else the user's data folder."""
+    return settings.database_url or default_database_url()
 
 
 def result_json(final: Mapping[str, Any]) -> dict[str, Any]:
@@ -53,7 +74,8 @@ def render_text(summary: Mapping[str, Any]) -> str:
     lines = [
         summary["answer"],
         "",
-        f"outcome: {summary['outcome']}   attempts: {summary['attempts']}",
+        f"outcome: {summary['outcome']}   attempts: {summary['attempts']}"
+        + (f"   thread: {summary['thread_id']}" if summary.get("thread_id") else ""),
         "gates: " + ", ".join(f"{name} {status}" for name, status in gates.items())
         + (f"   (failed: {', '.join(failed)}{'; ' + reasons if reasons else ''})" if failed else ""),
     ]
@@ -65,20 +87,43 @@ def render_text(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def ask(args: argparse.Namespace, settings: Settings) -> int:
-    """Answer one question and print the result."""
-    from askai_graph.graph import build_graph
-
-    question = check_question(args.question, settings)
-    graph = build_graph(settings=settings)
+def answer_turn(graph: Any, question: str, thread_id: str, *, verbose: bool) -> dict[str, Any]:
+    """Run one question on ``thread_id`` and return its summary (progress to stderr if ``verbose``)."""
     final: dict[str, Any] = {}
-    for mode, chunk in graph.stream({"question": question}, stream_mode=["updates", "values"]):
-        if mode == "updates" and args.verbose:
+    stream = graph.stream(
+        {"question": question}, run_config(thread_id), stream_mode=["updates", "values"], durability=DURABILITY
+    )
+    for mode, chunk in stream:
+        if mode == "updates" and verbose:
             for node in chunk:
                 print(f"· {node}", file=sys.stderr)
         elif mode == "values":
             final = cast(dict[str, Any], chunk)
-    summary = result_json(final)
+    return result_json(final) | {"thread_id": thread_id}
+
+
+def continued_thread(graph: Any, thread_id: str | None, settings: Settings) -> str:
+    """Return ``thread_id`` if it can be continued (``UsageError`` if not), or a new id."""
+    if thread_id is None:
+        return new_thread_id()
+    if not is_thread_id(thread_id):
+        raise UsageError(f"--thread must be an id askai issued ({THREAD_ID_FORMAT})")
+    status = sync_thread_status(graph, thread_id, settings.thread_ttl_hours)
+    if status != "active":
+        raise UsageError(f"thread {thread_id} is {status}; ask without --thread to start a new conversation")
+    return thread_id
+
+
+def ask(args: argparse.Namespace, settings: Settings) -> int:
+    """Answer one question (on a new thread, or ``--thread ID``) and print the result."""
+    from askai_graph.checkpoints import open_checkpointer
+    from askai_graph.graph import build_graph
+
+    question = check_question(args.question, settings)
+    with open_checkpointer(threads_url(settings)) as checkpointer:
+        graph = build_graph(settings=settings, checkpointer=checkpointer)
+        thread_id = continued_thread(graph, args.thread, settings)
+        summary = answer_turn(graph, question, thread_id, verbose=args.verbose)
     print(json.dumps(summary, indent=2) if args.json else render_text(summary))
     return 0
 
@@ -125,12 +170,54 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
     return "\n".join(lines)
 
 
+def chat(args: argparse.Namespace, settings: Settings) -> int:
+    """Hold a conversation in the terminal: follow-ups, ``/new`` to start over, Ctrl-D to quit."""
+    from askai_graph.checkpoints import open_checkpointer
+    from askai_graph.graph import build_graph
+
+    interactive = sys.stdin.isatty()
+    if interactive:
+        import readline  # noqa: F401  (line editing and history for input())
+    with open_checkpointer(threads_url(settings)) as checkpointer:
+        graph = build_graph(settings=settings, checkpointer=checkpointer)
+        thread_id = continued_thread(graph, args.thread, settings)
+        print(f"{CHAT_HELP}\nthread: {thread_id}", file=sys.stderr)
+        while True:
+            try:
+                line = input("you> " if interactive else "")
+            except EOFError:
+                return 0
+            except KeyboardInterrupt:
+                print(file=sys.stderr)
+                return 130
+            text = line.strip()
+            if not text:
+                continue
+            if text == "/new":
+                thread_id = new_thread_id()
+                print(f"new conversation, thread: {thread_id}", file=sys.stderr)
+                continue
+            if text.startswith("/"):
+                print(f"askai: unknown command {text.split()[0]}; {CHAT_HELP}", file=sys.stderr)
+                continue
+            try:
+                question = check_question(text, settings)
+            except UsageError as exc:
+                print(f"askai: error: {exc}", file=sys.stderr)
+                continue
+            print(render_text(answer_turn(graph, question, thread_id, verbose=args.verbose)) + "\n", flush=True)
+
+
 def serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the HTTP API with uvicorn."""
     import uvicorn
 
+    from askai_graph.checkpoints import open_checkpointer
     from askai_graph.server import create_app
 
+    settings = settings.model_copy(update={"database_url": threads_url(settings)})
+    with open_checkpointer(settings.database_url or ""):
+        pass  # fail now, in one line, if the threads database cannot be opened (and create its tables)
     uvicorn.run(create_app(settings=settings), host=args.host or settings.host, port=args.port or settings.port)
     return 0
 
@@ -153,6 +240,7 @@ def parser() -> argparse.ArgumentParser:
     ask_cmd = commands.add_parser("ask", help="answer one question on the configured corpus")
     ask_cmd.add_argument("question", help="the question, in quotes")
     ask_cmd.add_argument("--json", action="store_true", help="print only a JSON object on stdout")
+    ask_cmd.add_argument("--thread", metavar="ID", help="continue this conversation (an id askai printed)")
     ask_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
     ask_cmd.set_defaults(run=ask)
     index_cmd = commands.add_parser(
@@ -164,6 +252,10 @@ def parser() -> argparse.ArgumentParser:
     index_cmd.add_argument("--strict", action="store_true", help="fail (and keep the old index) if any file is skipped")
     index_cmd.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     index_cmd.set_defaults(run=index)
+    chat_cmd = commands.add_parser("chat", help="a conversation in the terminal (/new starts over, Ctrl-D quits)")
+    chat_cmd.add_argument("--thread", metavar="ID", help="continue this conversation")
+    chat_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
+    chat_cmd.set_defaults(run=chat)
     serve_cmd = commands.add_parser("serve", help="serve POST /api/chat (SSE)")
     serve_cmd.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve_cmd.add_argument("--port", type=int, help="bind port (default 4321)")
@@ -185,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"askai: error: {exc}", file=sys.stderr)
         return 2
-    except (CorpusError, ValidationError) as exc:
+    except (CorpusError, ValidationError, DatabaseError) as exc:
         print(f"askai: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
     except BrokenPipeError:

@@ -13,6 +13,11 @@ from askai_graph.gates import critic_passed, is_early_catalog_acceptance, valida
 from askai_graph.settings import Settings
 
 
+def route_after_condense(state: Mapping[str, Any], settings: Settings) -> Literal["research", "fallback"]:
+    """Research the standalone question; a first question that leans on nothing falls back at once."""
+    return "fallback" if state.get("needs_context") else "research"
+
+
 def route_after_research(state: Mapping[str, Any], settings: Settings) -> Literal["writer", "fallback"]:
     """Draft when anything was retrieved; with nothing to cite, fall back at once."""
     return "writer" if state.get("search_results") else "fallback"

@@ -15,7 +15,7 @@ from askai_graph.catalog import is_catalog_question
 from askai_graph.critique import Critique
 from askai_graph.evidence import SearchResult
 from askai_graph.settings import Settings
-from askai_graph.state import GateStatus, ReviewFailure, Source
+from askai_graph.state import GateStatus, ReviewFailure, Source, researched_question
 from askai_graph.validation import ValidationReport
 
 LOW_CONFIDENCE = "low_confidence"
@@ -81,7 +81,7 @@ def is_early_catalog_acceptance(state: Mapping[str, Any], settings: Settings) ->
     only failure is low confidence, and at least ``catalog_min_sources`` distinct
     retrieved posts cited.
     """
-    if not is_catalog_question(state["question"]) or not validation_passed(state):
+    if not is_catalog_question(researched_question(state)) or not validation_passed(state):
         return False
     if state.get("critique") is None:
         return False

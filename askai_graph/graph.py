@@ -13,14 +13,23 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import get_runtime
 
-from askai_graph.edges import route_after_critic, route_after_research, route_after_validation
+from askai_graph.checkpoints import with_state_types
+from askai_graph.edges import route_after_condense, route_after_critic, route_after_research, route_after_validation
+from askai_graph.nodes.condense import Condense
 from askai_graph.nodes.critic import Critic
 from askai_graph.nodes.finish import accept, accept_early, degrade, fallback
 from askai_graph.nodes.research import Research
 from askai_graph.nodes.source_gate import source_gate
 from askai_graph.nodes.validation import validate
 from askai_graph.nodes.writer import Draft
-from askai_graph.providers import as_reviewer, as_writer, default_retriever, default_reviewer, default_writer
+from askai_graph.providers import (
+    as_reviewer,
+    as_writer,
+    default_condenser,
+    default_retriever,
+    default_reviewer,
+    default_writer,
+)
 from askai_graph.reviewing import Reviewer
 from askai_graph.settings import RunOptions, Settings
 from askai_graph.state import AskState, InputState
@@ -43,12 +52,15 @@ def build_graph(
     Args:
         writer: A chat model (wrapped with the Writer prompts) or a ``Writer``; ``None``
             means the configured default (offline extractive writer unless a model is set).
+            A chat model Writer also condenses follow-ups into standalone questions (with
+            the condensation prompt); otherwise the offline lexical rewrite does.
         critic: A chat model (wrapped with the Critic prompts) or a ``Reviewer``; ``None``
             means the configured default (offline lexical critic unless a model is set).
         retriever: Any LangChain retriever whose Documents carry ``source_url``, ``title``
             and optionally ``images`` metadata; ``None`` means BM25 over the corpus.
         settings: Configuration; ``Settings()`` (defaults + ``ASKAI_*`` env) when ``None``.
-        checkpointer: Optional LangGraph checkpointer for threads.
+        checkpointer: Optional LangGraph checkpointer for threads (conversations with
+            follow-ups); the state's types are registered with its serializer.
 
     Returns:
         The compiled graph; invoke it with ``{"question": ...}`` and optionally
@@ -58,6 +70,7 @@ def build_graph(
     research = Research(retriever if retriever is not None else default_retriever(settings))
     draft = Draft(as_writer(writer) if writer is not None else default_writer(settings))
     critique = Critic(as_reviewer(critic) if critic is not None else default_reviewer(settings))
+    condense = Condense(default_condenser(settings, writer))
 
     def run_settings() -> Settings:
         return settings.with_overrides(get_runtime(RunOptions).context)
@@ -77,6 +90,7 @@ def build_graph(
         return (lambda state: router(state, run_settings())), targets
 
     builder = StateGraph(AskState, context_schema=RunOptions, input_schema=InputState)
+    builder.add_node("condense", node("condense", condense, condense.acall))
     builder.add_node("research", node("research", research, research.acall))
     builder.add_node("writer", node("writer", draft, draft.acall))
     builder.add_node("validation", node("validation", validate))
@@ -87,7 +101,8 @@ def build_graph(
     builder.add_node("fallback", node("fallback", fallback))
     builder.add_node("source_gate", node("source_gate", source_gate))
 
-    builder.add_edge(START, "research")
+    builder.add_edge(START, "condense")
+    builder.add_conditional_edges("condense", *branch(route_after_condense))
     builder.add_conditional_edges("research", *branch(route_after_research))
     builder.add_edge("writer", "validation")
     builder.add_conditional_edges("validation", *branch(route_after_validation))
@@ -95,4 +110,4 @@ def build_graph(
     for end in ("accept", "accept_early", "degrade", "fallback"):
         builder.add_edge(end, "source_gate")
     builder.add_edge("source_gate", END)
-    return builder.compile(checkpointer=checkpointer, name="askai")
+    return builder.compile(checkpointer=with_state_types(checkpointer), name="askai")

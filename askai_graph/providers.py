@@ -22,10 +22,11 @@ from urllib.parse import urlsplit
 import httpx2 as httpx  # the HTTP client the OpenAI SDK (3.x) runs on
 from langchain_core.language_models import BaseChatModel
 
+from askai_graph.condensing import ChatModelCondenser, Condenser
 from askai_graph.corpus import corpus_for
 from askai_graph.critique import Critique
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
-from askai_graph.offline import ExtractiveWriter, LexicalCritic
+from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
 from askai_graph.retrieval import BM25Retriever
 from askai_graph.reviewing import ChatModelReviewer, Reviewer
 from askai_graph.settings import Settings
@@ -155,6 +156,20 @@ def as_reviewer(critic: BaseChatModel | Reviewer) -> Reviewer:
     if isinstance(critic, Reviewer):
         return critic
     raise TypeError(f"critic must be a BaseChatModel or a Reviewer, not {type(critic).__name__}")
+
+
+def default_condenser(settings: Settings, writer: BaseChatModel | Writer | None = None) -> Condenser:
+    """Return the condenser: the Writer's chat model (passed or configured), else the lexical rewrite.
+
+    A Writer passed in that is not a chat model (the extractive one, a custom class)
+    keeps the condenser offline too: no model is called behind the caller's back.
+    """
+    if isinstance(writer, BaseChatModel):
+        return ChatModelCondenser(writer)
+    model = settings.writer_model or settings.model
+    if writer is None and model:
+        return ChatModelCondenser(chat_model(model, settings))
+    return LexicalCondenser()
 
 
 def default_writer(settings: Settings) -> Writer:

@@ -8,8 +8,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
+from askai_graph.condensing import history_block
 from askai_graph.evidence import EvidencePassage, evidence_slice
 from askai_graph.prompts import CRITIC_SYSTEM, CRITIC_USER
+from askai_graph.state import Turn
 from askai_graph.writing import format_sources, untrusted
 
 # EvidencePassage and evidence_slice live in evidence.py; re-exported for callers here.
@@ -22,11 +24,13 @@ class ReviewRequest(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     question: str
-    """The reader's question."""
+    """The question the draft must answer (a follow-up already rewritten to stand alone)."""
     draft: str
     """The draft under review."""
     evidence: list[EvidencePassage]
     """A bounded slice of the retrieved evidence."""
+    history: list[Turn] = []
+    """The conversation's most recent turns (bounded), oldest first."""
 
 
 @runtime_checkable
@@ -48,7 +52,12 @@ def reviewer_messages(request: ReviewRequest) -> list[BaseMessage]:
         [passage.result for passage in request.evidence],
         content=[passage.text for passage in request.evidence],
     )
-    user = CRITIC_USER.format(question=request.question, draft=untrusted(request.draft), evidence=evidence)
+    user = CRITIC_USER.format(
+        question=request.question,
+        history=history_block(request.history),
+        draft=untrusted(request.draft),
+        evidence=evidence,
+    )
     return [SystemMessage(CRITIC_SYSTEM), HumanMessage(user)]
 
 

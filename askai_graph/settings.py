@@ -8,13 +8,16 @@ environment never silently replaces what a caller asked for.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAGRAM_TYPES
+
+_ORIGIN = re.compile(r"https?://[^/\s?#@]+")
 
 
 class Settings(BaseSettings):
@@ -44,6 +47,29 @@ class Settings(BaseSettings):
     )
     mermaid_diagram_types: frozenset[str] = Field(
         DEFAULT_MERMAID_DIAGRAM_TYPES, description="Mermaid diagram keywords Validation accepts."
+    )
+
+    # --- conversations (threads) ----------------------------------------------------
+    max_history_turns: int = Field(
+        10, ge=1, le=200, description="Turns a thread remembers; older ones are dropped."
+    )
+    history_prompt_turns: int = Field(
+        3,
+        ge=0,
+        le=50,
+        description="Most recent turns the Writer and Critic see (answers shortened); the condenser sees at "
+        "least the last one.",
+    )
+    thread_ttl_hours: float = Field(
+        168.0, gt=0, description="Hours after its last answer a thread expires (HTTP and CLI refuse it then)."
+    )
+    thread_lease_seconds: float = Field(
+        900.0, gt=0, description="Longest a streaming answer holds its thread against other requests (409)."
+    )
+    database_url: str | None = Field(
+        None,
+        description="Where threads persist: sqlite:///path or postgresql://...; `askai serve`/`askai chat` default "
+        "to a SQLite file in the user data folder, the embedded graph to none.",
     )
 
     # --- corpus and retrieval -------------------------------------------------------
@@ -101,6 +127,37 @@ class Settings(BaseSettings):
     token_chars: int = Field(
         24, ge=1, le=4096, description="About how many characters of the answer each SSE `token` event carries."
     )
+    cors_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="Other sites whose pages may call /api/chat from a browser (the embedded widget), comma "
+        "separated, e.g. https://blog.example,https://docs.example; `*` allows any. Empty: same origin only.",
+    )
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        """Accept a comma- or space-separated string; insist on bare origins (no path)."""
+        if isinstance(value, str):
+            value = [part for part in re.split(r"[\s,]+", value) if part]
+        if not isinstance(value, list | tuple):
+            return value
+        origins = []
+        for origin in value:
+            origin = str(origin).rstrip("/")
+            if origin != "*" and not _ORIGIN.fullmatch(origin):
+                raise ValueError(f"{origin!r} is not an origin like https://blog.example or http://127.0.0.1:8000")
+            origins.append(origin)
+        return tuple(origins)
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, url: str | None) -> str | None:
+        if url is not None and not (
+            (url.startswith("sqlite:///") and len(url) > len("sqlite:///"))
+            or url.startswith(("postgresql://", "postgres://"))
+        ):
+            raise ValueError("must be sqlite:///path or postgresql://user@host/database")
+        return url
 
     def with_overrides(self, overrides: RunOptions | dict[str, Any] | None) -> Settings:
         """Return a copy with the non-``None`` per-run overrides applied."""

@@ -1,8 +1,15 @@
-"""The graph's typed shared state: what the reader sends, what every stage writes."""
+"""The graph's typed shared state: what the reader sends, what every stage writes.
+
+On a thread (a checkpointer), every key persists into the next question's run. Two kinds
+of keys therefore exist: the conversation (``question``, ``history``), which carries
+over, and everything else, which belongs to one question and is reset by
+``new_turn_state()`` when the next question starts.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict
@@ -38,6 +45,23 @@ class Source(BaseModel):
     """Exact retrieved post URL."""
 
 
+class Turn(BaseModel):
+    """One finished question of a conversation, as later turns see it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    question: str
+    """What the reader asked, in their words."""
+    standalone_question: str
+    """The question actually researched (the follow-up rewritten to stand alone)."""
+    answer: str
+    """The final answer the reader got."""
+    outcome: Outcome
+    """How that turn ended."""
+    cited_urls: tuple[str, ...] = ()
+    """Retrieved post URLs the answer cited (empty for a fallback)."""
+
+
 class InputState(TypedDict):
     """What a caller passes in: ``{"question": ...}``."""
 
@@ -48,6 +72,12 @@ class InputState(TypedDict):
 class AskState(InputState, total=False):
     """The full shared state every node reads and writes its own keys of."""
 
+    history: list[Turn]
+    """Earlier turns of this thread, oldest first, at most ``max_history_turns``."""
+    standalone_question: str
+    """The question researched, reviewed and cached: ``question`` unless a follow-up was rewritten."""
+    needs_context: bool
+    """The question leans on earlier turns that this thread does not have."""
     query: str
     """The current Research query: the question plus, on retries, the Critic's gaps."""
     search_results: list[SearchResult]
@@ -68,10 +98,65 @@ class AskState(InputState, total=False):
     """The latest Critic's gaps, carried into the next Research query."""
     answer: str
     """The final text for the reader."""
-    outcome: Outcome
-    """How the run ended."""
+    outcome: Outcome | None
+    """How the run ended; ``None`` until it has."""
     gates: dict[str, GateStatus]
     """Per-gate status of the final draft: retrieval, validation, critic."""
     sources: list[Source]
     """Source cards; non-empty only when the Source Gate passed."""
 
+
+CONVERSATION_KEYS = frozenset({"question", "history"})
+"""State keys that carry over from one question of a thread to the next."""
+
+
+def new_turn_state() -> dict[str, Any]:
+    """Return the update that starts a question afresh: every per-question key reset.
+
+    Without it a checkpointer hands the previous question's attempts, draft, verdicts
+    and gaps to the next one (fewer retries, stale verdicts).
+    """
+    return {
+        "standalone_question": "",
+        "needs_context": False,
+        "query": "",
+        "search_results": [],
+        "draft": "",
+        "writer_error": None,
+        "attempts": 0,
+        "validation": None,
+        "critique": None,
+        "review_failures": [],
+        "gaps": [],
+        "answer": "",
+        "outcome": None,
+        "gates": {},
+        "sources": [],
+    }
+
+
+def researched_question(state: Mapping[str, Any]) -> str:
+    """Return the question Research, Writer, Critic and the catalog rule work on."""
+    return str(state.get("standalone_question") or state["question"])
+
+
+def checkpoint_types() -> frozenset[tuple[str, str]]:
+    """Return ``(module, name)`` of every model the state holds, for a checkpoint serializer.
+
+    Walked from the annotations, so a field added to a nested model is covered too.
+    """
+    found: set[type[BaseModel]] = set()
+
+    def walk(annotation: Any) -> Iterator[type[BaseModel]]:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if annotation not in found:
+                found.add(annotation)
+                yield annotation
+                for field in annotation.model_fields.values():
+                    yield from walk(field.annotation)
+        for arg in get_args(annotation):
+            yield from walk(arg)
+
+    for hint in get_type_hints(AskState).values():
+        list(walk(hint))
+    return frozenset((model.__module__, model.__name__) for model in found)

@@ -8,8 +8,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
+from askai_graph.condensing import history_block
 from askai_graph.evidence import EvidencePassage, SearchResult
 from askai_graph.prompts import SOURCE_BLOCK, WRITER_FEEDBACK, WRITER_SYSTEM, WRITER_USER
+from askai_graph.state import Turn
 
 
 class DraftRequest(BaseModel):
@@ -18,7 +20,7 @@ class DraftRequest(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     question: str
-    """The reader's question."""
+    """The question to answer (a follow-up already rewritten to stand alone)."""
     search_results: list[SearchResult]
     """Retrieved posts; the only citable URLs."""
     feedback: list[str] = []
@@ -27,6 +29,8 @@ class DraftRequest(BaseModel):
     """Whether the question asks which posts exist."""
     evidence: list[EvidencePassage] | None = None
     """A bounded slice of the posts for a model's prompt; ``None`` means whole posts."""
+    history: list[Turn] = []
+    """The conversation's most recent turns (bounded), oldest first; context, not evidence."""
 
 
 @runtime_checkable
@@ -75,7 +79,9 @@ def writer_messages(request: DraftRequest) -> list[BaseMessage]:
         sources = format_sources(request.search_results)
     else:
         sources = format_sources([p.result for p in request.evidence], content=[p.text for p in request.evidence])
-    user = WRITER_USER.format(question=request.question, feedback=feedback, sources=sources)
+    user = WRITER_USER.format(
+        question=request.question, history=history_block(request.history), feedback=feedback, sources=sources
+    )
     return [SystemMessage(WRITER_SYSTEM), HumanMessage(user)]
 
 

@@ -3,7 +3,8 @@ tests opt in with ``pytestmark = [pytest.mark.integration, pytest.mark.enable_so
 
 BM25 indexes go to a folder private to this test session, never the user's cache: the
 variable is set when this module loads, before collection imports ``graphs/ask_ai.py``
-(which builds the default graph), and every test keeps it.
+(which builds the default graph), and every test keeps it. Likewise the user data folder
+(``XDG_DATA_HOME``), where the CLI keeps its threads database by default.
 """
 
 from __future__ import annotations
@@ -17,12 +18,17 @@ import pytest
 
 from askai_graph import Settings
 
+pytest_plugins = ["tests.browser"]  # the widget tests' Chromium fixtures
+
 _INDEX_CACHE = tempfile.mkdtemp(prefix="askai-test-bm25-")
 os.environ["ASKAI_INDEX_CACHE_DIR"] = _INDEX_CACHE
+_DATA_HOME = tempfile.mkdtemp(prefix="askai-test-data-")
+os.environ["XDG_DATA_HOME"] = _DATA_HOME
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_INDEX_CACHE, ignore_errors=True)
+    shutil.rmtree(_DATA_HOME, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -44,3 +50,4 @@ def _no_askai_env(monkeypatch: pytest.MonkeyPatch) -> None:
         if name.startswith("ASKAI_") and name != "ASKAI_INDEX_CACHE_DIR":
             monkeypatch.delenv(name)
     monkeypatch.setenv("ASKAI_INDEX_CACHE_DIR", _INDEX_CACHE)
+    monkeypatch.setenv("XDG_DATA_HOME", _DATA_HOME)

@@ -70,13 +70,16 @@ class ScriptedChatModel(BaseChatModel):
     """Answers with its scripted replies in turn, then repeats the last; counts calls.
 
     ``delay`` makes each call slow (for disconnect tests); an ``Exception`` in the
-    script is raised instead of answered (for provider-fault tests).
+    script is raised instead of answered (for provider-fault tests); ``rendezvous`` (an
+    ``asyncio.Barrier``) makes each async call wait until that many calls are in flight
+    at once, failing after 10 s (for concurrency tests that need no clock).
     """
 
     script: list[Any]
     calls: int = 0
     delay: float = 0.0
     prompts: list[str] = []
+    rendezvous: Any = None
 
     @property
     def _llm_type(self) -> str:
@@ -103,6 +106,8 @@ class ScriptedChatModel(BaseChatModel):
     ) -> ChatResult:
         if self.delay:
             await asyncio.sleep(self.delay)
+        if self.rendezvous is not None:
+            await asyncio.wait_for(self.rendezvous.wait(), 10)
         return self._next(messages)
 
 
@@ -184,4 +189,33 @@ def fan_out_graph(ticks: list[float], rounds: int = 20, delay: float = 0.1) -> A
     builder.add_edge("research", "right")
     builder.add_edge("left", END)
     builder.add_edge("right", END)
+    return builder.compile()
+
+
+def ungated_graph(answer: str, sources: list[Any] | None = None) -> Any:
+    """A compiled LangGraph that returns ``answer`` (and ``sources``) as accepted, with no gate.
+
+    Only for testing the widget's own defences: what it does with an answer the gates
+    never saw (the real graph would refuse it).
+    """
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    class State(TypedDict, total=False):
+        question: str
+        answer: str
+        outcome: str
+        attempts: int
+        gates: dict[str, str]
+        sources: list[Any]
+
+    def accept(state: State) -> State:
+        passed = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
+        return {"answer": answer, "outcome": "accepted", "attempts": 1, "gates": passed, "sources": sources or []}
+
+    builder = StateGraph(State)
+    builder.add_node("accept", accept)
+    builder.add_edge(START, "accept")
+    builder.add_edge("accept", END)
     return builder.compile()

@@ -154,7 +154,7 @@ def test_astream_yields_each_stage_in_order() -> None:
     async def nodes() -> list[str]:
         return [node async for update in graph.astream({"question": QUESTION}) for node in update]
 
-    assert asyncio.run(nodes()) == ["research", "writer", "validation", "critic", "accept", "source_gate"]
+    assert asyncio.run(nodes()) == ["condense", "research", "writer", "validation", "critic", "accept", "source_gate"]
 
 
 def test_model_writer_prompt_carries_a_bounded_slice_of_every_post() -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
-import time
 from typing import Any
 
 import httpx
@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 QUESTION = "How do retrieval and caching work?"
 CATALOG = "What course articles do you have?"
 STEP_KEYS = {
-    "research": {"node", "attempt", "results"},
+    "research": {"node", "attempt", "results", "rewritten"},
     "writer": {"node", "attempt", "drafted"},
     "validation": {"node", "attempt", "passed", "errors"},
     "critic": {"node", "attempt", "passed", "failures"},
@@ -49,6 +49,12 @@ def serve(settings: Settings, writer: Any, critic: Any, *posts: int, **app_kwarg
 
 def names(events: list[tuple[str, Any, str]]) -> list[str]:
     return [name if name != "step" else f"step:{data['node']}" for name, data, _ in events]
+
+
+def without_ids(done: dict[str, Any]) -> dict[str, Any]:
+    """The ``done`` payload less its thread and run ids (checked in test_server_threads.py)."""
+    assert set(done) >= {"thread_id", "run_id"}
+    return {key: value for key, value in done.items() if key not in ("thread_id", "run_id")}
 
 
 def answer(events: list[tuple[str, Any, str]]) -> str:
@@ -70,7 +76,7 @@ def test_accepted_answer_streams_steps_then_tokens_then_sources_then_done(settin
         {"title": "Post 3", "url": url(3)},
     ]
     gates = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
-    assert events[-1][1] == {"outcome": "accepted", "attempts": 1, "cached": False, "gates": gates}
+    assert without_ids(events[-1][1]) == {"outcome": "accepted", "attempts": 1, "cached": False, "gates": gates}
 
 
 def test_catalog_early_acceptance_with_low_confidence_streams_tokens_and_done_without_sources(
@@ -82,7 +88,7 @@ def test_catalog_early_acceptance_with_low_confidence_streams_tokens_and_done_wi
     assert names(events)[-1] == "done" and "step:accept_early" in names(events)
     assert answer(events) == catalog_draft(1, 2, 3, 4)
     gates = {"retrieval": "passed", "validation": "passed", "critic": "failed"}
-    assert events[-1][1] == {"outcome": "accepted_early", "attempts": 1, "cached": False, "gates": gates}
+    assert without_ids(events[-1][1]) == {"outcome": "accepted_early", "attempts": 1, "cached": False, "gates": gates}
 
 
 def test_fallback_when_nothing_is_retrieved_streams_the_fixed_message_without_sources(settings: Settings) -> None:
@@ -119,7 +125,12 @@ def test_cache_hit_streams_only_tokens_and_done_with_cached_true(settings: Setti
     assert first[-1][1]["cached"] is False
     assert set(names(second)[:-1]) == {"token"} and names(second)[-1] == "done"
     assert answer(second) == answer(first)
-    assert second[-1][1] == {"outcome": "accepted", "attempts": 0, "cached": True, "gates": first[-1][1]["gates"]}
+    assert without_ids(second[-1][1]) == {
+        "outcome": "accepted",
+        "attempts": 0,
+        "cached": True,
+        "gates": first[-1][1]["gates"],
+    }
     assert writer.calls == 1
 
 
@@ -186,7 +197,7 @@ def test_step_events_carry_short_summaries_only(settings: Settings) -> None:
         events = sse_events(base, QUESTION)
     steps = [data for name, data, _ in events if name == "step"]
     assert [step["attempt"] for step in steps[:4]] == [1, 1, 1, 1]
-    assert steps[4] == {"node": "research", "attempt": 2, "results": 2}
+    assert steps[4] == {"node": "research", "attempt": 2, "results": 2, "rewritten": False}
     for step in steps:
         assert set(step) == STEP_KEYS[step["node"]]
     text = json.dumps(steps)
@@ -214,7 +225,10 @@ def test_stream_sets_no_store_no_buffering_and_sends_heartbeat_comments(settings
 
 
 def test_concurrent_streams_do_not_wait_for_each_other(settings: Settings) -> None:
-    writer = replies(cited_draft(1), delay=0.4)
+    # Each Writer call waits until all 8 are in flight at once: streams served one after
+    # another would never meet, time out as a provider fault and fall back.
+    writer = replies(cited_draft(1))
+    writer.rendezvous = asyncio.Barrier(8)
     off = settings.model_copy(update={"cache_enabled": False})
     results: list[str] = []
     with serve(off, writer, replies(PASSING), 1) as base:
@@ -223,14 +237,11 @@ def test_concurrent_streams_do_not_wait_for_each_other(settings: Settings) -> No
             results.append(sse_events(base, QUESTION)[-1][1]["outcome"])
 
         threads = [threading.Thread(target=ask) for _ in range(8)]
-        started = time.monotonic()
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(20)
-        elapsed = time.monotonic() - started
+            thread.join(30)
     assert results == ["accepted"] * 8
-    assert elapsed < 8 * 0.4 / 2  # sequential would take 3.2 s
 
 
 def test_app_stores_accepted_answers_in_the_given_store_under_the_given_namespace(settings: Settings) -> None:

@@ -37,9 +37,16 @@ def test_research_step_reports_the_upcoming_draft_and_a_count_only() -> None:
     update: dict[str, Any] = {"search_results": ["a", "b"], "query": "q gap", "attempts": 0}
     assert step("research", update, {"attempts": 0, **update}) == (
         "step",
-        {"node": "research", "attempt": 1, "results": 2},
+        {"node": "research", "attempt": 1, "results": 2, "rewritten": False},
     )
     assert step("research", update, {**update, "attempts": 2})[1]["attempt"] == 3
+
+
+def test_research_step_says_whether_a_follow_up_was_rewritten() -> None:
+    state = {"question": "And its parameters?", "standalone_question": "And its parameters? (BM25)"}
+    assert step("research", {"search_results": []}, state)[1]["rewritten"] is True
+    same = {"question": "What is BM25?", "standalone_question": "What is BM25?"}
+    assert step("research", {"search_results": []}, same)[1]["rewritten"] is False
 
 
 def test_validation_step_reports_codes_not_messages() -> None:

@@ -79,7 +79,7 @@ def post(base: str, **kwargs: Any) -> httpx.Response:
         (
             {"json": {"message": "hi", "max_attempts": 9}},
             422,
-            "unknown field(s) 'max_attempts': only 'message' is accepted",
+            "unknown field(s) 'max_attempts': only 'message' and 'thread_id' are accepted",
         ),
         (
             {"json": {"message": "x" * 2000}},

@@ -107,13 +107,15 @@ def client(studio: str) -> Iterator[SyncLangGraphClient]:
     sdk.close()
 
 
-def run(client: SyncLangGraphClient, question: str, **kwargs: Any) -> tuple[list[str], dict[str, Any]]:
-    """Stream one run on a new thread; return the nodes in update order and the final state."""
-    thread = client.threads.create()
+def run(
+    client: SyncLangGraphClient, question: str, thread_id: str | None = None, **kwargs: Any
+) -> tuple[list[str], dict[str, Any]]:
+    """Stream one run (on a new thread unless one is given); return the nodes in update order and the final state."""
+    thread_id = thread_id or client.threads.create()["thread_id"]
     nodes: list[str] = []
     final: dict[str, Any] = {}
     for part in client.runs.stream(
-        thread["thread_id"], GRAPH_ID, input={"question": question}, stream_mode=["updates", "values"], **kwargs
+        thread_id, GRAPH_ID, input={"question": question}, stream_mode=["updates", "values"], **kwargs
     ):
         if part.event == "updates":
             nodes += list(part.data)
@@ -139,7 +141,7 @@ def test_studio_streams_per_node_updates_and_the_final_state(client: SyncLangGra
     started = time.monotonic()
     nodes, final = run(client, ANSWERED)
     print(f"\n[{ANSWERED}] {final['outcome']} via {' > '.join(nodes)} in {time.monotonic() - started:.1f}s")
-    assert nodes[0] == "research" and nodes[-1] == "source_gate"
+    assert nodes[:2] == ["condense", "research"] and nodes[-1] == "source_gate"
     assert {"writer", "validation", "critic"} <= set(nodes)
     assert final["outcome"] in get_args(Outcome)
     assert bool(final["sources"]) == sources_allowed(final)
@@ -169,3 +171,20 @@ def test_studio_run_with_a_changed_setting_behaves_accordingly(client: SyncLangG
     assert limited["attempts"] == 1 and nodes.count("writer") == 1
     assert limited["outcome"] in ("degraded", "fallback")
     assert limited["sources"] == []
+
+
+def test_studio_follow_up_on_a_thread_is_condensed_and_gets_a_full_attempt_budget(
+    client: SyncLangGraphClient,
+) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    _, first = run(client, "What is BM25?", thread_id)
+    nodes, follow_up = run(client, "How do I tune its parameters?", thread_id)
+    _, retried = run(client, RETRIED, thread_id)
+    print(f"\n[thread] attempts {first['attempts']}, {follow_up['attempts']}, {retried['attempts']}")
+    assert (first["outcome"], first["attempts"]) == ("accepted", 1)
+    assert follow_up["standalone_question"] == "How do I tune its parameters? (BM25)"
+    assert (follow_up["outcome"], follow_up["attempts"]) == ("accepted", 1) and nodes.count("writer") == 1
+    assert follow_up["sources"][0]["url"] == "https://course.askai.example/articles/bm25-and-lexical-search"
+    assert retried["attempts"] == 3 and retried["critique"] is not None  # a full budget on the third turn too
+    questions = [turn["question"] for turn in retried["history"]]
+    assert questions == ["What is BM25?", "How do I tune its parameters?", RETRIED]

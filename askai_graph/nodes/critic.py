@@ -6,20 +6,23 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from askai_graph.condensing import recent_turns
 from askai_graph.critique import MalformedReview, parse_critique
 from askai_graph.gates import review_failures
 from askai_graph.reviewing import Reviewer, ReviewRequest, evidence_slice
 from askai_graph.settings import Settings
-from askai_graph.state import ReviewFailure
+from askai_graph.state import ReviewFailure, researched_question
 
 logger = logging.getLogger(__name__)
 
 
 def review_request(state: Mapping[str, Any], settings: Settings) -> ReviewRequest:
-    """Build the Critic's request with a bounded slice of the evidence."""
+    """Build the Critic's request: the standalone question, a bounded slice of evidence and history."""
     draft = state.get("draft", "")
-    evidence = evidence_slice(state["question"], draft, state.get("search_results", []), settings.critic_evidence_chars)
-    return ReviewRequest(question=state["question"], draft=draft, evidence=evidence)
+    question = researched_question(state)
+    evidence = evidence_slice(question, draft, state.get("search_results", []), settings.critic_evidence_chars)
+    history = recent_turns(state.get("history") or [], settings.history_prompt_turns)
+    return ReviewRequest(question=question, draft=draft, evidence=evidence, history=history)
 
 
 def judged(reply: Any, settings: Settings) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from askai_graph.prompts import DEGRADED_NOTICE, FALLBACK_ANSWER
+from askai_graph.prompts import CLARIFY_ANSWER, DEGRADED_NOTICE, FALLBACK_ANSWER
 from askai_graph.settings import Settings
 
 
@@ -25,5 +25,5 @@ def degrade(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
 
 
 def fallback(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
-    """Nothing usable: an honest fixed message."""
-    return {"answer": FALLBACK_ANSWER, "outcome": "fallback"}
+    """Nothing usable: an honest fixed message (asking for the full question if it leaned on nothing)."""
+    return {"answer": CLARIFY_ANSWER if state.get("needs_context") else FALLBACK_ANSWER, "outcome": "fallback"}

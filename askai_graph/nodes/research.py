@@ -14,14 +14,16 @@ from pydantic import ValidationError
 from askai_graph.catalog import SiteCatalog, is_catalog_question
 from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.settings import Settings
+from askai_graph.state import researched_question
 
 logger = logging.getLogger(__name__)
 
 
 def research_query(state: Mapping[str, Any]) -> str:
-    """Return the question, extended with the latest Critic's gaps on a retry."""
+    """Return the (standalone) question, extended with the latest Critic's gaps on a retry."""
+    question = researched_question(state)
     gaps = state.get("gaps") or []
-    return " ".join([state["question"], *gaps]) if state.get("attempts") else state["question"]
+    return " ".join([question, *gaps]) if state.get("attempts") else question
 
 
 def to_search_results(documents: list[Document], top_k: int) -> list[SearchResult]:
@@ -52,18 +54,13 @@ def to_search_results(documents: list[Document], top_k: int) -> list[SearchResul
 
 
 def researched(state: Mapping[str, Any], query: str, results: list[SearchResult]) -> dict[str, Any]:
-    """Return the state update for one Research pass."""
-    update: dict[str, Any] = {"query": query, "search_results": results}
-    if not state.get("attempts"):
-        # First pass: no draft exists yet, so every verdict starts empty (the final
-        # state then always carries the contract's keys, even on an early fallback).
-        update |= {"attempts": 0, "draft": "", "validation": None, "critique": None, "review_failures": [], "gaps": []}
-    return update
+    """Return the state update for one Research pass (Condense reset everything else)."""
+    return {"query": query, "search_results": results}
 
 
 def result_limit(state: Mapping[str, Any], settings: Settings) -> int:
     """Return how many posts to keep: more for a catalog question, which lists posts."""
-    return settings.catalog_top_k if is_catalog_question(state["question"]) else settings.top_k
+    return settings.catalog_top_k if is_catalog_question(researched_question(state)) else settings.top_k
 
 
 class Research:

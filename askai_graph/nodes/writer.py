@@ -7,8 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from askai_graph.catalog import is_catalog_question
+from askai_graph.condensing import recent_turns
 from askai_graph.evidence import evidence_slice
 from askai_graph.settings import Settings
+from askai_graph.state import researched_question
 from askai_graph.writing import DraftRequest, Writer
 
 logger = logging.getLogger(__name__)
@@ -23,13 +25,15 @@ def draft_request(state: Mapping[str, Any], settings: Settings) -> DraftRequest:
     if state.get("critique") is not None:
         feedback += [f"Unsupported claim: {claim}" for claim in state["critique"].ungrounded_claims]
     results = state.get("search_results", [])
+    question = researched_question(state)
     return DraftRequest(
-        question=state["question"],
+        question=question,
         search_results=results,
         feedback=feedback,
-        catalog=is_catalog_question(state["question"]),
+        catalog=is_catalog_question(question),
         # A model's context is finite: it gets the most relevant sentences per post.
-        evidence=evidence_slice(state["question"], "", results, settings.writer_evidence_chars),
+        evidence=evidence_slice(question, "", results, settings.writer_evidence_chars),
+        history=recent_turns(state.get("history") or [], settings.history_prompt_turns),
     )
 
 

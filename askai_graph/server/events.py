@@ -9,7 +9,7 @@ Pure functions, no I/O. The contract (DESIGN.md, "Public contracts"):
 - ``token`` ``{"text"}``: the final answer in word-aligned chunks; joined, they are the
   answer exactly.
 - ``sources`` ``[{"title", "url"}]``: only when the Source Gate passed.
-- ``done`` ``{"outcome", "attempts", "cached", "gates"}``.
+- ``done`` ``{"outcome", "attempts", "cached", "gates", "thread_id", "run_id"}``.
 - ``error`` ``{"message"}``.
 
 ``attempt`` in a ``step`` is the draft the stage works on: Research prepares draft
@@ -49,7 +49,9 @@ def step(node: str, update: Mapping[str, Any], state: Mapping[str, Any]) -> Even
     drafts = int(state.get("attempts") or 0)
     data: dict[str, Any] = {"node": node, "attempt": drafts}
     if node == "research":
-        data |= {"attempt": drafts + 1, "results": len(update.get("search_results") or [])}
+        # Whether a follow-up was researched as a rewritten, standalone question.
+        rewritten = bool(state.get("standalone_question")) and state.get("standalone_question") != state.get("question")
+        data |= {"attempt": drafts + 1, "results": len(update.get("search_results") or []), "rewritten": rewritten}
     elif node == "writer":
         data["drafted"] = bool(update.get("draft"))
     elif node == "validation":
@@ -81,7 +83,9 @@ def token_chunks(text: str, size: int) -> Iterator[str]:
         yield chunk
 
 
-def answer_events(final: Mapping[str, Any], *, cached: bool, token_chars: int) -> Iterator[Event]:
+def answer_events(
+    final: Mapping[str, Any], *, cached: bool, token_chars: int, ids: Mapping[str, str] | None = None
+) -> Iterator[Event]:
     """Yield the events that deliver a final answer: tokens, sources, then ``done``.
 
     Args:
@@ -89,6 +93,7 @@ def answer_events(final: Mapping[str, Any], *, cached: bool, token_chars: int) -
         cached: Whether the answer comes from the semantic cache: then no sources are
             sent and ``attempts`` is 0 (no draft was written for this request).
         token_chars: About how many characters each ``token`` event carries.
+        ids: ``thread_id`` and ``run_id`` for ``done``, when the run is on a thread.
     """
     for text in token_chunks(final["answer"], token_chars):
         yield "token", {"text": text}
@@ -102,6 +107,7 @@ def answer_events(final: Mapping[str, Any], *, cached: bool, token_chars: int) -
             "attempts": 0 if cached else int(final.get("attempts") or 0),
             "cached": cached,
             "gates": dict(final.get("gates") or {}),
+            **(ids or {}),
         },
     )
 

@@ -11,24 +11,27 @@ is never started for it. In the order checked:
        (chunked), as soon as it passes the limit. Never read unbounded.
 400    ``Content-Length`` is not a number; the body is not valid JSON (or not UTF-8).
 422    The JSON is not an object; ``message`` is missing or not a string; the object
-       has fields other than ``message`` (unknown fields are *rejected*, so a typo or
-       an unsupported option such as ``max_attempts`` is never silently ignored);
-       ``message`` is empty or whitespace only; ``message`` is longer than
-       ``max_question_chars`` characters after stripping (422, not 413: the body was
-       small enough, the value is what is invalid).
+       has fields other than ``message`` and ``thread_id`` (unknown fields are
+       *rejected*, so a typo or an unsupported option such as ``max_attempts`` is never
+       silently ignored); ``message`` is empty or whitespace only; ``message`` is
+       longer than ``max_question_chars`` characters after stripping (422, not 413:
+       the body was small enough, the value is what is invalid); ``thread_id`` is
+       present but not an id of the form the server issues.
 =====  =============================================================================
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 
 from askai_graph.settings import Settings
+from askai_graph.threads import THREAD_ID_FORMAT, is_thread_id
 
-ALLOWED_FIELDS = frozenset({"message"})
+ALLOWED_FIELDS = frozenset({"message", "thread_id"})
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
 
 
@@ -74,8 +77,18 @@ async def read_body(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
-def parse_question(body: bytes, settings: Settings) -> str:
-    """Return the stripped question from a JSON body, or raise ``BadRequest``."""
+@dataclass(frozen=True)
+class ChatRequest:
+    """A checked ``POST /api/chat`` body."""
+
+    question: str
+    """The stripped question."""
+    thread_id: str | None
+    """The conversation to continue; ``None`` starts a new one."""
+
+
+def parse_chat(body: bytes, settings: Settings) -> ChatRequest:
+    """Return the checked request from a JSON body, or raise ``BadRequest``."""
     try:
         payload = json.loads(body)
     except (UnicodeDecodeError, ValueError) as exc:
@@ -88,7 +101,7 @@ def parse_question(body: bytes, settings: Settings) -> str:
     unknown = sorted(set(payload) - ALLOWED_FIELDS)
     if unknown:
         names = ", ".join(f"'{name}'" for name in unknown)
-        raise BadRequest(422, f"unknown field(s) {names}: only 'message' is accepted")
+        raise BadRequest(422, f"unknown field(s) {names}: only 'message' and 'thread_id' are accepted")
     message = payload["message"]
     if not isinstance(message, str):
         raise BadRequest(422, f"'message' must be a string, not {json_type(message)}")
@@ -97,10 +110,13 @@ def parse_question(body: bytes, settings: Settings) -> str:
         raise BadRequest(422, "'message' is empty")
     if len(question) > settings.max_question_chars:
         raise BadRequest(422, f"'message' is {len(question)} characters; the limit is {settings.max_question_chars}")
-    return question
+    thread_id = payload.get("thread_id")
+    if thread_id is not None and not is_thread_id(thread_id):
+        raise BadRequest(422, f"'thread_id' must be an id this server issued ({THREAD_ID_FORMAT})")
+    return ChatRequest(question=question, thread_id=thread_id)
 
 
-async def read_question(request: Request, settings: Settings) -> str:
-    """Check headers, read the bounded body and return the question (see module docstring)."""
+async def read_chat(request: Request, settings: Settings) -> ChatRequest:
+    """Check headers, read the bounded body and return the request (see module docstring)."""
     check_content_type(request.headers.get("content-type"))
-    return parse_question(await read_body(request, settings.max_body_bytes), settings)
+    return parse_chat(await read_body(request, settings.max_body_bytes), settings)

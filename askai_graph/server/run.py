@@ -9,6 +9,11 @@ calls are made for a client that left.
 
 Tokens are only produced after the graph has finished, that is after the Source Gate
 made the final decision, so a rejected draft can never reach the reader.
+
+The semantic cache is keyed by the *standalone* question: a follow-up ("how do I tune
+it?") only means something with its thread, so the cache is consulted once the graph's
+first stage (Condense) has rewritten it. A hit cancels the run, is recorded in the
+thread like any answer, and streams only tokens and ``done``.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any, Protocol
 from askai_graph.server import events
 from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
+from askai_graph.threads import DURABILITY, record_cached_turn, run_config
 
 logger = logging.getLogger(__name__)
 
@@ -29,9 +35,32 @@ logger = logging.getLogger(__name__)
 class StreamingGraph(Protocol):
     """What the server needs of a graph: LangGraph's ``astream``."""
 
-    def astream(self, input: Any, *, stream_mode: Any = ...) -> AsyncIterator[Any]:
+    def astream(
+        self, input: Any, config: Any = None, *, stream_mode: Any = ..., durability: Any = None
+    ) -> AsyncIterator[Any]:
         """Stream the run's progress."""
         ...
+
+
+@dataclass(frozen=True)
+class ThreadRun:
+    """The thread a request runs on and the id of this answer."""
+
+    thread_id: str
+    """The conversation (issued by the server)."""
+    run_id: str
+    """This answer's id."""
+    max_history_turns: int = 10
+    """How many turns the thread keeps (a cached answer is recorded with the same bound)."""
+
+    def ids(self) -> dict[str, str]:
+        """Return the ids the ``done`` event carries."""
+        return {"thread_id": self.thread_id, "run_id": self.run_id}
+
+
+# Stages that are bookkeeping, not progress a reader follows (the research step says
+# whether the question was rewritten).
+SILENT_NODES = frozenset({"condense"})
 
 
 @dataclass(frozen=True)
@@ -42,10 +71,13 @@ class _Failed:
 _END = object()
 
 
-async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any]) -> None:
+async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any], thread: ThreadRun | None) -> None:
     """Feed ``(mode, chunk)`` pairs, then an optional failure, then ``_END`` into ``queue``."""
+    config = run_config(thread.thread_id, thread.run_id) if thread is not None else None
     try:
-        async for item in graph.astream({"question": question}, stream_mode=["updates", "values"]):
+        modes = ["updates", "values"]
+        durability = DURABILITY if thread is not None and getattr(graph, "checkpointer", None) else None
+        async for item in graph.astream({"question": question}, config, stream_mode=modes, durability=durability):
             queue.put_nowait(item)
     except Exception as exc:
         queue.put_nowait(_Failed(exc))
@@ -54,7 +86,12 @@ async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any])
 
 
 async def run_question(
-    question: str, *, graph: StreamingGraph, cache: SemanticCache | None, token_chars: int
+    question: str,
+    *,
+    graph: StreamingGraph,
+    cache: SemanticCache | None,
+    token_chars: int,
+    thread: ThreadRun | None = None,
 ) -> AsyncGenerator[Event, None]:
     """Yield the SSE contract's events for one question (see ``events``).
 
@@ -62,14 +99,13 @@ async def run_question(
     stage, then tokens, ``sources`` if the Source Gate passed, and ``done``; an
     unexpected exception yields a single ``error`` instead and ends the stream. A
     provider failure is not an exception here: the graph turns it into a failed gate.
+    On a ``thread``, the graph runs on it and ``done`` carries its ids.
     """
-    probe = await cache.lookup(question) if cache is not None else None
-    if probe is not None and probe.hit is not None:
-        for event in events.answer_events(probe.hit.model_dump(), cached=True, token_chars=token_chars):
-            yield event
-        return
+    ids = thread.ids() if thread is not None else None
     queue: asyncio.Queue[Any] = asyncio.Queue()
-    task = asyncio.create_task(_pump(graph, question, queue), name="askai-graph-run")
+    task = asyncio.create_task(_pump(graph, question, queue, thread), name="askai-graph-run")
+    probe: Probe | None = None
+    consulted = False
     try:
         final: Mapping[str, Any] = {}
         while (item := await queue.get()) is not _END:
@@ -82,18 +118,50 @@ async def run_question(
                 final = chunk
                 continue
             for node, update in chunk.items():
-                if isinstance(update, Mapping):
+                if not isinstance(update, Mapping):
+                    continue
+                if cache is not None and not consulted:
+                    consulted = True
+                    standalone = str(update.get("standalone_question") or question)
+                    # A question that leans on turns this thread lacks is never answered from cache.
+                    probe = None if update.get("needs_context") else await cache.lookup(standalone)
+                    if probe is not None and probe.hit is not None:
+                        await _stop(task)
+                        if thread is not None:
+                            await _record(graph, thread, question, standalone, probe.hit.model_dump())
+                        for event in events.answer_events(
+                            probe.hit.model_dump(), cached=True, token_chars=token_chars, ids=ids
+                        ):
+                            yield event
+                        return
+                if node not in SILENT_NODES:
                     yield events.step(node, update, {**final, **update})
-        if "outcome" not in final or "answer" not in final:
+        if not final.get("outcome") or "answer" not in final:
             logger.error("graph run ended without an outcome")
             yield events.error()
             return
         await _remember(cache, probe, final)
-        for event in events.answer_events(final, cached=False, token_chars=token_chars):
+        for event in events.answer_events(final, cached=False, token_chars=token_chars, ids=ids):
             yield event
     finally:
         # Not awaited: awaiting inside a cancelled anyio scope would be cancelled again.
         task.cancel()
+
+
+async def _stop(task: asyncio.Task[None]) -> None:
+    """Cancel the run and wait for it, so its checkpoint writes settle before ours."""
+    task.cancel()
+    await asyncio.wait({task})
+
+
+async def _record(graph: Any, thread: ThreadRun, question: str, standalone: str, hit: Mapping[str, Any]) -> None:
+    if getattr(graph, "checkpointer", None) is None:
+        return
+    try:
+        await record_cached_turn(graph, thread.thread_id, question, standalone, hit, thread.max_history_turns)
+    except Exception:
+        # The reader still gets the answer; only the follow-up context is lost.
+        logger.exception("could not record a cached answer in thread %s", thread.thread_id)
 
 
 async def _remember(cache: SemanticCache | None, probe: Probe | None, final: Mapping[str, Any]) -> None:

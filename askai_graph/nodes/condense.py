@@ -1,0 +1,85 @@
+"""Condense: start a question afresh, and rewrite a follow-up into a standalone question.
+
+Every question on a thread starts here, so the per-question keys (attempts, drafts,
+verdicts, gaps, results) are reset whatever the checkpointer holds. With earlier turns,
+a question that leans on them (a reference, an elliptical opening or no topical term,
+as ``offline.condenser`` detects) is rewritten by the injected ``Condenser``; one that
+stands alone costs no model call. A model's reply that is empty, too long, or a
+provider failure falls back to the deterministic lexical rewrite, so a follow-up is
+never researched on a model's error message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from askai_graph.condensing import Condenser, CondenseRequest, recent_turns
+from askai_graph.offline.condenser import LexicalCondenser, leans_on_history, needs_context
+from askai_graph.settings import Settings
+from askai_graph.state import new_turn_state
+
+logger = logging.getLogger(__name__)
+_LEXICAL = LexicalCondenser()
+
+
+def condense_request(state: Mapping[str, Any], settings: Settings) -> CondenseRequest | None:
+    """Return the request for the condenser, or ``None`` when there is nothing to condense.
+
+    That is a thread's first question, or a question that stands alone.
+    """
+    history = recent_turns(state.get("history") or [], max(1, settings.history_prompt_turns))
+    if not history or not leans_on_history(state["question"]):
+        return None
+    return CondenseRequest(question=state["question"], history=history)
+
+
+def checked(reply: Any, request: CondenseRequest, settings: Settings) -> str:
+    """Return the model's standalone question, or the lexical rewrite if the reply is unusable."""
+    lines = reply.strip().splitlines() if isinstance(reply, str) else []
+    text = lines[0].strip().strip("\"'“”").strip() if lines else ""
+    if not text or len(text) > settings.max_question_chars:
+        logger.warning("condenser reply unusable (%d chars); using the lexical rewrite", len(text))
+        return _LEXICAL.condense(request)
+    return text
+
+
+def started(state: Mapping[str, Any], standalone: str, *, first: bool) -> dict[str, Any]:
+    """Return the state update that starts this question."""
+    update = new_turn_state()
+    update["standalone_question"] = standalone
+    update["needs_context"] = first and needs_context(state["question"])
+    return update
+
+
+class Condense:
+    """Reset the per-question state and condense a follow-up with the injected Condenser."""
+
+    def __init__(self, condenser: Condenser) -> None:
+        """Use ``condenser`` for follow-ups."""
+        self.condenser = condenser
+
+    def __call__(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+        """Condense synchronously."""
+        request = condense_request(state, settings)
+        if request is None:
+            return started(state, state["question"], first=not state.get("history"))
+        try:
+            reply = self.condenser.condense(request)
+        except Exception as exc:
+            logger.warning("condenser failed: %r; using the lexical rewrite", exc)
+            reply = _LEXICAL.condense(request)
+        return started(state, checked(reply, request, settings), first=False)
+
+    async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+        """Condense asynchronously."""
+        request = condense_request(state, settings)
+        if request is None:
+            return started(state, state["question"], first=not state.get("history"))
+        try:
+            reply = await self.condenser.acondense(request)
+        except Exception as exc:
+            logger.warning("condenser failed: %r; using the lexical rewrite", exc)
+            reply = _LEXICAL.condense(request)
+        return started(state, checked(reply, request, settings), first=False)

@@ -1,0 +1,1 @@
+import{a as e,b as r}from"./chunk-XGPFEOL4.mjs";import"./chunk-FXACKDTF.mjs";import"./chunk-H3VCZNTA.mjs";import"./chunk-QU3B7NT4.mjs";import"./chunk-JIN56HTB.mjs";import"./chunk-VELTKBKT.mjs";export{e as ArchitectureModule,r as createArchitectureServices};

@@ -1,0 +1,1 @@
+import{a as r,b as e}from"./chunk-A34GCYZU.mjs";import"./chunk-FXACKDTF.mjs";import"./chunk-H3VCZNTA.mjs";import"./chunk-QU3B7NT4.mjs";import"./chunk-JIN56HTB.mjs";import"./chunk-VELTKBKT.mjs";export{r as GitGraphModule,e as createGitGraphServices};

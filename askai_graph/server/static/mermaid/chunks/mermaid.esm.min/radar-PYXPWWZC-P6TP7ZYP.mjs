@@ -1,0 +1,1 @@
+import{a as r,b as e}from"./chunk-W7ZLLLMY.mjs";import"./chunk-FXACKDTF.mjs";import"./chunk-H3VCZNTA.mjs";import"./chunk-QU3B7NT4.mjs";import"./chunk-JIN56HTB.mjs";import"./chunk-VELTKBKT.mjs";export{r as RadarModule,e as createRadarServices};

@@ -1,0 +1,144 @@
+"""Which thread a ``POST /api/chat`` runs on: a new one, or a live one nobody else is answering on.
+
+A request without ``thread_id`` gets a new thread. With one, the checkpointer must hold
+it and it must not have expired (else 404: ``thread_id`` is then meaningless to this
+server), and no other answer on it may still be streaming (else 409: two runs on one
+thread would interleave their turns).
+
+"Still streaming" is a *lease* on the thread, held from the request to the end of its
+stream. Where threads live in PostgreSQL, leases live there too (``PostgresLeaseStore``,
+a table next to the checkpoints), so several server processes sharing the database
+refuse each other's concurrent requests; otherwise they are kept in process
+(``InMemoryLeaseStore``). A lease expires after ``thread_lease_seconds`` even if its
+holder never releases it (a process that died mid-answer).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from askai_graph.server.request import BadRequest
+from askai_graph.server.run import ThreadRun
+from askai_graph.settings import Settings
+from askai_graph.threads import new_run_id, new_thread_id, thread_status
+
+STREAMING = "an answer on this thread_id is still streaming; wait for its done event"
+
+
+class LeaseStore(Protocol):
+    """Where leases on threads live."""
+
+    async def acquire(self, thread_id: str, seconds: float) -> str | None:
+        """Return a new lease token, or ``None`` while another unexpired lease holds the thread."""
+        ...
+
+    async def release(self, thread_id: str, token: str) -> None:
+        """End the lease ``token`` (a no-op if it already ended or was taken over)."""
+        ...
+
+
+class InMemoryLeaseStore:
+    """Leases of this process only."""
+
+    def __init__(self) -> None:
+        """Start with no leases."""
+        self._leases: dict[str, tuple[str, float]] = {}
+
+    async def acquire(self, thread_id: str, seconds: float) -> str | None:
+        """Take the thread unless an unexpired lease holds it."""
+        held = self._leases.get(thread_id)
+        if held is not None and held[1] > time.monotonic():
+            return None
+        token = uuid.uuid4().hex
+        self._leases[thread_id] = (token, time.monotonic() + seconds)
+        return token
+
+    async def release(self, thread_id: str, token: str) -> None:
+        """Drop the lease if ``token`` still holds it."""
+        if self._leases.get(thread_id, ("",))[0] == token:
+            del self._leases[thread_id]
+
+
+class PostgresLeaseStore:
+    """Leases in a PostgreSQL table, shared by every process on the database."""
+
+    _SETUP = """CREATE TABLE IF NOT EXISTS askai_thread_leases (
+        thread_id text PRIMARY KEY, lease text NOT NULL, expires_at timestamptz NOT NULL)"""
+    # Insert, or take over an expired lease; a row comes back only when the lease is ours.
+    _ACQUIRE = """INSERT INTO askai_thread_leases (thread_id, lease, expires_at)
+        VALUES (%s, %s, now() + make_interval(secs => %s))
+        ON CONFLICT (thread_id) DO UPDATE SET lease = EXCLUDED.lease, expires_at = EXCLUDED.expires_at
+        WHERE askai_thread_leases.expires_at < now()
+        RETURNING lease"""
+    _RELEASE = "DELETE FROM askai_thread_leases WHERE thread_id = %s AND lease = %s"
+
+    def __init__(self, pool: Any) -> None:
+        """Use connections of ``pool`` (a psycopg ``AsyncConnectionPool``)."""
+        self.pool = pool
+        self._ready = False
+
+    async def acquire(self, thread_id: str, seconds: float) -> str | None:
+        """Take the thread unless an unexpired lease holds it (in any process)."""
+        token = uuid.uuid4().hex
+        async with self.pool.connection() as connection:
+            if not self._ready:
+                await connection.execute(self._SETUP)
+                self._ready = True
+            row = await (await connection.execute(self._ACQUIRE, (thread_id, token, seconds))).fetchone()
+        return token if row is not None else None
+
+    async def release(self, thread_id: str, token: str) -> None:
+        """Drop the lease if ``token`` still holds it."""
+        async with self.pool.connection() as connection:
+            await connection.execute(self._RELEASE, (thread_id, token))
+
+
+def lease_store_for(checkpointer: Any) -> LeaseStore:
+    """Return a store shared like the checkpointer: PostgreSQL's own pool, else this process."""
+    pool = getattr(checkpointer, "conn", None)
+    if type(checkpointer).__name__ == "AsyncPostgresSaver" and hasattr(pool, "connection"):
+        return PostgresLeaseStore(pool)
+    return InMemoryLeaseStore()
+
+
+class ThreadLeases:
+    """Hand out threads for requests, at most one streaming answer per thread."""
+
+    def __init__(self, settings: Settings) -> None:
+        """Use ``settings`` for the expiry, the lease length and the history bound."""
+        self.settings = settings
+        self._stores: dict[int, LeaseStore] = {}
+
+    def store(self, graph: Any) -> LeaseStore:
+        """Return the lease store for ``graph``'s checkpointer (made once per checkpointer)."""
+        checkpointer = getattr(graph, "checkpointer", None)
+        key = id(checkpointer)
+        if key not in self._stores:
+            self._stores[key] = lease_store_for(checkpointer)
+        return self._stores[key]
+
+    async def claim(self, graph: Any, thread_id: str | None) -> tuple[ThreadRun, Callable[[], Awaitable[None]]]:
+        """Return the thread to run on and the coroutine function that releases it (idempotent).
+
+        Raises:
+            BadRequest: 404 for an unknown or expired thread, 409 for a busy one.
+        """
+        if thread_id is not None and getattr(graph, "checkpointer", None) is not None:
+            status = await thread_status(graph, thread_id, self.settings.thread_ttl_hours)
+            if status != "active":
+                raise BadRequest(
+                    404, f"thread_id is {status}; send the message without thread_id to start a new conversation"
+                )
+        thread_id = thread_id or new_thread_id()
+        store = self.store(graph)
+        token = await store.acquire(thread_id, self.settings.thread_lease_seconds)
+        if token is None:
+            raise BadRequest(409, STREAMING)
+
+        async def release() -> None:
+            await store.release(thread_id, token)
+
+        return ThreadRun(thread_id, new_run_id(), self.settings.max_history_turns), release

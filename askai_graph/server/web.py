@@ -1,0 +1,55 @@
+"""The reader-facing front end: ``GET /`` (a full-page Ask AI), ``GET /widget.js`` and CORS.
+
+The widget is built from ``web/`` (``make web``) into ``static/`` inside this package, so
+``askai serve`` needs neither Node nor the network. ``/static/`` holds the lazily loaded
+Mermaid chunks and the third-party licenses.
+
+Cross-origin calls to ``/api/chat`` (a page on another site embedding the widget) are
+refused by the browser unless that page's origin is in ``Settings.cors_origins``: the
+preflight of the JSON ``POST`` gets no ``Access-Control-Allow-Origin`` for any other
+origin, so the request is never sent. The same header lets an allowed page ``import()``
+the Mermaid chunks (module scripts are fetched with CORS); ``widget.js`` itself is a
+classic script, which any page may load.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from starlette.middleware.cors import CORSMiddleware
+from starlette.staticfiles import StaticFiles
+
+from askai_graph.settings import Settings
+
+STATIC_DIR = Path(__file__).parent / "static"
+"""The committed build of ``web/`` (``make web`` rewrites it)."""
+
+# The widget script and the page are small and change with each release: revalidate
+# (ETag) rather than cache blindly.
+_REVALIDATE = {"Cache-Control": "no-cache"}
+
+
+def add_web(app: FastAPI, settings: Settings) -> None:
+    """Serve the page, the widget and its assets, and allow the configured origins."""
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["POST"],
+            allow_headers=["Content-Type"],
+            max_age=600,
+        )
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        """The full-page Ask AI for this site."""
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html", headers=_REVALIDATE)
+
+    @app.get("/widget.js", include_in_schema=False)
+    async def widget() -> FileResponse:
+        """The embeddable ``<askai-widget>`` web component."""
+        return FileResponse(STATIC_DIR / "widget.js", media_type="text/javascript", headers=_REVALIDATE)
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -1,0 +1,124 @@
+"""Browser harness for the widget tests: Debian's Chromium driven by Playwright for Python.
+
+One browser per test session (launched on first use), a fresh context per test. The
+browser comes from apt (``make chromium``), never from ``playwright install``, which
+cannot download here; a missing browser fails the test with the command that fixes it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+HINT = (
+    f"Chromium not found at {CHROMIUM}: run 'make chromium' (it runs 'apt-get install -y chromium'), "
+    "or set CHROMIUM=/path/to/chromium"
+)
+# As root Chromium needs --no-sandbox; the rest keeps it off the (closed) network at start.
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+AXE = Path(__file__).parent.parent / "web" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def launch(playwright: Any) -> Any:
+    """Launch headless Chromium from ``CHROMIUM``, or fail with the hint."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(HINT)
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium per test module.
+
+    Not per session: Playwright's sync API keeps an event loop running in the main thread
+    while it is open, so any later test calling ``asyncio.run`` would fail.
+    """
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh page in its own context (no shared cache, storage or cookies)."""
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def ask(page: Any, question: str) -> None:
+    """Type ``question`` into the widget, press Enter and wait until the answer is done or failed."""
+    box = page.locator("[data-askai-input]")
+    box.fill(question)
+    box.press("Enter")
+    settled(page, "/^(done|error)$/.test(root.querySelector('[data-askai]').dataset.state)")
+
+
+def settled(page: Any, condition: str) -> None:
+    """Wait until ``condition`` (JS over ``root``, the widget's shadow root) holds, checking every frame.
+
+    Every frame, not Playwright's backing-off poll (100 ms, then 250, 500, 1000 ms), keeps
+    hundreds of answers in one test run quick.
+    """
+    page.wait_for_function(
+        f"() => {{ const root = document.querySelector('askai-widget').shadowRoot; return {condition}; }}",
+        polling="raf",
+        timeout=20_000,
+    )
+
+
+RECORD_EVENTS = """
+window.__askaiEvents = [];
+document.addEventListener("askai:event", (event) => window.__askaiEvents.push(event.detail));
+"""
+
+
+def open_widget(page: Any, url: str) -> None:
+    """Open ``url``, recording every SSE event the widget receives (its ``askai:event`` DOM events)."""
+    page.add_init_script(RECORD_EVENTS)
+    page.goto(url)
+
+
+def received(page: Any, name: str) -> list[Any]:
+    """The data of every ``name`` event the widget has received since the page loaded."""
+    return [event["data"] for event in page.evaluate("window.__askaiEvents") if event["name"] == name]
+
+
+def answer_dom(page: Any) -> dict[str, Any]:
+    """What the answer holds: text, links, images, SVG links, tags (outside and inside SVG), ``on*`` attributes."""
+    return page.evaluate(
+        """() => {
+        const root = document.querySelector("askai-widget").shadowRoot;
+        const answer = root.querySelector("[data-askai-answer]");
+        const all = [...answer.querySelectorAll("*")];
+        const tags = (elements) => [...new Set(elements.map((e) => e.tagName.toLowerCase()))].sort();
+        const xlink = "http://www.w3.org/1999/xlink";
+        return {
+          text: answer.textContent,
+          hrefs: [...answer.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")),
+          srcs: [...answer.querySelectorAll("img[src]")].map((i) => i.getAttribute("src")),
+          svgLinks: [...answer.querySelectorAll("svg *")]
+            .map((e) => e.getAttribute("href") || e.getAttributeNS(xlink, "href"))
+            .filter((href) => href !== null && !href.startsWith("#")),
+          htmlTags: tags(all.filter((e) => !e.closest("svg"))),
+          svgTags: tags(all.filter((e) => e.closest("svg"))),
+          handlers: all.flatMap((e) => [...e.attributes].filter((a) => /^on/i.test(a.name)).map((a) => a.name)),
+        };
+    }"""
+    )
