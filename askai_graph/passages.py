@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from askai_graph.corpus import Post
 from askai_graph.text import content_terms
 
-DEFAULT_PASSAGE_CHARS = 1500
+# About 600 words: a typical article stays whole, a long reference page splits by section.
+DEFAULT_PASSAGE_CHARS = 4000
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 

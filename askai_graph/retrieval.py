@@ -127,10 +127,12 @@ class BM25Retriever(BaseRetriever):
         pages: dict[int, list[tuple[int, float, Passage]]] = {}
         for passage_id, score in ranked:
             post_id, passage = found[passage_id]
-            if post_id in pages or len(pages) < self.k:
-                pages.setdefault(post_id, []).append((passage_id, score, passage))
+            pages.setdefault(post_id, []).append((passage_id, score, passage))
+        # A page scores the sum of its passages among the top hits (CombSUM): a page that
+        # answers in several sections is more about the question than one lucky section.
+        order = sorted(pages.items(), key=lambda item: -item[1][0][1])
         documents = []
-        for post_id, hits in pages.items():
+        for post_id, hits in order[: self.k]:
             post = self._post(post_id)
             best = sorted(hits[:EVIDENCE_PASSAGES])  # page order reads better than score order
             whole = len(best) == 1 and best[0][2].text == post.body

@@ -84,7 +84,7 @@ class Settings(BaseSettings):
         "(`askai index --base-url` for a built index). Not `base_url`, which is the model endpoint.",
     )
     passage_chars: int = Field(
-        1500, ge=200, le=100_000, description="Pages longer than this are split into passages at their headings."
+        4000, ge=200, le=100_000, description="Pages longer than this are split into passages at their headings."
     )
     max_page_bytes: int = Field(10_000_000, ge=1024, description="Larger source files are skipped when indexing.")
     max_front_matter_bytes: int = Field(
