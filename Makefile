@@ -43,8 +43,18 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# Defined before the rules that list it: make expands prerequisites as it reads them.
+WEB_DEPS := web/node_modules/.installed
+
+# schemathesis (checks the live server against its own /openapi.json) lives in a venv of
+# its own: its hypothesis and jsonschema-rs pins clash with the dev extra's.
+SCHEMATHESIS := $(VENV)/tools/schemathesis/bin/schemathesis
+$(SCHEMATHESIS): | $(BIN)/python
+	$(PYTHON) -m venv $(VENV)/tools/schemathesis
+	$(VENV)/tools/schemathesis/bin/python -m pip install --quiet 'schemathesis>=4.32,<5'
+
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
-tests: $(VENV)/.installed-test chromium $(WEB_DEPS)
+tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium $(WEB_DEPS)
 	CHROMIUM=$(CHROMIUM) $(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 serve: $(VENV)/.installed-app
@@ -61,7 +71,6 @@ diagram: $(VENV)/.installed-test
 # `askai serve` needs no Node. `make web` rebuilds it from the pinned lock file; a test
 # fails when the committed build is older than web/'s sources. The tests also need
 # web/node_modules (axe-core).
-WEB_DEPS := web/node_modules/.installed
 $(WEB_DEPS): web/package.json web/package-lock.json
 	@if ! command -v npm >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

@@ -209,16 +209,40 @@ def chat(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def serve(args: argparse.Namespace, settings: Settings) -> int:
-    """Run the HTTP API with uvicorn."""
+    """Run the HTTP API with uvicorn, every limit set (see ``askai_graph.server.serving``).
+
+    The threads database is opened and the port bound before the corpus loads, so
+    either problem is reported at once, and the address actually bound (``--port 0``
+    picks a free port) is printed first.
+    """
     import uvicorn
 
     from askai_graph.checkpoints import open_checkpointer
-    from askai_graph.server import create_app
+    from askai_graph.server.serving import BindError, bind, uvicorn_config
 
+    host = args.host or settings.host
+    port = settings.port if args.port is None else args.port
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be between 0 and 65535 (got {port})")
     settings = settings.model_copy(update={"database_url": threads_url(settings)})
     with open_checkpointer(settings.database_url or ""):
         pass  # fail now, in one line, if the threads database cannot be opened (and create its tables)
-    uvicorn.run(create_app(settings=settings), host=args.host or settings.host, port=args.port or settings.port)
+    try:
+        sock = bind(host, port)
+    except BindError as exc:
+        print(f"askai: error: {exc}", file=sys.stderr)
+        return 1
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"askai: serving on http://{shown}:{bound} (loading the corpus first)", flush=True)
+    from askai_graph.server import create_app
+
+    try:
+        app = create_app(settings=settings)
+    except BaseException:
+        sock.close()
+        raise
+    uvicorn.Server(uvicorn_config(app, settings)).run(sockets=[sock])
     return 0
 
 
@@ -258,7 +282,7 @@ def parser() -> argparse.ArgumentParser:
     chat_cmd.set_defaults(run=chat)
     serve_cmd = commands.add_parser("serve", help="serve POST /api/chat (SSE)")
     serve_cmd.add_argument("--host", help="bind address (default 127.0.0.1)")
-    serve_cmd.add_argument("--port", type=int, help="bind port (default 4321)")
+    serve_cmd.add_argument("--port", type=int, help="bind port (default 4321; 0 picks a free port and prints it)")
     serve_cmd.set_defaults(run=serve)
     local_cmd = commands.add_parser("local-model", help="a real local model to try and test with ([local] extra)")
     local_commands = local_cmd.add_subparsers(dest="local_command", required=True)

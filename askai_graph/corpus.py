@@ -25,6 +25,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
 
 from askai_graph.evidence import ImageRef
+from askai_graph.plaintext import clean_post
 
 BUNDLED_SITE = "sample_site"
 logger = logging.getLogger(__name__)
@@ -112,8 +113,8 @@ def _in_memory(scan: Any, where: str) -> Corpus:
     return Corpus(posts=tuple(posts), fingerprint=fingerprint_of(post_digest(post) for post in posts))
 
 
-def make_post(record: dict[str, Any]) -> Post:
-    """Return the validated post for ``record``.
+def make_post(record: dict[str, Any], where: str = "post") -> Post:
+    """Return the validated post for ``record`` (from ``where``), titles and alt text made plain text.
 
     Raises:
         CorpusError: a required field is missing or empty, a URL is not absolute
@@ -121,6 +122,7 @@ def make_post(record: dict[str, Any]) -> Post:
     """
     from askai_graph.indexing.urls import is_http_url
 
+    record = clean_post(record, where)
     for key in ("title", "url"):
         if not isinstance(record.get(key), str) or not record[key].strip():
             raise CorpusError(f"missing or empty '{key}'")

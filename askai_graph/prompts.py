@@ -13,7 +13,8 @@ Rules:
 - Write concise Markdown (at most about 250 words). Never write raw HTML; put code, \
 identifiers and generic types like List<String> in backticks.
 - Cite every post you use as a Markdown link [post title](source_url), copying the \
-source_url value exactly, character for character. Never invent, shorten, or modify a URL, \
+source_url value exactly, character for character; each post's cite_as line is that link, \
+title already escaped for Markdown: copy it as it is. Never invent, shorten, or modify a URL, \
 and never link to anything that is not a source_url below.
 - Images: only use image URLs listed for a post, as ![alt](url).
 - If the posts do not answer the question, say so plainly instead of guessing.
@@ -38,6 +39,7 @@ SOURCE_BLOCK = """\
 title: {title}
 source_url: {source_url}
 images: {images}
+cite_as: {cite_as}
 content:
 {content}
 </source>"""

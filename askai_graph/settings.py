@@ -119,11 +119,49 @@ class Settings(BaseSettings):
     # --- HTTP server -----------------------------------------------------------------
     host: str = Field("127.0.0.1", description="Address `askai serve` binds.")
     port: int = Field(4321, ge=0, le=65535, description="Port `askai serve` binds.")
-    max_body_bytes: int = Field(16_384, ge=256, description="Largest request body accepted by /api/chat.")
+    max_body_bytes: int = Field(
+        32_768,
+        ge=256,
+        description="Largest request body accepted by /api/chat, in bytes (the question itself is limited by "
+        "max_question_chars after decoding; 12 bytes per character covers a fully \\u-escaped question).",
+    )
     heartbeat_seconds: float = Field(15.0, gt=0, description="Interval of SSE heartbeat comments.")
-    cache_enabled: bool = Field(True, description="Serve repeated (paraphrased) questions from the semantic cache.")
-    cache_size: int = Field(512, ge=1, description="Accepted answers the semantic cache keeps before evicting.")
-    cache_threshold: float = Field(0.9, gt=0, le=1, description="Cosine similarity a cache hit needs.")
+    cache_enabled: bool = Field(True, description="Serve a repeated question from the answer cache.")
+    cache_size: int = Field(512, ge=1, description="Accepted answers the answer cache keeps before evicting.")
+    cache_threshold: float = Field(
+        0.9, gt=0, le=1, description="Cosine similarity a paraphrase needs when the cache is given an Embeddings."
+    )
+    header_timeout_seconds: float = Field(
+        10.0, gt=0, le=600, description="Time a client has to send a request's headers; then the connection closes."
+    )
+    body_timeout_seconds: float = Field(
+        10.0, gt=0, le=600, description="Time a client has to send a request's body; then 408."
+    )
+    max_header_bytes: int = Field(
+        16_384, ge=1024, le=1_048_576, description="Largest request line plus headers, whatever the HTTP parser; 431."
+    )
+    max_connections: int = Field(
+        500,
+        ge=2,
+        le=100_000,
+        description="Open connections at most; beyond it the oldest connection still waiting for a request closes.",
+    )
+    max_streams: int = Field(
+        64, ge=1, le=100_000, description="Answers streamed at once; beyond it /api/chat answers 503 with Retry-After."
+    )
+    rate_limit: str = Field(
+        "30/minute",
+        description="Questions per client (limits syntax, e.g. '30/minute;5/second'; empty = no limit); beyond it 429.",
+    )
+    trusted_proxies: str = Field(
+        "",
+        description="Comma-separated proxy addresses (or '*') whose X-Forwarded-For names the client; "
+        "empty = the client is the remote address.",
+    )
+    request_timeout_seconds: float = Field(
+        120.0, gt=0, le=3600, description="Deadline of one question; then the stream ends with done (fallback)."
+    )
+    retry_after_seconds: int = Field(2, ge=1, le=3600, description="Retry-After sent with a 503 when streams are full.")
     token_chars: int = Field(
         24, ge=1, le=4096, description="About how many characters of the answer each SSE `token` event carries."
     )
@@ -158,6 +196,19 @@ class Settings(BaseSettings):
         ):
             raise ValueError("must be sqlite:///path or postgresql://user@host/database")
         return url
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _rate_limit_parses(cls, value: str) -> str:
+        """Refuse a rate limit that the ``limits`` notation cannot read, at startup."""
+        if value.strip():
+            from limits import parse_many
+
+            try:
+                parse_many(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not a rate limit like '30/minute' or '30/minute;5/second'") from None
+        return value
 
     def with_overrides(self, overrides: RunOptions | dict[str, Any] | None) -> Settings:
         """Return a copy with the non-``None`` per-run overrides applied."""

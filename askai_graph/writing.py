@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
@@ -10,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from askai_graph.condensing import history_block
 from askai_graph.evidence import EvidencePassage, SearchResult
+from askai_graph.plaintext import markdown_link, strip_invisible
 from askai_graph.prompts import SOURCE_BLOCK, WRITER_FEEDBACK, WRITER_SYSTEM, WRITER_USER
 from askai_graph.state import Turn
 
@@ -46,9 +48,18 @@ class Writer(Protocol):
         ...
 
 
+# ``</source>``, ``</SOURCE>``, ``</ source>``, ``< /draft``, ``＜source``: any tag that a
+# model could read as opening or closing one of our blocks, whatever its case or spacing.
+_DELIMITER = re.compile(r"[<\uff1c\ufe64](\s*/?\s*)(source|draft)\b", re.IGNORECASE)
+
+
 def untrusted(text: str) -> str:
-    """Neutralise text that could close or forge a ``<source>``/``<draft>`` block."""
-    return text.replace("</source", "<\\/source").replace("</draft", "<\\/draft").replace("<source", "<\\source")
+    """Neutralise text that could close or forge a ``<source>``/``<draft>`` block.
+
+    Invisible characters go first (``</so\u200bource>`` is a closing tag to a reader);
+    then a backslash after ``<`` breaks every tag-like spelling of the delimiters.
+    """
+    return _DELIMITER.sub(lambda m: "<\\" + m.group(1).replace(" ", "").strip() + m.group(2), strip_invisible(text))
 
 
 def format_sources(results: list[SearchResult], *, content: list[str] | None = None) -> str:
@@ -62,6 +73,7 @@ def format_sources(results: list[SearchResult], *, content: list[str] | None = N
                 title=untrusted(result.title),
                 source_url=untrusted(result.source_url),
                 images=untrusted(images),
+                cite_as=untrusted(markdown_link(result.title, result.source_url)),
                 content=untrusted(content[index - 1] if content is not None else result.content),
             )
         )

@@ -1,16 +1,22 @@
 """Load on POST /api/chat: N concurrent SSE clients against askai serve vs a bare SSE ceiling.
 
-Run: ``.venv/bin/python bench/server_load.py [--levels 50,200] [--seconds 4]``. Loopback
-only; about 35 s with the defaults on 2 cores. It starts three servers itself, each
-a uvicorn subprocess on a free 127.0.0.1 port (so the clients, in this process, do not
-share a GIL with them):
+Run: ``.venv/bin/python bench/server_load.py [--levels 50,200] [--seconds 4] [--capacity 8]
+[--phases load,overload]``. Loopback only, every loop bounded in time; about 60 s with the
+defaults on 2 cores. It starts four servers itself, each a uvicorn subprocess on a free
+127.0.0.1 port (so the clients, in this process, do not share a GIL with them):
 
 - ``askai``: ``create_app`` over the bundled sample site, offline writer and critic,
   semantic cache *off*, so every request runs the whole graph;
 - ``askai+cache``: the same with the cache on, warmed with the accepted questions, then
   asked paraphrases of them (every request should be a hit);
 - ``bare``: a FastAPI endpoint with the same SSE stack (sse-starlette) that streams a
-  fixed 1,000-character answer in the same ``token`` chunks, then ``done``: the ceiling.
+  fixed 1,000-character answer in the same ``token`` chunks, then ``done``: the ceiling;
+- ``askai+limits``: cache off, ``max_streams`` = ``--capacity``, a per-client rate limit
+  (``--rate``), and 127.0.0.1 as a trusted proxy, so each simulated user is a distinct
+  client by its ``X-Forwarded-For`` (TEST-NET addresses: a header value, never contacted).
+
+The first two askai servers run with the stream cap and rate limit off: they measure
+throughput, not refusals.
 
 For each concurrency level, each of N clients asks back to back for ``--seconds`` (one
 keep-alive connection per client, a minimal asyncio SSE client so the client is never the
@@ -19,6 +25,15 @@ fallback). It prints throughput (answers/s), p50/p99 time to the first ``token``
 errors (non-200, ``error`` events, a missing ``done``, transport failures, timeouts), the
 cache-hit p50 time to first byte (the first SSE event: a hit streams tokens at once), the
 client's own CPU share, and the ratios to the bare ceiling measured in the same run.
+
+The overload phase runs ``--capacity`` users (the server at capacity, nothing refused:
+the baseline) and 3x as many against ``askai+limits``, in three alternating rounds whose
+samples are pooled per level (background load on a shared machine drifts). A refused user (503 or 429)
+waits ``--retry-pause`` (50 ms) and asks again (far sooner than ``Retry-After``, to keep
+the pressure on). It
+prints answers/s, the share of requests refused with 503 and with 429, and the p99 time
+to first token of the *admitted* requests next to the baseline's: admission control
+should keep it near the baseline instead of growing with the offered load.
 """
 
 from __future__ import annotations
@@ -76,6 +91,9 @@ FIXED_ANSWER = (
     "returns a cached answer when a new question is similar enough. "
 ) * 7
 PHASE_TIMEOUT = 60.0
+CAPACITY = 8
+RATE = "120/minute"
+retry_pause = 0.05
 
 
 # --- the servers (child processes) -------------------------------------------------------
@@ -107,7 +125,7 @@ def bare_app() -> Any:
     return app
 
 
-def serve(kind: str, port: int, index_cache: str) -> None:
+def serve(kind: str, port: int, index_cache: str, capacity: int = CAPACITY, rate: str = RATE) -> None:
     """Child process: run one server until terminated."""
     import uvicorn
 
@@ -116,9 +134,17 @@ def serve(kind: str, port: int, index_cache: str) -> None:
     else:
         from askai_graph import Settings
         from askai_graph.server import create_app
+        from askai_graph.server.serving import uvicorn_config
 
-        settings = Settings(index_cache_dir=Path(index_cache), cache_enabled=kind == "askai+cache")
+        if kind == "askai+limits":
+            limits = {"max_streams": capacity, "rate_limit": rate, "trusted_proxies": "127.0.0.1"}
+        else:
+            limits = {"max_streams": 100_000, "rate_limit": ""}
+        settings = Settings(index_cache_dir=Path(index_cache), cache_enabled=kind == "askai+cache", **limits)
         app = create_app(settings=settings)
+        config = uvicorn_config(app, settings, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+        uvicorn.Server(config).run()
+        return
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, ws="none")
 
 
@@ -130,9 +156,10 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start(kind: str, index_cache: str) -> tuple[subprocess.Popen[bytes], str]:
+def start(kind: str, index_cache: str, capacity: int, rate: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    command = [sys.executable, __file__, "--serve", kind, "--port", str(port), "--index-cache", index_cache]
+    command = [sys.executable, __file__, "--serve", kind, "--port", str(port), "--index-cache", index_cache,
+               "--capacity", str(capacity), "--rate", rate]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASKAI_")}
     process = subprocess.Popen(command, env=env)
     base = f"http://127.0.0.1:{port}"
@@ -162,6 +189,15 @@ class Result:
     outcomes: Counter[str] = field(default_factory=Counter)
     cached: int = 0
     client_cpu: float = 0.0
+    refused: Counter[int] = field(default_factory=Counter)
+
+
+class Refused(Exception):
+    """The server answered with a status other than 200 (503, 429...)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 class Connection:
@@ -172,8 +208,9 @@ class Connection:
     with a few string operations per chunk.
     """
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, forwarded_for: str | None = None) -> None:
         self.host, self.port = host, port
+        self.forwarded = f"X-Forwarded-For: {forwarded_for}\r\n" if forwarded_for else ""
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
@@ -185,14 +222,17 @@ class Connection:
         body = json.dumps({"message": question}).encode()
         head = (
             f"POST /api/chat HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n{self.forwarded}\r\n"
         )
         self.writer.write(head.encode() + body)
         status = await self.reader.readline()
+        length = 0
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
         if b" 200 " not in status:
-            raise ConnectionError(status.decode().strip())
-        while (await self.reader.readline()) not in (b"\r\n", b""):
-            pass  # headers: the stream is always chunked
+            await self.reader.readexactly(length)  # a JSON refusal: read it, keep the connection
+            raise Refused(int(status.split(b" ", 2)[1]))
         buffer = ""
         while True:
             size = int((await self.reader.readline()).strip(), 16)
@@ -223,6 +263,10 @@ async def one_request(connection: Connection, question: str, result: Result) -> 
                 first_token = now
             elif event == "done":
                 done = json.loads(data)
+    except Refused as refusal:
+        result.refused[refusal.status] += 1
+        await asyncio.sleep(retry_pause)
+        return
     except (OSError, ValueError, asyncio.IncompleteReadError):
         connection.close()
         connection.writer = None
@@ -235,8 +279,11 @@ async def one_request(connection: Connection, question: str, result: Result) -> 
     result.cached += bool(done["cached"])
 
 
-async def load(base: str, questions: list[str], clients: int, seconds: float) -> Result:
-    """Run ``clients`` users, each on its own keep-alive connection, asking back to back for ``seconds``."""
+async def load(base: str, questions: list[str], clients: int, seconds: float, *, distinct: bool = False) -> Result:
+    """Run ``clients`` users, each on its own keep-alive connection, asking back to back for ``seconds``.
+
+    With ``distinct``, each user names itself by ``X-Forwarded-For`` (a TEST-NET address).
+    """
     result = Result()
     host, port = base.removeprefix("http://").split(":")
     deadline = time.perf_counter() + seconds
@@ -244,7 +291,7 @@ async def load(base: str, questions: list[str], clients: int, seconds: float) ->
 
     async def user(number: int) -> None:
         nonlocal sent
-        connection = Connection(host, int(port))
+        connection = Connection(host, int(port), f"192.0.2.{number % 250 + 1}" if distinct else None)
         try:
             turn = 0
             while time.perf_counter() < deadline:
@@ -261,7 +308,8 @@ async def load(base: str, questions: list[str], clients: int, seconds: float) ->
         task.cancel()
     result.seconds = time.perf_counter() - started
     result.client_cpu = (time.process_time() - cpu) / result.seconds
-    result.errors = sent - result.answers  # failed, an ``error`` event, no ``done``, or timed out
+    # Failed, an ``error`` event, no ``done``, or timed out; a refusal is counted apart.
+    result.errors = sent - result.answers - sum(result.refused.values())
     return result
 
 
@@ -279,6 +327,45 @@ def report(name: str, result: Result) -> str:
         f"  {name:<24} {throughput:8.1f} answers/s   first token p50 {pct(result.first_token, 50):7.1f} ms"
         f"  p99 {pct(result.first_token, 99):7.1f} ms   errors {result.errors}   client cpu {result.client_cpu:4.0%}"
     )
+
+
+ROUNDS = 3
+
+
+def merge(into: Result, result: Result) -> None:
+    """Pool ``result``'s samples and counts into ``into``."""
+    into.seconds += result.seconds
+    into.answers += result.answers
+    into.errors += result.errors
+    into.first_event += result.first_event
+    into.first_token += result.first_token
+    into.outcomes.update(result.outcomes)
+    into.refused.update(result.refused)
+    into.cached += result.cached
+    into.client_cpu = max(into.client_cpu, result.client_cpu)
+
+
+async def overload(base: str, capacity: int, seconds: float, rate: str) -> None:
+    """Offer 1x then 3x the stream capacity; compare admitted first-token p99 (see module docstring)."""
+    # Alternate the levels and pool each one's samples: on a shared machine, background
+    # load drifts, and measuring one level after the other would bias the ratio.
+    at_capacity, over = Result(), Result()
+    for _ in range(ROUNDS):
+        for pooled, users in ((at_capacity, capacity), (over, 3 * capacity)):
+            merge(pooled, await load(base, MIXED, users, seconds / ROUNDS, distinct=True))
+    print(f"\noverload: max_streams {capacity}, rate limit {rate} per client, {seconds:g} s per level"
+          f" in {ROUNDS} alternating rounds")  # fmt: skip
+    for name, result in (("1x capacity (baseline)", at_capacity), ("3x capacity", over)):
+        sent = result.answers + result.errors + sum(result.refused.values())
+        share = {status: result.refused[status] / sent if sent else 0.0 for status in (503, 429)}
+        print(
+            f"  {name:<24} {result.answers / result.seconds:8.1f} answers/s   refused 503 {share[503]:6.1%}"
+            f"  429 {share[429]:6.1%}   admitted first token p50 {pct(result.first_token, 50):7.1f} ms"
+            f"  p99 {pct(result.first_token, 99):7.1f} ms   errors {result.errors}"
+            f"   client cpu {result.client_cpu:4.0%}"
+        )
+    ratio = pct(over.first_token, 99) / pct(at_capacity.first_token, 99)
+    print(f"  admitted p99 first token at 3x / at 1x: {ratio:.2f}")
 
 
 async def run(levels: list[int], seconds: float, bases: dict[str, str]) -> None:
@@ -313,21 +400,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default="50,200", help="comma-separated client counts")
     parser.add_argument("--seconds", type=float, default=4.0, help="load duration per server and level")
+    parser.add_argument("--capacity", type=int, default=CAPACITY, help="max_streams of the overload server")
+    parser.add_argument("--rate", default=RATE, help="per-client rate limit of the overload server")
+    parser.add_argument("--retry-pause", type=float, default=0.05, help="seconds a refused user waits to ask again")
+    parser.add_argument("--phases", default="load,overload", help="which phases to run: load, overload")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index-cache", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global retry_pause
+    retry_pause = args.retry_pause
     if args.serve:
-        serve(args.serve, args.port, args.index_cache)
+        serve(args.serve, args.port, args.index_cache, args.capacity, args.rate)
         return
     levels = [int(level) for level in args.levels.split(",")]
+    phases = set(args.phases.split(","))
+    kinds = (["askai", "askai+cache", "bare"] if "load" in phases else []) + (
+        ["askai+limits"] if "overload" in phases else []
+    )
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as index_cache:
-        servers = {kind: start(kind, index_cache) for kind in ("askai", "askai+cache", "bare")}
+        servers = {kind: start(kind, index_cache, args.capacity, args.rate) for kind in kinds}
         try:
             names = ", ".join(f"{kind} {base}" for kind, (_, base) in servers.items())
             print(f"servers: {names} ({os.cpu_count()} cpus)")
-            asyncio.run(run(levels, args.seconds, {kind: base for kind, (_, base) in servers.items()}))
+            bases = {kind: base for kind, (_, base) in servers.items()}
+            if "load" in phases:
+                asyncio.run(run(levels, args.seconds, bases))
+            if "overload" in phases:
+                asyncio.run(overload(bases["askai+limits"], args.capacity, max(args.seconds, 9.0), args.rate))
         finally:
             for process, _ in servers.values():
                 process.terminate()

@@ -22,6 +22,10 @@ pytest_plugins = ["tests.browser"]  # the widget tests' Chromium fixtures
 
 _INDEX_CACHE = tempfile.mkdtemp(prefix="askai-test-bm25-")
 os.environ["ASKAI_INDEX_CACHE_DIR"] = _INDEX_CACHE
+# Tests send many questions from 127.0.0.1 to one server: the per-client rate limit is off
+# unless a test sets it (its own tests do), as module-scoped servers are built before
+# any per-test fixture runs.
+os.environ["ASKAI_RATE_LIMIT"] = ""
 _DATA_HOME = tempfile.mkdtemp(prefix="askai-test-data-")
 os.environ["XDG_DATA_HOME"] = _DATA_HOME
 
@@ -47,7 +51,8 @@ def settings(index_cache: Path, _no_askai_env: None) -> Settings:
 def _no_askai_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep a developer's ASKAI_* variables (a real model, a corpus) out of the tests."""
     for name in list(os.environ):
-        if name.startswith("ASKAI_") and name != "ASKAI_INDEX_CACHE_DIR":
+        if name.startswith("ASKAI_") and name not in ("ASKAI_INDEX_CACHE_DIR", "ASKAI_RATE_LIMIT"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("ASKAI_INDEX_CACHE_DIR", _INDEX_CACHE)
+    monkeypatch.setenv("ASKAI_RATE_LIMIT", "")
     monkeypatch.setenv("XDG_DATA_HOME", _DATA_HOME)

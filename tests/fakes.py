@@ -192,6 +192,42 @@ def fan_out_graph(ticks: list[float], rounds: int = 20, delay: float = 0.1) -> A
     return builder.compile()
 
 
+class HungRetriever(BaseRetriever):
+    """A blocking retriever that hangs until ``release`` is set (deadline tests); counts calls."""
+
+    release: threading.Event
+    calls: int = 0
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        self.calls += 1
+        self.release.wait(60)
+        return [post(1)]
+
+
+class SlowAsyncRetriever(BaseRetriever):
+    """An async retriever that takes ``delay`` seconds (stream-cap and deadline tests)."""
+
+    delay: float = 1.0
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        time.sleep(self.delay)
+        return [post(1)]
+
+    async def _aget_relevant_documents(self, query: str, *, run_manager: Any) -> list[Document]:
+        await asyncio.sleep(self.delay)
+        return [post(1)]
+
+
+def huge_post(sentences: int = 40_000) -> Document:
+    """A retrieved post of about 4 MB of distinct sentences (CPU-heavy to analyse)."""
+    words = ["alpha", "beta", "gamma", "delta", "retrieval", "cache", "stream", "token", "index", "vector"]
+    text = " ".join(
+        f"Sentence {i} about " + " ".join(words[(i * 7 + j * 3) % len(words)] for j in range(12)) + "."
+        for i in range(sentences)
+    )
+    return Document(page_content=text, metadata={"source_url": f"{SITE}huge", "title": "Huge"})
+
+
 def ungated_graph(answer: str, sources: list[Any] | None = None) -> Any:
     """A compiled LangGraph that returns ``answer`` (and ``sources``) as accepted, with no gate.
 

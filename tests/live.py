@@ -11,10 +11,10 @@ from typing import Any
 class LiveServer:
     """A real uvicorn serving ``app`` on a free 127.0.0.1 port, in a thread; ``with`` yields its URL."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, config: Any = None) -> None:
         import uvicorn
 
-        config = uvicorn.Config(
+        config = config or uvicorn.Config(
             app, host="127.0.0.1", port=0, log_level="warning", ws="none", lifespan="off", timeout_graceful_shutdown=2
         )
         self.server = uvicorn.Server(config)

@@ -1,4 +1,4 @@
-"""The semantic cache: hits by similarity, namespaces, accepted-only, LRU bound, failing safe."""
+"""The answer cache: same question only, namespaces, accepted-only, LRU bound, failing safe."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.server.cache import CachedAnswer, CacheStore, InMemoryCacheStore, SemanticCache
+from askai_graph import Settings
+from askai_graph.server.cache import CachedAnswer, CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.embeddings import LexicalEmbeddings
 
 GATES = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
@@ -21,7 +22,7 @@ def final(question: str, answer: str = "An answer.", outcome: str = "accepted") 
 
 def cache(store: CacheStore | None = None, namespace: str = "corpus-a", **kwargs: Any) -> SemanticCache:
     store = InMemoryCacheStore(8) if store is None else store  # an empty store is falsy (len 0)
-    return SemanticCache(LexicalEmbeddings(), store, namespace=namespace, **kwargs)
+    return SemanticCache(store, namespace=namespace, **kwargs)
 
 
 async def ask(semantic: SemanticCache, question: str, answer: str | None = None, outcome: str = "accepted") -> Any:
@@ -32,11 +33,11 @@ async def ask(semantic: SemanticCache, question: str, answer: str | None = None,
     return probe.hit
 
 
-def test_a_paraphrase_of_an_accepted_answer_hits() -> None:
+def test_the_same_question_spelled_differently_hits() -> None:
     async def scenario() -> None:
         semantic = cache()
         assert await ask(semantic, "What is semantic caching?", "Cached text.") is None
-        hit = await ask(semantic, "semantic caching -- what is it?")
+        hit = await ask(semantic, "semantic CACHING -- what is it?")
         assert isinstance(hit, CachedAnswer)
         assert (hit.answer, hit.outcome, hit.question) == ("Cached text.", "accepted", "What is semantic caching?")
 
@@ -75,13 +76,49 @@ def test_another_corpus_fingerprint_never_sees_the_answer() -> None:
 
 
 def test_the_namespace_includes_the_embedding_space() -> None:
-    async def scenario() -> None:
-        store = InMemoryCacheStore(8)
-        await ask(cache(store), "What is semantic caching?", "Answer.")
-        other = SemanticCache(LexicalEmbeddings(dimensions=4096 * 2), InMemoryCacheStore(8), namespace="corpus-a")
-        assert other.namespace != cache(store).namespace
+    keys_only = cache()
+    lexical = cache(embeddings=LexicalEmbeddings())
+    wider = cache(embeddings=LexicalEmbeddings(dimensions=4096 * 2))
+    assert len({keys_only.namespace, lexical.namespace, wider.namespace}) == 3
 
-    asyncio.run(scenario())
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"model": "gpt-4.1-mini"},
+        {"writer_model": "llama3.2"},
+        {"critic_model": "gpt-4.1"},
+        {"base_url": "http://127.0.0.1:11434/v1"},
+        {"temperature": 0.9},
+        {"max_attempts": 1},
+        {"min_confidence": 0.1},
+        {"min_answer_relevance": 0.9},
+        {"min_intent_alignment": 0.1},
+        {"catalog_min_sources": 2},
+        {"top_k": 3},
+        {"critic_evidence_chars": 1000},
+        {"writer_evidence_chars": 1000},
+        {"max_tokens": 100},
+    ],
+    ids=lambda change: next(iter(change)),
+)
+def test_the_config_digest_changes_with_everything_an_answer_depends_on(change: dict[str, Any]) -> None:
+    base = Settings()
+    assert config_digest(base.model_copy(update=change)) != config_digest(base)
+
+
+def test_the_config_digest_ignores_how_the_server_talks() -> None:
+    base = Settings()
+    serving = {"port": 9999, "heartbeat_seconds": 1.0, "token_chars": 5, "max_streams": 2, "rate_limit": ""}
+    assert config_digest(base.model_copy(update=serving)) == config_digest(base)
+
+
+def test_the_config_digest_changes_with_the_prompts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from askai_graph import prompts
+
+    before = config_digest(Settings())
+    monkeypatch.setattr(prompts, "WRITER_SYSTEM", prompts.WRITER_SYSTEM + " Be brief.")
+    assert config_digest(Settings()) != before
 
 
 def test_least_recently_used_answer_is_evicted_at_the_bound() -> None:
@@ -114,23 +151,41 @@ def test_the_same_question_answered_twice_keeps_one_entry() -> None:
     asyncio.run(scenario())
 
 
-def test_threshold_decides_a_hit() -> None:
-    async def scenario() -> None:
-        strict, loose = cache(threshold=1.0), cache(threshold=0.5)
-        for semantic in (strict, loose):
-            await ask(semantic, "What is semantic caching?", "Semantic.")
-        assert await ask(strict, "What is semantic caching in production?") is None
-        assert await ask(loose, "What is semantic caching in production?") is not None
-
-    asyncio.run(scenario())
-
-
 def test_a_question_without_content_words_is_never_stored_or_hit() -> None:
     async def scenario() -> None:
         store = InMemoryCacheStore(8)
         semantic = cache(store)
         await ask(semantic, "What is it?", "Anything.")
         assert len(store) == 0 and await ask(semantic, "What is it?") is None
+
+    asyncio.run(scenario())
+
+
+class ConstantEmbeddings(Embeddings):
+    """The worst paraphrase model: every question is identical to every other."""
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0, 0.0, 0.0]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self.embed_query(text) for text in texts]
+
+
+def test_an_embedding_candidate_is_still_refused_on_a_contrast() -> None:
+    async def scenario() -> None:
+        semantic = cache(embeddings=ConstantEmbeddings())
+        await ask(semantic, "How do I turn caching on?", "On.")
+        assert await ask(semantic, "How do I turn caching off?") is None
+
+    asyncio.run(scenario())
+
+
+def test_an_embedding_finds_a_paraphrase_with_other_content_words() -> None:
+    async def scenario() -> None:
+        semantic = cache(embeddings=ConstantEmbeddings())
+        await ask(semantic, "How do I shrink the index?", "Shrink.")
+        hit = await ask(semantic, "How do I compact the index?")
+        assert hit is not None and hit.answer == "Shrink."
 
     asyncio.run(scenario())
 
@@ -144,22 +199,27 @@ class BrokenEmbeddings(Embeddings):
 
 
 class BrokenStore:
+    async def get(self, namespace: str, key: str) -> CachedAnswer | None:
+        raise ConnectionError("redis down")
+
     async def nearest(self, namespace: str, vector: Sequence[float]) -> tuple[float, CachedAnswer] | None:
         raise ConnectionError("redis down")
 
-    async def add(self, namespace: str, vector: Sequence[float], entry: CachedAnswer) -> None:
+    async def add(
+        self, namespace: str, key: str, entry: CachedAnswer, vector: Sequence[float] | None = None
+    ) -> None:
         raise ConnectionError("redis down")
 
 
 def test_a_failing_embedder_or_store_is_a_miss_not_an_error() -> None:
     async def scenario() -> None:
-        broken_embeddings = SemanticCache(BrokenEmbeddings(), InMemoryCacheStore(8), namespace="a")
         assert isinstance(BrokenStore(), CacheStore)
+        broken_embeddings = cache(embeddings=BrokenEmbeddings())
+        assert await ask(broken_embeddings, "What is BM25?") is None
         broken_store = cache(BrokenStore())
-        for semantic in (broken_embeddings, broken_store):
-            probe = await semantic.lookup("What is BM25?")
-            assert probe.hit is None
-            assert await semantic.remember(probe, final("What is BM25?")) is False
+        probe = await broken_store.lookup("What is BM25?")
+        assert probe.hit is None
+        assert await broken_store.remember(probe, final("What is BM25?")) is False
 
     asyncio.run(scenario())
 
@@ -167,7 +227,8 @@ def test_a_failing_embedder_or_store_is_a_miss_not_an_error() -> None:
 def test_store_rejects_vectors_of_another_size() -> None:
     async def scenario() -> None:
         store = InMemoryCacheStore(4)
-        await store.add("ns", [1.0, 0.0, 0.0], CachedAnswer(question="q", answer="a", outcome="accepted", gates={}))
+        entry = CachedAnswer(question="q", answer="a", outcome="accepted", gates={})
+        await store.add("ns", "q", entry, [1.0, 0.0, 0.0])
         with pytest.raises(ValueError, match="3-d vectors"):
             await store.nearest("ns", [1.0, 0.0])
 
@@ -186,8 +247,8 @@ def test_store_compares_dense_vectors_by_cosine() -> None:
         store = InMemoryCacheStore(4)
         a = CachedAnswer(question="a", answer="a", outcome="accepted", gates={})
         b = CachedAnswer(question="b", answer="b", outcome="accepted", gates={})
-        await store.add("ns", [1.0, 1.0, 1.0, 1.0], a)
-        await store.add("ns", [1.0, -1.0, 1.0, -1.0], b)
+        await store.add("ns", "a", a, [1.0, 1.0, 1.0, 1.0])
+        await store.add("ns", "b", b, [1.0, -1.0, 1.0, -1.0])
         found = await store.nearest("ns", [2.0, 2.1, 1.9, 2.0])  # not normalised: the store does it
         assert found is not None and found[1] == a and found[0] > 0.99
         assert await store.nearest("other", [1.0, 1.0, 1.0, 1.0]) is None

@@ -188,3 +188,13 @@ def test_jsonl_order_and_date_fields_are_read_leniently(tmp_path: Path) -> None:
     path.write_text('{"title": "A", "url": "https://s.example/a", "order": "2", "date": "2024-05-01T10:00:00Z"}\n')
     (post,) = scan_source(path, None).items
     assert (post.weight, post.date) == (2.0, "2024-05-01T10:00:00")
+
+
+def test_indexed_titles_summaries_and_alt_text_are_plain_text(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(
+        "---\ntitle: \"Invoice \u202egpj.exe <b>now</b>\"\nurl: https://s.example/a/\n---\n\n"
+        "![Chart\u200b <img src=x onerror=alert(1)>](/img/c.png)\n\nThe body text of the page.\n"
+    )
+    (post,) = scan_source(tmp_path, None).items
+    assert post.title == "Invoice gpj.exe now"
+    assert post.images[0].alt == "Chart"

@@ -246,9 +246,10 @@ def test_concurrent_streams_do_not_wait_for_each_other(settings: Settings) -> No
 
 def test_app_stores_accepted_answers_in_the_given_store_under_the_given_namespace(settings: Settings) -> None:
     from askai_graph.server import InMemoryCacheStore
+    from askai_graph.server.cache import config_digest
 
     store = InMemoryCacheStore(4)
     with serve(settings, replies(cited_draft(1)), replies(PASSING), 1, cache_store=store, namespace="fp-1") as base:
         sse_events(base, QUESTION)
     assert len(store) == 1
-    assert [ns for ns in store._namespaces if ns] == ["fp-1:LexicalEmbeddings:lexical-v1-4096"]
+    assert store.namespaces() == {f"fp-1:{config_digest(settings)}:keys-only"}

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import socket
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,7 +30,7 @@ def doubles() -> tuple[ScriptedChatModel, FakeRetriever]:
 @pytest.fixture(scope="module")
 def base(index_cache: Any, doubles: tuple[ScriptedChatModel, FakeRetriever]) -> Iterator[str]:
     writer, search = doubles
-    settings = Settings(index_cache_dir=index_cache, max_body_bytes=1024, max_question_chars=100)
+    settings = Settings(index_cache_dir=index_cache, max_body_bytes=1024, max_question_chars=100, rate_limit="")
     graph = build_graph(writer=writer, critic=replies(PASSING), retriever=search, settings=settings)
     with LiveServer(create_app(graph, settings)) as url:
         yield url
@@ -86,6 +90,32 @@ def post(base: str, **kwargs: Any) -> httpx.Response:
             413,
             "request body is 2014 bytes; the limit is 1024",
         ),
+        (
+            {"content": b"[" * 1000, "headers": JSON},
+            400,
+            "request body is not valid JSON (nested deeper than 32 levels)",
+        ),
+        (
+            {"content": b'{"message": ' + b"1" * 900 + b"}", "headers": JSON},
+            400,
+            "request body is not valid JSON (a number longer than 100 characters)",
+        ),
+        ({"content": b'{"message": NaN}', "headers": JSON}, 400, "request body is not valid JSON (NaN is not JSON)"),
+        (
+            {"content": '{"message": "hi"}'.encode("utf-16"), "headers": JSON},
+            400,
+            "request body is not valid JSON (not UTF-8)",
+        ),
+        (
+            {"content": b'{"message": "hi"}', "headers": {"Content-Type": "application/json; charset=latin-1"}},
+            415,
+            "the body must be UTF-8 (got charset=latin-1)",
+        ),
+        (
+            {"content": b'{"message": "\\ud800 hi"}', "headers": JSON},
+            422,
+            "'message' is not valid Unicode (unpaired surrogate)",
+        ),
     ],
     ids=[
         "no-content-type",
@@ -105,6 +135,12 @@ def post(base: str, **kwargs: Any) -> httpx.Response:
         "message-too-long",
         "unknown-field-rejected",
         "body-too-large",
+        "deep-nesting",
+        "huge-number",
+        "nan",
+        "utf-16",
+        "charset-latin-1",
+        "lone-surrogate",
     ],
 )
 def test_bad_input_is_refused_with_a_clear_4xx_json_error(
@@ -145,3 +181,31 @@ def test_get_is_not_allowed(base: str) -> None:
     response = httpx.get(f"{base}/api/chat", timeout=10)
     assert response.status_code == 405
     assert response.json() == {"detail": "Method Not Allowed"}
+
+
+def test_the_question_limit_counts_decoded_characters_not_escaped_bytes(settings: Settings) -> None:
+    question = "\U0001f600" * 1400  # 1,400 characters; 16,800 bytes as JSON \\u escapes
+    body = json.dumps({"message": question}).encode()
+    assert len(body) > 16_384
+    graph = build_graph(writer=replies(cited_draft(1)), critic=replies(PASSING), retriever=retriever(1),
+                        settings=settings)  # fmt: skip
+    with LiveServer(create_app(graph, settings)) as url:
+        response = post(url, content=body, headers=JSON)
+        assert response.status_code == 200 and "event: done" in response.text
+        too_long = post(url, content=json.dumps({"message": "\U0001f600" * 2001}).encode(), headers=JSON)
+        assert too_long.status_code == 422
+        assert too_long.json() == {"detail": "'message' is 2001 characters; the limit is 2000"}
+
+
+def test_a_client_leaving_mid_body_is_one_info_line(base: str, caplog: pytest.LogCaptureFixture) -> None:
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    with caplog.at_level(logging.INFO):
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall(b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 100\r\n\r\n{\"message\": \"hal")  # fmt: skip
+        deadline = time.monotonic() + 5
+        while "disconnected before its request body" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+    lines = [r for r in caplog.records if "disconnected before its request body" in r.getMessage()]
+    assert len(lines) == 1 and lines[0].levelno == logging.INFO
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]

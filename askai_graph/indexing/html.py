@@ -77,7 +77,8 @@ def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozense
                 "body": body.strip(),
                 "images": unique_images(images),
                 "date": as_date(meta.get("date")),
-            }
+            },
+            rel,
         )
     except CorpusError as exc:
         return Skip(rel, str(exc))

@@ -57,7 +57,8 @@ def parse_markdown_page(rel: str, text: str, base_url: str | None, max_front_mat
                 "images": unique_images(images),
                 "weight": next((n for k in ORDER_KEYS if (n := as_number(meta.get(k))) is not None), None),
                 "date": as_date(meta.get("date")) or as_date(meta.get("publishDate")) or file_date(rel),
-            }
+            },
+            rel,
         )
     except CorpusError as exc:
         return Skip(rel, str(exc))

@@ -199,7 +199,7 @@ def _parse_record(where: str, raw: bytes) -> Post | Skip:
     record["weight"] = next((n for k in ORDER_KEYS if (n := as_number(record.get(k))) is not None), None)
     record["date"] = as_date(record.get("date"))
     try:
-        return make_post(record)
+        return make_post(record, where)
     except CorpusError as exc:
         return Skip(where, str(exc))
 

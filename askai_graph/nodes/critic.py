@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -61,7 +62,9 @@ class Critic:
     async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
         """Review asynchronously."""
         try:
-            reply = await self.reviewer.areview(review_request(state, settings))
+            # Slicing the evidence analyses every retrieved post: CPU work, kept off the event loop.
+            request = await asyncio.to_thread(review_request, state, settings)
+            reply = await self.reviewer.areview(request)
         except Exception as exc:
             return _provider_failed(exc)
         return judged(reply, settings)

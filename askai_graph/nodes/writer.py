@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -69,7 +70,9 @@ class Draft:
     async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
         """Draft asynchronously."""
         try:
-            return _drafted(state, await self.writer.awrite(draft_request(state, settings)), None)
+            # Slicing the evidence analyses every retrieved post: CPU work, kept off the event loop.
+            request = await asyncio.to_thread(draft_request, state, settings)
+            return _drafted(state, await self.writer.awrite(request), None)
         except Exception as exc:
             logger.warning("writer failed: %r", exc)
             return _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")

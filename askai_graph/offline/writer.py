@@ -15,6 +15,7 @@ import math
 import re
 from collections import Counter
 
+from askai_graph import plaintext
 from askai_graph.evidence import SearchResult
 from askai_graph.text import content_terms, sentence_terms
 from askai_graph.writing import DraftRequest
@@ -31,9 +32,8 @@ CATALOG_INTRO = "Here is what the site has:"
 
 
 def markdown_link(result: SearchResult) -> str:
-    """Return ``[title](url)`` with brackets in the title escaped."""
-    title = result.title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-    return f"[{title}]({result.source_url})"
+    """Return ``[title](url)``; the title is plain text, escaped so it renders as written."""
+    return plaintext.markdown_link(result.title, result.source_url)
 
 
 class ExtractiveWriter:
@@ -60,7 +60,7 @@ class ExtractiveWriter:
             return NOTHING_FOUND
         lines = [CATALOG_INTRO, ""]
         for result in results:
-            summary = " ".join(result.summary.split())
+            summary = plaintext.escape_markdown(plaintext.plain_text(result.summary))
             lines.append(f"- {markdown_link(result)}" + (f": {summary}" if summary else ""))
         return "\n".join(lines)
 

@@ -1,7 +1,8 @@
 """The FastAPI app: ``POST /api/chat`` as Server-Sent Events, ``GET /healthz`` and the widget (``web``).
 
-The endpoint is thin: it checks the request (``request``), resolves its thread, then
-frames the events of ``run.run_question`` as SSE. sse-starlette supplies the heartbeat
+The endpoint is thin: it admits the request (stream cap and rate limit, ``limits``),
+checks it (``request``), resolves its thread, takes a stream slot, then frames the
+events of ``run.run_question`` as SSE. sse-starlette supplies the heartbeat
 comments, the ``Cache-Control: no-store`` and ``X-Accel-Buffering: no`` headers, and
 notices a client disconnect; ``run`` turns that into a cancelled graph.
 
@@ -25,11 +26,14 @@ from fastapi.responses import JSONResponse, Response
 from langchain_core.embeddings import Embeddings
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
+from starlette.types import Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache
-from askai_graph.server.embeddings import LexicalEmbeddings
+from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.events import Event
-from askai_graph.server.request import BadRequest, read_chat
+from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, trusted_hosts
+from askai_graph.server.openapi import CHAT_RESPONSES, REQUEST_BODY, describe_events
+from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_chat
 from askai_graph.server.run import StreamingGraph, run_question
 from askai_graph.server.threads import ThreadLeases
 from askai_graph.server.web import add_web
@@ -37,23 +41,6 @@ from askai_graph.settings import Settings
 
 SEP = "\n"
 """Line separator of the event stream (sse-starlette defaults to CRLF; LF is what most clients log)."""
-
-_BODY_SCHEMA = {
-    "required": True,
-    "content": {
-        "application/json": {
-            "schema": {
-                "type": "object",
-                "properties": {
-                    "message": {"type": "string", "minLength": 1},
-                    "thread_id": {"type": "string", "format": "uuid", "description": "continue this conversation"},
-                },
-                "required": ["message"],
-                "additionalProperties": False,
-            }
-        }
-    },
-}
 
 
 def create_app(
@@ -73,10 +60,11 @@ def create_app(
             index and the default graph over it, with threads in
             ``settings.database_url`` (in memory when unset).
         settings: Configuration; ``Settings()`` when ``None``.
-        namespace: What cached answers depend on; the corpus fingerprint by default.
-            With a custom ``graph`` and no namespace, the cache is private to this app.
-        embeddings: Embeds questions for the semantic cache; ``LexicalEmbeddings()``
-            when ``None``.
+        namespace: What cached answers depend on beyond ``settings`` (which are always
+            digested into it); the corpus fingerprint by default. With a custom
+            ``graph`` and no namespace, the cache is private to this app.
+        embeddings: Optional paraphrase finder for the answer cache; without it only
+            the same question (see ``questions.exact_key``) is served from the cache.
         cache_store: Where cached answers live; an in-process LRU of
             ``settings.cache_size`` entries when ``None``.
 
@@ -99,17 +87,21 @@ def create_app(
     cache = None
     if settings.cache_enabled:
         cache = SemanticCache(
-            LexicalEmbeddings() if embeddings is None else embeddings,
             # ``is None``, not ``or``: an empty store has length 0 and is falsy.
             InMemoryCacheStore(settings.cache_size) if cache_store is None else cache_store,
-            namespace=namespace,
+            namespace=f"{namespace}:{config_digest(settings)}" if namespace else None,
+            embeddings=embeddings,
             threshold=settings.cache_threshold,
         )
+    rate_limit = ClientRateLimit(settings.rate_limit)
+    slots = StreamSlots(settings.max_streams)
     app = FastAPI(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
     )
-    app.state.graph, app.state.cache, app.state.settings = graph, cache, settings
+    app.state.graph, app.state.cache, app.state.settings, app.state.slots = graph, cache, settings, slots
     leases = ThreadLeases(settings)
+    if settings.trusted_proxies.strip():
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_hosts(settings.trusted_proxies))
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
@@ -118,20 +110,50 @@ def create_app(
 
     add_web(app, settings)
 
-    @app.post("/api/chat", response_model=None, openapi_extra={"requestBody": _BODY_SCHEMA})
+    @app.post(
+        "/api/chat",
+        response_model=None,
+        response_class=EventSourceResponse,  # the 200 is text/event-stream, not FastAPI's default JSON
+        responses=CHAT_RESPONSES,
+        openapi_extra={"requestBody": REQUEST_BODY},
+    )
     async def chat(request: Request) -> Response:
         """Answer ``{"message", "thread_id"?}`` as Server-Sent Events (step, token, sources, done, error)."""
         graph = app.state.graph
         if graph is None:
             return JSONResponse({"detail": "the threads database is not open yet"}, status_code=503)
         try:
+            check_content_type(request.headers.get("content-type"))
+            # Full first: refusing costs nothing and, unlike a 429, uses none of the client's quota.
+            if slots.full():
+                return _busy(settings)
+            wait = await rate_limit.admit(request.client.host if request.client else "unknown")
+            if wait is not None:
+                return _refused(429, f"rate limit of {settings.rate_limit} per client reached; retry later", wait)
             chat = await read_chat(request, settings)
-            thread, release = await leases.claim(graph, chat.thread_id)
+            slot = slots.try_acquire()
+            if slot is None:
+                return _busy(settings)
+            try:
+                thread, release = await leases.claim(graph, chat.thread_id)
+            except BaseException:
+                slot.release()
+                raise
         except BadRequest as exc:
             return JSONResponse({"detail": exc.message}, status_code=exc.status)
-        run = run_question(chat.question, graph=graph, cache=cache, token_chars=settings.token_chars, thread=thread)
-        return EventSourceResponse(
-            _framed(run, release),
+        except ClientGone:
+            return Response(status_code=400)
+        run = run_question(
+            chat.question,
+            graph=graph,
+            cache=cache,
+            token_chars=settings.token_chars,
+            thread=thread,
+            deadline_seconds=settings.request_timeout_seconds,
+        )
+        return _SlotResponse(
+            slot,
+            _framed(run, release, slot),
             ping=settings.heartbeat_seconds,
             ping_message_factory=lambda: ServerSentEvent(comment="ping", sep=SEP),
             sep=SEP,
@@ -139,11 +161,35 @@ def create_app(
             background=BackgroundTask(release),
         )
 
+    describe_events(app)
     return app
 
 
+def _busy(settings: Settings) -> JSONResponse:
+    detail = "the server is answering as many questions as it can; retry shortly"
+    return _refused(503, detail, settings.retry_after_seconds)
+
+
+def _refused(status: int, detail: str, retry_after: int) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=status, headers={"Retry-After": str(retry_after)})
+
+
+class _SlotResponse(EventSourceResponse):
+    """An SSE response that gives its stream slot back however the response ends."""
+
+    def __init__(self, slot: Slot, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slot = slot
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._slot.release()  # the stream never started, or ended without its generator closing
+
+
 async def _framed(
-    run: AsyncGenerator[Event, None], release: Callable[[], Awaitable[None]]
+    run: AsyncGenerator[Event, None], release: Callable[[], Awaitable[None]], slot: Slot
 ) -> AsyncIterator[ServerSentEvent]:
     """Give every event a JSON body and an ``id`` (1, 2, 3... within the stream); ``release`` the thread at the end."""
     counter = itertools.count(1)
@@ -152,6 +198,9 @@ async def _framed(
             data_json = json.dumps(data, ensure_ascii=False)
             yield ServerSentEvent(event=name, data=data_json, id=str(next(counter)), sep=SEP)
     finally:
+        # The answer is out: free the slot now, before the response's own teardown, so a
+        # client asking again on the same connection is never refused by its own stream.
+        slot.release()
         # Shielded: after a disconnect this runs in a cancelled scope, and the lease must still go.
         with anyio.CancelScope(shield=True):
             await release()

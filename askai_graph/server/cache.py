@@ -1,20 +1,30 @@
-"""The semantic answer cache: a pluggable store of accepted answers, found by similarity.
+"""The answer cache: a pluggable store of accepted answers that only the same question finds.
 
-``SemanticCache`` embeds a question with any LangChain ``Embeddings`` and asks a
-``CacheStore`` for the most similar stored question in its *namespace*; a cosine at or
-above the threshold is a hit. The namespace ties every entry to the corpus fingerprint
-and the embedding space, so a changed corpus (or another embedding model) never serves
-an old answer. Only ``accepted`` answers are stored: an early-accepted, degraded or
-fallback answer is never replayed.
+A hit must serve the question the answer was written for, never a similar bag of words
+(see ``questions``): ``SemanticCache`` stores each accepted answer under the question's
+``loose_key`` and, on a lookup, serves the entry found under the new question's key
+only when ``contrast`` finds no difference between the two questions. Optionally, a
+LangChain ``Embeddings`` (a neural model you trust on synonyms) finds paraphrases
+whose words differ: its nearest entry above ``threshold`` is still refused on any
+difference in negation, modality, quantity, numbers, comparison, prepositions,
+antonyms, question words, pronouns, word order or non-Latin script.
 
-``CacheStore`` is the seam for a shared store (Redis, Postgres + pgvector): two async
-methods, cosine over L2-normalised vectors. ``InMemoryCacheStore`` is the in-process
-default: a bounded LRU over a NumPy matrix; a lookup is one matrix-vector product over
-the query's non-zero dimensions.
+The *namespace* keys everything an answer depends on: the corpus fingerprint and a
+digest of the configuration (models, prompts, thresholds, attempt limits, embedding
+space; see ``app.config_digest``), so a changed corpus, another model or a stricter
+setting never serves an old answer. Only ``accepted`` answers are stored, with the
+gate verdicts they earned; a hit replays them because the question served is, by the
+checks above, the question that earned them.
+
+``CacheStore`` is the seam for a shared store (Redis...): three async methods.
+``InMemoryCacheStore`` is the in-process default, a bounded LRU.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
+import json
 import logging
 import uuid
 from collections import OrderedDict
@@ -26,12 +36,11 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
+from askai_graph.server.questions import contrast, loose_key
+from askai_graph.settings import Settings
 from askai_graph.state import GateStatus, Outcome
 
 logger = logging.getLogger(__name__)
-
-# Vectors this close are the same question: a new answer replaces the old entry.
-_SAME_QUESTION = 0.9999
 
 
 class CachedAnswer(BaseModel):
@@ -46,19 +55,25 @@ class CachedAnswer(BaseModel):
     outcome: Outcome
     """Always ``accepted``: nothing else is stored."""
     gates: dict[str, GateStatus]
-    """Gate statuses of the run that produced the answer."""
+    """Gate statuses the answer earned for ``question``."""
 
 
 @runtime_checkable
 class CacheStore(Protocol):
     """Where cached answers live; replace the in-process default with a shared store."""
 
-    async def nearest(self, namespace: str, vector: Sequence[float]) -> tuple[float, CachedAnswer] | None:
-        """Return the most similar entry of ``namespace`` and its cosine, or ``None``."""
+    async def get(self, namespace: str, key: str) -> CachedAnswer | None:
+        """Return the entry stored under ``key`` in ``namespace``, or ``None``."""
         ...
 
-    async def add(self, namespace: str, vector: Sequence[float], entry: CachedAnswer) -> None:
-        """Store ``entry`` under ``vector`` in ``namespace`` (evicting as the store sees fit)."""
+    async def nearest(self, namespace: str, vector: Sequence[float]) -> tuple[float, CachedAnswer] | None:
+        """Return the entry of ``namespace`` whose vector is most similar (cosine), or ``None``."""
+        ...
+
+    async def add(
+        self, namespace: str, key: str, entry: CachedAnswer, vector: Sequence[float] | None = None
+    ) -> None:
+        """Store ``entry`` under ``key`` (and ``vector``, if any), replacing what was there."""
         ...
 
 
@@ -74,138 +89,183 @@ class InMemoryCacheStore:
         if max_entries < 1:
             raise ValueError("max_entries must be at least 1")
         self.max_entries = max_entries
-        # Rows 0..len-1 are in use: a row is only ever freed by being reused.
-        self._matrix: np.ndarray[Any, np.dtype[np.float32]] | None = None
-        self._namespaces: list[str] = []
-        self._lru: OrderedDict[int, CachedAnswer] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str], tuple[CachedAnswer, np.ndarray[Any, Any] | None]] = OrderedDict()
 
     def __len__(self) -> int:
         """Return the number of stored answers."""
-        return len(self._lru)
+        return len(self._entries)
 
-    async def nearest(self, namespace: str, vector: Sequence[float]) -> tuple[float, CachedAnswer] | None:
-        """Return the best match in ``namespace``; a hit becomes the most recently used."""
-        found = self._best(namespace, vector)
+    def namespaces(self) -> set[str]:
+        """Return the namespaces that hold entries."""
+        return {namespace for namespace, _ in self._entries}
+
+    async def get(self, namespace: str, key: str) -> CachedAnswer | None:
+        """Return the entry under ``key``; a hit becomes the most recently used."""
+        found = self._entries.get((namespace, key))
         if found is None:
             return None
-        slot, score = found
-        self._lru.move_to_end(slot)
-        return score, self._lru[slot]
+        self._entries.move_to_end((namespace, key))
+        return found[0]
 
-    async def add(self, namespace: str, vector: Sequence[float], entry: CachedAnswer) -> None:
-        """Store ``entry``; replace the same question, else evict the least recently used."""
-        unit = self._unit(vector)
-        if unit is None:
-            return
-        if self._matrix is None:
-            self._matrix = np.zeros((self.max_entries, unit.shape[0]), dtype=np.float32)
-        same = self._best(namespace, vector)
-        if same is not None and same[1] >= _SAME_QUESTION:
-            slot = same[0]
-        elif len(self._lru) < self.max_entries:
-            slot = len(self._lru)
-            self._namespaces.append(namespace)
-        else:
-            slot, _ = self._lru.popitem(last=False)
-        self._matrix[slot] = unit
-        self._namespaces[slot] = namespace
-        self._lru[slot] = entry
-        self._lru.move_to_end(slot)
-
-    def _best(self, namespace: str, vector: Sequence[float]) -> tuple[int, float] | None:
-        unit = self._unit(vector)
-        if unit is None or self._matrix is None or not self._lru:
+    async def nearest(self, namespace: str, vector: Sequence[float]) -> tuple[float, CachedAnswer] | None:
+        """Return the most similar entry with a vector in ``namespace`` and its cosine."""
+        unit = _unit(vector)
+        best: tuple[float, tuple[str, str]] | None = None
+        for slot, (_, stored) in self._entries.items():
+            if slot[0] != namespace or stored is None or unit is None:
+                continue
+            if stored.shape != unit.shape:
+                raise ValueError(f"vector has shape {unit.shape}; this store holds {stored.shape[0]}-d vectors")
+            score = float(stored @ unit)
+            if best is None or score > best[0]:
+                best = (score, slot)
+        if best is None:
             return None
-        rows = len(self._lru)
-        eligible = np.fromiter((ns == namespace for ns in self._namespaces), bool, rows)
-        if not eligible.any():
-            return None
-        # Only the query's non-zero dimensions contribute: a sparse (lexical) query costs
-        # rows x terms, and stays clear of multi-threaded BLAS, which stalls under load.
-        dims = np.flatnonzero(unit)
-        if len(dims) < unit.shape[0] // 8:
-            scores = self._matrix[:rows, dims] @ unit[dims]
-        else:
-            scores = self._matrix[:rows] @ unit
-        scores[~eligible] = -np.inf
-        slot = int(np.argmax(scores))
-        return slot, float(scores[slot])
+        self._entries.move_to_end(best[1])
+        return best[0], self._entries[best[1]][0]
 
-    def _unit(self, vector: Sequence[float]) -> np.ndarray[Any, np.dtype[np.float32]] | None:
-        array = np.asarray(vector, dtype=np.float32)
-        if self._matrix is not None and array.shape != (self._matrix.shape[1],):
-            raise ValueError(f"vector has shape {array.shape}; this store holds {self._matrix.shape[1]}-d vectors")
-        norm = float(np.linalg.norm(array))
-        return array / norm if norm else None
+    async def add(
+        self, namespace: str, key: str, entry: CachedAnswer, vector: Sequence[float] | None = None
+    ) -> None:
+        """Store ``entry``; evict the least recently used entry beyond the bound."""
+        self._entries[(namespace, key)] = (entry, None if vector is None else _unit(vector))
+        self._entries.move_to_end((namespace, key))
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+
+def _unit(vector: Sequence[float]) -> np.ndarray[Any, Any] | None:
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm else None
 
 
 @dataclass(frozen=True)
 class Probe:
-    """One cache lookup: the question's vector (reused to store) and the hit, if any."""
+    """One cache lookup: what to store the answer under, and the hit, if any."""
 
-    vector: list[float]
-    """The question's embedding."""
+    question: str
+    """The question looked up (the standalone one, on a thread): the entry is stored for it."""
+    key: str
+    """The question's ``loose_key``."""
+    vector: list[float] | None
+    """The question's embedding, when the cache has an ``Embeddings``."""
     hit: CachedAnswer | None
-    """The cached answer, when one was similar enough."""
+    """The cached answer, when it was written for this same question."""
 
 
-def embedding_space(embeddings: Embeddings) -> str:
+# Settings that shape how the server talks, not what it answers: not part of the digest.
+SERVING_SETTINGS = frozenset(
+    {"host", "port", "max_body_bytes", "heartbeat_seconds", "token_chars", "index_cache_dir", "api_key"}
+    | {"cache_enabled", "cache_size", "cache_threshold", "timeout", "max_retries"}
+    | {"header_timeout_seconds", "body_timeout_seconds", "max_header_bytes", "max_connections", "max_streams"}
+    | {"rate_limit", "trusted_proxies", "request_timeout_seconds", "retry_after_seconds"}
+    | {"cors_origins", "database_url", "thread_ttl_hours", "thread_lease_seconds"}
+)
+
+
+def config_digest(settings: Settings) -> str:
+    """Return a digest of everything in ``settings`` and the prompts that an answer depends on.
+
+    Models, endpoint, thresholds, attempt limits, retrieval depth, evidence budgets, the
+    package version and every prompt constant; a setting added later counts too unless
+    it is listed in ``SERVING_SETTINGS``.
+    """
+    from askai_graph import prompts
+
+    config = settings.model_dump(mode="json", exclude=set(SERVING_SETTINGS))
+    texts = {name: value for name, value in vars(prompts).items() if name.isupper() and isinstance(value, str)}
+    payload = json.dumps({"settings": config, "prompts": texts, "version": _version()}, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("askai-graph")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def embedding_space(embeddings: Embeddings | None) -> str:
     """Return a name for the vector space of ``embeddings`` (part of the namespace)."""
+    if embeddings is None:
+        return "keys-only"
     name = getattr(embeddings, "name", None) or getattr(embeddings, "model", None)
     return f"{type(embeddings).__name__}:{name}" if name else type(embeddings).__name__
 
 
 class SemanticCache:
-    """Look questions up by meaning; store only accepted answers (see module docstring)."""
+    """Serve an accepted answer only to the same question (see module docstring)."""
 
     def __init__(
-        self, embeddings: Embeddings, store: CacheStore, *, namespace: str | None = None, threshold: float = 0.9
+        self,
+        store: CacheStore,
+        *,
+        namespace: str | None = None,
+        embeddings: Embeddings | None = None,
+        threshold: float = 0.9,
     ) -> None:
         """Create a cache.
 
         Args:
-            embeddings: Embeds questions; its vector space becomes part of the namespace.
             store: Where entries live.
-            namespace: The corpus fingerprint (or any key of what answers depend on);
-                ``None`` means a random one: entries then live only as long as this object.
-            threshold: Cosine similarity a hit needs, in (0, 1].
+            namespace: The corpus fingerprint and configuration digest (any key of what
+                answers depend on); ``None`` means a random one: entries then live only as
+                long as this object.
+            embeddings: Optional paraphrase finder; its vector space joins the namespace.
+                Without it, only questions with the same key meet.
+            threshold: Cosine similarity an embedding candidate needs, in (0, 1].
         """
         if not 0 < threshold <= 1:
             raise ValueError("threshold must be in (0, 1]")
-        self.embeddings = embeddings
         self.store = store
+        self.embeddings = embeddings
         self.threshold = threshold
         self.namespace = f"{namespace or uuid.uuid4().hex}:{embedding_space(embeddings)}"
 
     async def lookup(self, question: str) -> Probe:
-        """Embed ``question`` and return the cached answer if one is similar enough.
+        """Return the answer cached for this same question, if any.
 
-        A failing embedder or store is logged and treated as a miss: the cache may
-        only ever save work, never break an answer.
+        A failing embedder or store is logged and treated as a miss: the cache may only
+        ever save work, never break an answer.
         """
+        key = loose_key(question)
+        if not key:
+            return Probe(question=question, key="", vector=None, hit=None)
+        try:
+            found = await self.store.get(self.namespace, key)
+        except Exception:
+            logger.exception("answer cache: lookup failed; treating as a miss")
+            return Probe(question=question, key=key, vector=None, hit=None)
+        if found is not None and contrast(question, found.question) is None:
+            return Probe(question=question, key=key, vector=None, hit=found)
+        if self.embeddings is None:
+            return Probe(question=question, key=key, vector=None, hit=None)
         try:
             vector = await self.embeddings.aembed_query(question)
+            near = await self.store.nearest(self.namespace, vector)
         except Exception:
-            logger.exception("semantic cache: embedding failed; treating as a miss")
-            return Probe(vector=[], hit=None)
-        try:
-            found = await self.store.nearest(self.namespace, vector)
-        except Exception:
-            logger.exception("semantic cache: lookup failed; treating as a miss")
-            return Probe(vector=vector, hit=None)
-        hit = found[1] if found is not None and found[0] >= self.threshold else None
-        return Probe(vector=vector, hit=hit)
+            logger.exception("answer cache: similarity lookup failed; treating as a miss")
+            return Probe(question=question, key=key, vector=None, hit=None)
+        hit = None
+        if near is not None and near[0] >= self.threshold:
+            reason = contrast(question, near[1].question, allow_synonyms=True)
+            if reason is None:
+                hit = near[1]
+            else:
+                logger.debug("answer cache: similar question refused (%s)", reason)
+        return Probe(question=question, key=key, vector=vector, hit=hit)
 
     async def remember(self, probe: Probe, final: Mapping[str, Any]) -> bool:
         """Store a finished run's answer if its outcome is ``accepted``; say whether it was stored."""
-        if final.get("outcome") != "accepted" or not probe.vector or not final.get("answer"):
+        if final.get("outcome") != "accepted" or not probe.key or not final.get("answer"):
             return False
         entry = CachedAnswer(
-            question=str(final["question"]), answer=final["answer"], outcome="accepted", gates=dict(final["gates"])
+            question=probe.question, answer=final["answer"], outcome="accepted", gates=dict(final["gates"])
         )
         try:
-            await self.store.add(self.namespace, probe.vector, entry)
+            await self.store.add(self.namespace, probe.key, entry, probe.vector)
         except Exception:
-            logger.exception("semantic cache: store failed; the answer is not cached")
+            logger.exception("answer cache: store failed; the answer is not cached")
             return False
         return True

@@ -8,7 +8,8 @@ Pure functions, no I/O. The contract (DESIGN.md, "Public contracts"):
   never the Critic's scores, claims or gaps.
 - ``token`` ``{"text"}``: the final answer in word-aligned chunks; joined, they are the
   answer exactly.
-- ``sources`` ``[{"title", "url"}]``: only when the Source Gate passed.
+- ``sources`` ``[{"title", "url"}]``: only when the Source Gate passed; titles are
+  plain text (no markup, no control, bidi or zero-width characters).
 - ``done`` ``{"outcome", "attempts", "cached", "gates", "thread_id", "run_id"}``.
 - ``error`` ``{"message"}``.
 
@@ -25,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from askai_graph.gates import critic_passed, validation_passed
+from askai_graph.plaintext import plain_text
 
 EventName = Literal["step", "token", "sources", "done", "error"]
 Event = tuple[EventName, Any]
@@ -99,7 +101,8 @@ def answer_events(
         yield "token", {"text": text}
     sources = [] if cached else final.get("sources") or []
     if sources:
-        yield "sources", [{"title": source.title, "url": source.url} for source in sources]
+        # Titles are plain text (cleaned again here: a custom retriever's metadata may not be).
+        yield "sources", [{"title": plain_text(source.title), "url": source.url} for source in sources]
     yield (
         "done",
         {

@@ -14,16 +14,24 @@ The semantic cache is keyed by the *standalone* question: a follow-up ("how do I
 it?") only means something with its thread, so the cache is consulted once the graph's
 first stage (Condense) has rewritten it. A hit cancels the run, is recorded in the
 thread like any answer, and streams only tokens and ``done``.
+
+Every question has a deadline (``request_timeout_seconds``): when it passes, the graph
+task is cancelled (an async model call or retriever stops at once; a blocking call in
+a worker thread is abandoned, its result ignored) and the stream ends like any
+unanswerable question: the fallback message and ``done`` with outcome ``fallback``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from askai_graph.gates import gate_statuses
+from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.server import events
 from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
@@ -92,6 +100,7 @@ async def run_question(
     cache: SemanticCache | None,
     token_chars: int,
     thread: ThreadRun | None = None,
+    deadline_seconds: float | None = None,
 ) -> AsyncGenerator[Event, None]:
     """Yield the SSE contract's events for one question (see ``events``).
 
@@ -99,16 +108,29 @@ async def run_question(
     stage, then tokens, ``sources`` if the Source Gate passed, and ``done``; an
     unexpected exception yields a single ``error`` instead and ends the stream. A
     provider failure is not an exception here: the graph turns it into a failed gate.
-    On a ``thread``, the graph runs on it and ``done`` carries its ids.
+    On a ``thread``, the graph runs on it and ``done`` carries its ids. Past
+    ``deadline_seconds`` the run is abandoned and ends as a fallback.
     """
+    deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
     ids = thread.ids() if thread is not None else None
     queue: asyncio.Queue[Any] = asyncio.Queue()
     task = asyncio.create_task(_pump(graph, question, queue, thread), name="askai-graph-run")
     probe: Probe | None = None
     consulted = False
     try:
-        final: Mapping[str, Any] = {}
-        while (item := await queue.get()) is not _END:
+        final: Mapping[str, Any] = {"question": question}
+        while True:
+            try:
+                item = await _next(queue, deadline)
+            except TimeoutError:
+                task.cancel()
+                logger.warning("question abandoned at its deadline of %gs; answering with the fallback",
+                               deadline_seconds)  # fmt: skip
+                for event in events.answer_events(_timed_out(final), cached=False, token_chars=token_chars, ids=ids):
+                    yield event
+                return
+            if item is _END:
+                break
             if isinstance(item, _Failed):
                 logger.error("graph run failed", exc_info=item.error)
                 yield events.error()
@@ -146,6 +168,21 @@ async def run_question(
     finally:
         # Not awaited: awaiting inside a cancelled anyio scope would be cancelled again.
         task.cancel()
+
+
+async def _next(queue: asyncio.Queue[Any], deadline: float | None) -> Any:
+    if deadline is None:
+        return await queue.get()
+    return await asyncio.wait_for(queue.get(), max(0.0, deadline - time.monotonic()))
+
+
+def _timed_out(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The final state of a run abandoned at its deadline: a fallback, no sources."""
+    gates = gate_statuses(state)
+    # The stage that was running never finished: it failed, like a provider timeout.
+    if gates["retrieval"] == "passed" and gates["critic"] != "failed":
+        gates["critic" if gates["validation"] == "passed" else "validation"] = "failed"
+    return {**state, "answer": FALLBACK_ANSWER, "outcome": "fallback", "sources": [], "gates": gates}
 
 
 async def _stop(task: asyncio.Task[None]) -> None:

@@ -1,0 +1,154 @@
+"""What ``/openapi.json`` says about ``POST /api/chat``: the real body, responses and events.
+
+The 200 response is ``text/event-stream``; its schema describes one event, as OpenAPI
+3.1 tools (schemathesis) read a stream: ``event``, ``id`` and ``data``, whose JSON text
+follows ``contentSchema``, one of ``components.schemas`` (``StepEvent``, ``TokenEvent``,
+``SourcesEvent``, ``DoneEvent``, ``ErrorEvent``). Every refusal is a JSON
+``{"detail"}`` with its status: 400, 404, 408, 409, 413, 415, 422, 429 and 503 (the last
+two with ``Retry-After``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+
+_DETAIL = {
+    "type": "object",
+    "properties": {"detail": {"type": "string"}},
+    "required": ["detail"],
+}
+_RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}}}
+_GATE = {"type": "string", "enum": ["passed", "failed", "skipped"]}
+
+REQUEST_BODY: dict[str, Any] = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "message": {
+                        "type": "string",
+                        "minLength": 1,
+                        "pattern": r"\S",
+                        "description": "The question; at most max_question_chars (2000) characters after "
+                        "decoding and stripping. The whole body is at most max_body_bytes (32768) bytes.",
+                    },
+                    "thread_id": {
+                        "type": ["string", "null"],
+                        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+                        "description": "Continue this conversation (the lower-case UUID4 a done event carried); "
+                        "absent or null starts a new one.",
+                    },
+                },
+                "required": ["message"],
+                "additionalProperties": False,
+            }
+        }
+    },
+}
+
+EVENT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "StepEvent": {
+        "description": "event: step — a stage completed (short summary only).",
+        "type": "object",
+        "properties": {"node": {"type": "string"}, "attempt": {"type": "integer", "minimum": 0}},
+        "required": ["node", "attempt"],
+    },
+    "TokenEvent": {
+        "description": "event: token — a chunk of the final answer; joined, the tokens are the answer.",
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+    },
+    "SourcesEvent": {
+        "description": "event: sources — source cards, only when the Source Gate passed. Titles are plain text.",
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "url": {"type": "string", "format": "uri"}},
+            "required": ["title", "url"],
+        },
+    },
+    "DoneEvent": {
+        "description": "event: done — always last on success.",
+        "type": "object",
+        "properties": {
+            "outcome": {"type": "string", "enum": ["accepted", "accepted_early", "degraded", "fallback"]},
+            "attempts": {"type": "integer", "minimum": 0},
+            "cached": {"type": "boolean"},
+            "gates": {"type": "object", "additionalProperties": _GATE},
+            "thread_id": {"type": "string", "description": "The conversation; send it back to ask a follow-up."},
+            "run_id": {"type": "string", "description": "This answer's id."},
+        },
+        "required": ["outcome", "attempts", "cached", "gates"],
+    },
+    "ErrorEvent": {
+        "description": "event: error — an internal failure; the stream then ends.",
+        "type": "object",
+        "properties": {"message": {"type": "string"}},
+        "required": ["message"],
+    },
+}
+
+
+_EVENTS = [("step", "StepEvent"), ("token", "TokenEvent"), ("sources", "SourcesEvent"), ("done", "DoneEvent"),
+           ("error", "ErrorEvent")]  # fmt: skip
+
+
+def _sse(name: str, schema: str) -> dict[str, Any]:
+    """One SSE event as OpenAPI 3.1 tools read it: its fields, ``data`` holding JSON text."""
+    return {
+        "type": "object",
+        "properties": {
+            "event": {"const": name},
+            "id": {"type": "string", "pattern": "^[1-9][0-9]*$"},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": {"$ref": f"#/components/schemas/{schema}"},
+            },
+        },
+        "required": ["event", "id", "data"],
+    }
+
+
+def _refusal(description: str, *, retry: bool = False) -> dict[str, Any]:
+    response: dict[str, Any] = {"description": description, "content": {"application/json": {"schema": _DETAIL}}}
+    if retry:
+        response["headers"] = _RETRY_AFTER
+    return response
+
+
+CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-Sent Events: step*, token*, sources?, then done (or a single error). The schema "
+        "describes one event (event name, id, and its data: JSON text whose schema is contentSchema).",
+        "content": {"text/event-stream": {"schema": {"oneOf": [_sse(name, schema) for name, schema in _EVENTS]}}},
+    },
+    400: _refusal("The body is not UTF-8 JSON (or is nested too deeply, or holds a huge number)."),
+    408: _refusal("The body did not arrive within body_timeout_seconds."),
+    413: _refusal("The body is larger than max_body_bytes."),
+    404: _refusal("thread_id names no conversation this server knows (or it expired)."),
+    409: _refusal("thread_id names a conversation whose previous answer is still streaming."),
+    415: _refusal("Content-Type is not application/json (UTF-8)."),
+    422: _refusal("The JSON is not {\"message\": non-empty string within max_question_chars}, or has other fields."),
+    429: _refusal("This client asked more than rate_limit questions.", retry=True),
+    503: _refusal("max_streams answers are streaming already.", retry=True),
+}
+
+
+def describe_events(app: FastAPI) -> None:
+    """Add the event payload schemas to the app's OpenAPI document."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(EVENT_SCHEMAS)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -1,0 +1,86 @@
+"""The answer cache on its labelled set: paraphrase hit rate and contrast false hits.
+
+Run: ``.venv/bin/python bench/cache_pairs.py``. No network, about a second. For each pair
+of ``tests/data/cache_pairs.jsonl`` it caches an accepted answer to one question and asks
+the other (both ways for contrast pairs), and prints, per category:
+
+- the default cache (exact key, no embeddings): what ``askai serve`` does;
+- with ``LexicalEmbeddings`` as a paraphrase finder (threshold 0.9);
+- with the worst possible paraphrase model (every pair "identical"): what the contrast
+  check alone refuses, the bound for any neural ``Embeddings`` you plug in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from langchain_core.embeddings import Embeddings  # noqa: E402
+
+from askai_graph.server.cache import InMemoryCacheStore, SemanticCache  # noqa: E402
+from askai_graph.server.embeddings import LexicalEmbeddings  # noqa: E402
+from askai_graph.server.questions import clean_question  # noqa: E402
+
+PAIRS = Path(__file__).resolve().parent.parent / "tests" / "data" / "cache_pairs.jsonl"
+GATES = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
+
+
+class Identical(Embeddings):
+    """Every question is the same point: only the contrast check stands between them."""
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0, 0.0]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self.embed_query(text) for text in texts]
+
+
+async def hits(first: str, second: str, embeddings: Embeddings | None) -> bool:
+    semantic = SemanticCache(InMemoryCacheStore(4), namespace="bench", embeddings=embeddings)
+    question = clean_question(first)
+    probe = await semantic.lookup(question)
+    await semantic.remember(probe, {"question": question, "answer": "A.", "outcome": "accepted", "gates": GATES})
+    return (await semantic.lookup(clean_question(second))).hit is not None
+
+
+async def measure(pairs: list[dict[str, Any]], embeddings: Embeddings | None) -> tuple[Counter[str], Counter[str]]:
+    hit: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for pair in pairs:
+        key = f"{pair['kind']}:{pair['category']}"
+        total[key] += 1
+        found = await hits(pair["a"], pair["b"], embeddings)
+        if pair["kind"] == "contrast":
+            found = found or await hits(pair["b"], pair["a"], embeddings)
+        hit[key] += found
+    return hit, total
+
+
+def main() -> None:
+    pairs = [json.loads(line) for line in PAIRS.read_text().splitlines()]
+    for name, embeddings in (("default (exact key)", None), ("+ LexicalEmbeddings", LexicalEmbeddings()),
+                             ("+ worst-case embedding", Identical())):  # fmt: skip
+        hit, total = asyncio.run(measure(pairs, embeddings))
+        paraphrase = sum(v for k, v in hit.items() if k.startswith("paraphrase"))
+        paraphrases = sum(v for k, v in total.items() if k.startswith("paraphrase"))
+        false_hits = sum(v for k, v in hit.items() if k.startswith("contrast"))
+        contrasts = sum(v for k, v in total.items() if k.startswith("contrast"))
+        print(f"{name:<24} paraphrase hit rate {paraphrase}/{paraphrases} ({paraphrase / paraphrases:.0%})"
+              f"   contrast false hits {false_hits}/{contrasts}")  # fmt: skip
+        leaks = sorted(k.split(":", 1)[1] for k, v in hit.items() if k.startswith("contrast") and v)
+        if leaks:
+            print(f"{'':<24} false hits in: {', '.join(leaks)}")
+    print("\nparaphrase categories (default):")
+    hit, total = asyncio.run(measure([p for p in pairs if p["kind"] == "paraphrase"], None))
+    for key in sorted(total):
+        print(f"  {key.split(':', 1)[1]:<18} {hit[key]}/{total[key]}")
+
+
+if __name__ == "__main__":
+    main()

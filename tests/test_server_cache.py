@@ -1,0 +1,50 @@
+"""Apps sharing a cache store never serve each other's answers when their configurations differ."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from askai_graph import Settings, build_graph
+from askai_graph.server import InMemoryCacheStore, create_app
+from tests.fakes import PASSING, cited_draft, replies, retriever
+from tests.live import LiveServer, sse_events
+
+pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
+
+QUESTION = "How do retrieval and caching work?"
+
+
+def app(settings: Settings, store: InMemoryCacheStore) -> tuple[Any, Any]:
+    writer = replies(cited_draft(1))
+    graph = build_graph(writer=writer, critic=replies(PASSING), retriever=retriever(1), settings=settings)
+    return create_app(graph, settings, namespace="corpus-fp", cache_store=store), writer
+
+
+@pytest.mark.parametrize("change", [{"min_confidence": 0.95}, {"model": "gpt-4.1-mini"}, {"max_attempts": 1}])
+def test_a_differently_configured_app_sharing_the_store_runs_its_own_graph(
+    settings: Settings, change: dict[str, Any]
+) -> None:
+    store = InMemoryCacheStore(8)
+    first, _ = app(settings, store)
+    second, writer = app(settings.model_copy(update=change), store)
+    with LiveServer(first) as base:
+        assert sse_events(base, QUESTION)[-1][1]["outcome"] == "accepted"
+    with LiveServer(second) as base:
+        done = sse_events(base, QUESTION)[-1][1]
+    # The strict app earns its own verdict (a stricter Critic degrades it), never the lax app's.
+    assert done["cached"] is False and writer.calls >= 1
+
+
+def test_an_identically_configured_app_sharing_the_store_serves_the_cached_answer(settings: Settings) -> None:
+    store = InMemoryCacheStore(8)
+    first, _ = app(settings, store)
+    second, writer = app(settings, store)
+    with LiveServer(first) as base:
+        sse_events(base, QUESTION)
+    with LiveServer(second) as base:
+        done = sse_events(base, QUESTION)[-1][1]
+    assert done["cached"] is True
+    assert done["gates"] == {"retrieval": "passed", "validation": "passed", "critic": "passed"}
+    assert writer.calls == 0
