@@ -128,8 +128,7 @@ class BM25Retriever(BaseRetriever):
         for passage_id, score in ranked:
             post_id, passage = found[passage_id]
             pages.setdefault(post_id, []).append((passage_id, score, passage))
-        # A page scores the sum of its passages among the top hits (CombSUM): a page that
-        # answers in several sections is more about the question than one lucky section.
+        # A page ranks by its best passage; its other matching passages ride along as evidence.
         order = sorted(pages.items(), key=lambda item: -item[1][0][1])
         documents = []
         for post_id, hits in order[: self.k]:
