@@ -53,8 +53,8 @@ class Vocabulary:
             for i, word in enumerate(tokens):
                 if ids[i] is None:
                     ids[i] = known[word] = known.get(word) or self._learn(word)
-        found = np.array(ids, dtype=np.uint32)
-        return found[found != 0]
+        found: np.ndarray = np.array(ids, dtype=np.uint32)
+        return np.asarray(found[found != 0])
 
     def _learn(self, word: str) -> int:
         if word in STOP_WORDS or len(word) < 2:

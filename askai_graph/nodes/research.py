@@ -96,12 +96,12 @@ class Research:
             documents = []
         return researched(state, query, to_search_results(documents, result_limit(state, settings)))
 
-    def _site_catalog(self, state: Mapping[str, Any]) -> SiteCatalog | None:
+    def _site_catalog(self, state: AskState) -> SiteCatalog | None:
         """Return the retriever as a site catalog when a catalog question should be answered from it.
 
         Search hits for "what articles do you have" are the pages that happen to say
         "articles"; a catalog question wants the site's table of contents, in its order.
         """
-        if isinstance(self.retriever, SiteCatalog) and is_catalog_question(state["question"]):
+        if isinstance(self.retriever, SiteCatalog) and is_catalog_question(researched_question(state)):
             return self.retriever
         return None
