@@ -112,8 +112,10 @@ def accepted_leaks(harness: RendererHarness, drafts: list[str]) -> tuple[int, li
 
 
 def report(request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str], key: str, figures: dict) -> None:
-    """Print the figures and keep them in pytest's cache (``.pytest_cache``)."""
-    request.config.cache.set(f"askai/renderer_differential/{key}", figures)
+    """Print the figures and keep them in pytest's cache (``.pytest_cache``), when it is on."""
+    cache = getattr(request.config, "cache", None)  # absent under ``-p no:cacheprovider``
+    if cache is not None:
+        cache.set(f"askai/renderer_differential/{key}", figures)
     with capsys.disabled():
         print(f"\n[renderer differential] {key}: {figures}")
 
