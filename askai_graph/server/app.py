@@ -65,8 +65,9 @@ def create_app(
             ``graph`` and no namespace, the cache is private to this app.
         embeddings: Optional paraphrase finder for the answer cache; without it only
             the same question (see ``questions.exact_key``) is served from the cache.
-        cache_store: Where cached answers live; an in-process LRU of
-            ``settings.cache_size`` entries when ``None``.
+        cache_store: Where cached answers live; when ``None``, Redis at
+            ``settings.cache_url`` if set, else an in-process LRU, either of
+            ``settings.cache_size`` entries.
 
     Returns:
         The FastAPI app; the corpus index is loaded before this returns, so
@@ -86,9 +87,12 @@ def create_app(
             graph = make_graph(InMemorySaver())
     cache = None
     if settings.cache_enabled:
+        if cache_store is None:
+            # A store the app opens is closed with it (its connections belong to the app's loop).
+            cache_store = _default_store(settings)
+            lifespan = _closing_lifespan(lifespan, cache_store)
         cache = SemanticCache(
-            # ``is None``, not ``or``: an empty store has length 0 and is falsy.
-            InMemoryCacheStore(settings.cache_size) if cache_store is None else cache_store,
+            cache_store,
             namespace=f"{namespace}:{config_digest(settings)}" if namespace else None,
             embeddings=embeddings,
             threshold=settings.cache_threshold,
@@ -163,6 +167,37 @@ def create_app(
 
     describe_events(app)
     return app
+
+
+def _closing_lifespan(inner: Any, store: CacheStore) -> Any:
+    """Run ``inner`` (if any), then close ``store`` if it has connections to close."""
+    close = getattr(store, "aclose", None)
+    if close is None:
+        return inner
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            if inner is None:
+                yield
+            else:
+                async with inner(app):
+                    yield
+        finally:
+            await close()
+
+    return lifespan
+
+
+def _default_store(settings: Settings) -> CacheStore:
+    """Return the Redis store when ``cache_url`` is set, else an in-process LRU."""
+    if settings.cache_url:
+        from askai_graph.server.redis_cache import RedisCacheStore
+
+        return RedisCacheStore(
+            settings.cache_url, max_entries=settings.cache_size, ttl_seconds=settings.cache_ttl_seconds
+        )
+    return InMemoryCacheStore(settings.cache_size)
 
 
 def _busy(settings: Settings) -> JSONResponse:
