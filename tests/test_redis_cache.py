@@ -183,3 +183,36 @@ def _until_cached(base: str) -> dict[str, Any]:
             return done
         time.sleep(0.05)
     raise AssertionError("the cache never served a hit after Redis came back")
+
+
+def status(base: str, message: str = QUESTION) -> int:
+    import httpx
+
+    with httpx.Client(timeout=20) as client:
+        response = client.post(f"{base}/api/chat", json={"message": message})
+    return response.status_code
+
+
+def test_apps_with_the_same_cache_url_share_the_rate_limit(settings: Settings, redis_server: RedisServer) -> None:
+    shared = settings.model_copy(update={"cache_url": redis_server.url, "rate_limit": "2/minute"})
+    first, _ = chat_app(shared)
+    second, _ = chat_app(shared)
+    with live(first) as one, live(second) as other:
+        statuses = [status(one), status(other), status(one), status(other)]
+    assert statuses == [200, 200, 429, 429]
+
+
+def test_the_rate_limit_admits_questions_while_redis_is_down(
+    settings: Settings, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    app, _ = chat_app(settings.model_copy(update={"cache_url": redis_server.url, "rate_limit": "1/minute"}))
+    with caplog.at_level(logging.WARNING, logger="askai_graph.server.shared_limits"), live(app) as base:
+        assert status(base) == 200
+        redis_server.stop()
+        down = [status(base) for _ in range(3)]
+        redis_server.start()  # an empty server: the count starts again
+        back = [status(base), status(base)]
+    assert down == [200, 200, 200]
+    assert back == [200, 429]
+    unreachable = [r for r in caplog.records if r.name.endswith("shared_limits") and "unreachable" in r.getMessage()]
+    assert len(unreachable) == 1

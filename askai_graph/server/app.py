@@ -98,6 +98,11 @@ def create_app(
             threshold=settings.cache_threshold,
         )
     rate_limit = ClientRateLimit(settings.rate_limit)
+    if settings.cache_url and settings.rate_limit.strip():
+        from askai_graph.server.shared_limits import SharedRateLimit
+
+        rate_limit = SharedRateLimit(settings.rate_limit, settings.cache_url)
+        lifespan = _closing_lifespan(lifespan, rate_limit)
     slots = StreamSlots(settings.max_streams)
     app = FastAPI(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
@@ -169,9 +174,9 @@ def create_app(
     return app
 
 
-def _closing_lifespan(inner: Any, store: CacheStore) -> Any:
-    """Run ``inner`` (if any), then close ``store`` if it has connections to close."""
-    close = getattr(store, "aclose", None)
+def _closing_lifespan(inner: Any, resource: object) -> Any:
+    """Run ``inner`` (if any), then close ``resource`` if it has connections to close."""
+    close = getattr(resource, "aclose", None)
     if close is None:
         return inner
 
