@@ -18,7 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.live import free_port
+from askai_graph import Settings
+from tests.live import LiveServer, free_port
 from tests.redis_server import RedisServer
 from tests.test_server_threads import BM25_POST, FOLLOW_UP, ROOT, chat, postgres_database
 
@@ -143,3 +144,46 @@ def test_the_config_digest_is_the_same_in_every_process() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(digests) == 1
+
+
+def set_reachable(database_url: str, reachable: bool) -> None:
+    """Refuse (or allow again) every connection to the test's database, dropping the open ones."""
+    import psycopg
+
+    server, name = database_url.rsplit("/", 1)
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
+        admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(reachable).lower()}')
+        if not reachable:
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+
+
+def test_losing_postgresql_answers_503_for_threads_until_it_returns(
+    postgres_database: str, settings: Settings
+) -> None:
+    import uvicorn
+
+    from askai_graph.server import create_app
+
+    app = create_app(settings=settings.model_copy(update={"database_url": postgres_database}))
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="none", timeout_graceful_shutdown=2)
+    with LiveServer(app, config) as base:
+        thread_id = chat(base, "What is BM25?").done["thread_id"]
+        set_reachable(postgres_database, False)
+        try:
+            with httpx.Client(timeout=60) as client:
+                refused = [
+                    client.post(f"{base}/api/chat", json=body)
+                    for body in ({"message": FOLLOW_UP, "thread_id": thread_id}, {"message": "What is BM25?"})
+                ]
+        finally:
+            set_reachable(postgres_database, True)
+        # The pool drops its dead connections as they fail and reconnects in the background.
+        for _ in range(300):
+            follow_up = chat(base, FOLLOW_UP, thread_id)
+            if follow_up.status != 503:
+                break
+            time.sleep(0.1)
+    assert [r.status_code for r in refused] == [503, 503]
+    assert refused[0].json() == {"detail": "the threads database is unreachable; retry shortly"}
+    assert refused[0].headers["retry-after"] == "2"
+    assert follow_up.status == 200 and follow_up.done["thread_id"] == thread_id

@@ -33,6 +33,7 @@ from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCac
 from askai_graph.server.events import Event
 from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, trusted_hosts
 from askai_graph.server.openapi import CHAT_RESPONSES, REQUEST_BODY, describe_events
+from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_chat
 from askai_graph.server.run import StreamingGraph, run_question
 from askai_graph.server.threads import ThreadLeases
@@ -145,8 +146,10 @@ def create_app(
                 return _busy(settings)
             try:
                 thread, release = await leases.claim(graph, chat.thread_id)
-            except BaseException:
+            except BaseException as exc:
                 slot.release()
+                if isinstance(exc, Exception) and database_outage(exc):
+                    return _refused(503, THREADS_UNREACHABLE, settings.retry_after_seconds)
                 raise
         except BadRequest as exc:
             return JSONResponse({"detail": exc.message}, status_code=exc.status)
