@@ -187,3 +187,19 @@ def test_losing_postgresql_answers_503_for_threads_until_it_returns(
     assert refused[0].json() == {"detail": "the threads database is unreachable; retry shortly"}
     assert refused[0].headers["retry-after"] == "2"
     assert follow_up.status == 200 and follow_up.done["thread_id"] == thread_id
+
+
+def test_concurrent_first_questions_on_a_new_postgresql_database_all_succeed(
+    postgres_database: str, settings: Settings
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import uvicorn
+
+    from askai_graph.server import create_app
+
+    app = create_app(settings=settings.model_copy(update={"database_url": postgres_database, "cache_enabled": False}))
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="none", timeout_graceful_shutdown=2)
+    with LiveServer(app, config) as base, ThreadPoolExecutor(8) as pool:
+        replies = list(pool.map(lambda n: chat(base, f"What is BM25? ({n})"), range(8)))
+    assert [reply.status for reply in replies] == [200] * 8
