@@ -9,8 +9,14 @@ BIN := $(VENV)/bin
 # (about 8 minutes on 2 cores; pip caches the wheel afterwards).
 TEST_EXTRAS ?= dev,local
 QUESTION ?= What course articles do you have?
+# The renderer differential test renders drafts with the Markdown renderers front ends
+# ship (markdown-it, marked, micromark, commonmark.js, Mermaid): pinned npm packages,
+# installed from the committed lock file.
+NPM ?= npm
+RENDERERS := tests/renderers
+NODE_HINT := make test needs Node.js 20+ and npm for the renderer differential test (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)
 
-.PHONY: demo test lint typecheck tests serve bench diagram clean web web-check chromium screenshot services
+.PHONY: demo test unit lint typecheck tests serve bench diagram clean web web-check chromium screenshot services
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "askai-graph needs Python 3.11+; set PYTHON=python3.11")'
@@ -43,6 +49,18 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+$(RENDERERS)/node_modules/.installed: $(RENDERERS)/package.json $(RENDERERS)/package-lock.json
+	@if ! command -v node >/dev/null 2>&1 || ! command -v $(NPM) >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Node.js and npm (apt-get) for the renderer differential test"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null) || exit 1; \
+	  fi; \
+	fi
+	@command -v node >/dev/null 2>&1 && command -v $(NPM) >/dev/null 2>&1 || { echo "$(NODE_HINT)" >&2; exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { echo "Node.js $$(node --version) is too old. $(NODE_HINT)" >&2; exit 1; }
+	cd $(RENDERERS) && $(NPM) ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 # Defined before the rules that list it: make expands prerequisites as it reads them.
 WEB_DEPS := web/node_modules/.installed
 
@@ -54,8 +72,12 @@ $(SCHEMATHESIS): | $(BIN)/python
 	$(VENV)/tools/schemathesis/bin/python -m pip install --quiet 'schemathesis>=4.32,<5'
 
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
-tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium services $(WEB_DEPS)
+tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium services $(WEB_DEPS) $(RENDERERS)/node_modules/.installed
 	CHROMIUM=$(CHROMIUM) $(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# The unit tests alone (about 10 s; no servers, no network): the loop while editing.
+unit: $(VENV)/.installed-test $(RENDERERS)/node_modules/.installed
+	$(BIN)/pytest -m "not integration" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 serve: $(VENV)/.installed-app
 	$(BIN)/askai serve
@@ -123,4 +145,4 @@ services: $(VENV)/.installed-test
 	  echo "The thread and scale-out tests need PostgreSQL at $(ASKAI_TEST_POSTGRES) (trust auth, user postgres): install and start it (sudo apt-get install -y postgresql && sudo service postgresql start), or set ASKAI_TEST_POSTGRES" >&2; exit 1; }
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .langgraph_api
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .langgraph_api $(RENDERERS)/node_modules

@@ -7,13 +7,13 @@ the reader unless it was actually retrieved.
 from askai_graph.catalog import is_catalog_question
 from askai_graph.condensing import Condenser, CondenseRequest
 from askai_graph.corpus import Corpus, CorpusError, Post, load_corpus
-from askai_graph.critique import Critique, MalformedReview, parse_critique
+from askai_graph.critique import Critique, MalformedReview, ReviewCode, parse_critique
 from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.gates import should_expose_retrieved_links
 from askai_graph.graph import build_graph
 from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
 from askai_graph.retrieval import BM25Retriever
-from askai_graph.reviewing import Reviewer, ReviewRequest
+from askai_graph.reviewing import Critic, ReviewRequest
 from askai_graph.settings import RunOptions, Settings
 from askai_graph.state import AskState, InputState, Outcome, ReviewFailure, Source, Turn
 from askai_graph.validation import ValidationIssue, ValidationReport, validate_draft
@@ -28,6 +28,7 @@ __all__ = [
     "Condenser",
     "Corpus",
     "CorpusError",
+    "Critic",
     "Critique",
     "DraftRequest",
     "ExtractiveWriter",
@@ -38,9 +39,9 @@ __all__ = [
     "MalformedReview",
     "Outcome",
     "Post",
+    "ReviewCode",
     "ReviewFailure",
     "ReviewRequest",
-    "Reviewer",
     "RunOptions",
     "SearchResult",
     "Settings",

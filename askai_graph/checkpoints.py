@@ -66,7 +66,7 @@ def state_serializer() -> JsonPlusSerializer:
     return JsonPlusSerializer(allowed_msgpack_modules=sorted(checkpoint_types()))
 
 
-def with_state_types(checkpointer: BaseCheckpointSaver | None) -> BaseCheckpointSaver | None:
+def with_state_types(checkpointer: BaseCheckpointSaver[Any] | None) -> BaseCheckpointSaver[Any] | None:
     """Return ``checkpointer`` (a shallow clone, sharing its storage) with the state's types registered.
 
     A default LangGraph serializer allows every type with a warning, and cannot extend
@@ -89,7 +89,7 @@ def with_state_types(checkpointer: BaseCheckpointSaver | None) -> BaseCheckpoint
 
 
 @contextmanager
-def open_checkpointer(url: str) -> Iterator[BaseCheckpointSaver]:
+def open_checkpointer(url: str) -> Iterator[BaseCheckpointSaver[Any]]:
     """Open a synchronous saver for ``url`` (the CLI), create its tables, close it on exit."""
     backend, target = parse_database_url(url)
     if backend == "sqlite":
@@ -122,7 +122,7 @@ def open_checkpointer(url: str) -> Iterator[BaseCheckpointSaver]:
 
 
 @asynccontextmanager
-async def open_async_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver]:
+async def open_async_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver[Any]]:
     """Open an asyncio saver for ``url`` (the HTTP server), create its tables, close it on exit."""
     backend, target = parse_database_url(url)
     if backend == "sqlite":

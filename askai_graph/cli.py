@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from askai_graph.checkpoints import DatabaseError, default_database_url
 from askai_graph.corpus import CorpusError
+from askai_graph.question import QuestionError, checked_question
 from askai_graph.settings import Settings
 from askai_graph.threads import (
     DURABILITY,
@@ -38,12 +39,10 @@ class UsageError(Exception):
 
 def check_question(question: str, settings: Settings) -> str:
     """Return the stripped question, or raise ``UsageError`` if it is empty or too long."""
-    text = question.strip()
-    if not text:
-        raise UsageError("the question is empty")
-    if len(text) > settings.max_question_chars:
-        raise UsageError(f"the question is {len(text)} characters; the limit is {settings.max_question_chars}")
-    return text
+    try:
+        return checked_question(question, settings)
+    except QuestionError as exc:
+        raise UsageError(f"the question {exc}") from None
 
 
 def threads_url(settings: Settings) -> str:

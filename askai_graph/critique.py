@@ -1,9 +1,10 @@
-"""The Critic's five signals, and the strict parser for a model's review reply."""
+"""The Critic's five signals, its failure codes, and the strict parser for a model's review reply."""
 
 from __future__ import annotations
 
 import json
 import re
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -29,6 +30,29 @@ class Critique(BaseModel):
     """Claims the evidence does not support; any one is a failure."""
     gaps: list[str] = Field(default_factory=list)
     """What the evidence lacks; fed into the next Research query."""
+
+
+class ReviewCode(StrEnum):
+    """Why a draft failed the Critic gate; each member's value is the string in state and SSE.
+
+    Like Validation's ``Code``, the values are a public contract (``step`` events carry
+    them as ``failures``): never renamed or reused for another rule.
+    """
+
+    LOW_CONFIDENCE = "low_confidence"
+    """``confidence`` below ``min_confidence`` (the one failure catalog early acceptance tolerates)."""
+    LOW_RELEVANCE = "low_relevance"
+    """``answer_relevance`` below ``min_answer_relevance``."""
+    INTENT_MISMATCH = "intent_mismatch"
+    """``intent_alignment`` below ``min_intent_alignment``."""
+    DRIFT = "drift"
+    """The reviewer found the draft drifting away from the question."""
+    UNGROUNDED_CLAIMS = "ungrounded_claims"
+    """At least one claim the evidence does not support."""
+    MALFORMED_REVIEW = "malformed_review"
+    """The reviewer's reply is not exactly one valid Critique (never partially trusted)."""
+    PROVIDER_ERROR = "provider_error"
+    """The reviewer failed (timeout, HTTP error...): a gate failure, never a crash."""
 
 
 class MalformedReview(ValueError):

@@ -8,17 +8,12 @@ Routers (``edges.py``) and nodes both call these, so a rule lives in exactly one
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from askai_graph.catalog import is_catalog_question
-from askai_graph.critique import Critique
+from askai_graph.critique import Critique, ReviewCode
 from askai_graph.evidence import SearchResult
 from askai_graph.settings import Settings
-from askai_graph.state import GateStatus, ReviewFailure, Source, researched_question
+from askai_graph.state import AskState, GateStatus, ReviewFailure, Source, researched_question
 from askai_graph.validation import ValidationReport
-
-LOW_CONFIDENCE = "low_confidence"
 
 
 def review_failures(critique: Critique, settings: Settings) -> list[ReviewFailure]:
@@ -27,54 +22,54 @@ def review_failures(critique: Critique, settings: Settings) -> list[ReviewFailur
     if critique.confidence < settings.min_confidence:
         failures.append(
             ReviewFailure(
-                code=LOW_CONFIDENCE,
+                code=ReviewCode.LOW_CONFIDENCE,
                 message=f"confidence {critique.confidence:.2f} < {settings.min_confidence:.2f}",
             )
         )
     if critique.answer_relevance < settings.min_answer_relevance:
         failures.append(
             ReviewFailure(
-                code="low_relevance",
+                code=ReviewCode.LOW_RELEVANCE,
                 message=f"answer_relevance {critique.answer_relevance:.2f} < {settings.min_answer_relevance:.2f}",
             )
         )
     if critique.intent_alignment < settings.min_intent_alignment:
         failures.append(
             ReviewFailure(
-                code="intent_mismatch",
+                code=ReviewCode.INTENT_MISMATCH,
                 message=f"intent_alignment {critique.intent_alignment:.2f} < {settings.min_intent_alignment:.2f}",
             )
         )
     if critique.drift_detected:
-        failures.append(ReviewFailure(code="drift", message="the draft drifts away from the question"))
+        failures.append(ReviewFailure(code=ReviewCode.DRIFT, message="the draft drifts away from the question"))
     if critique.ungrounded_claims:
         failures.append(
             ReviewFailure(
-                code="ungrounded_claims",
+                code=ReviewCode.UNGROUNDED_CLAIMS,
                 message=f"{len(critique.ungrounded_claims)} claim(s) not supported by the evidence",
             )
         )
     return failures
 
 
-def cited_post_urls(state: Mapping[str, Any]) -> list[str]:
+def cited_post_urls(state: AskState) -> list[str]:
     """Return the distinct retrieved post URLs the latest draft links to (per Validation)."""
     report: ValidationReport | None = state.get("validation")
     return list(report.cited_urls) if report is not None else []
 
 
-def validation_passed(state: Mapping[str, Any]) -> bool:
+def validation_passed(state: AskState) -> bool:
     """Whether the latest draft was validated and passed (missing = failed: fail closed)."""
     report = state.get("validation")
     return report is not None and report.ok
 
 
-def critic_passed(state: Mapping[str, Any]) -> bool:
+def critic_passed(state: AskState) -> bool:
     """Whether the latest draft was reviewed and passed every threshold (missing = failed)."""
     return state.get("critique") is not None and not state.get("review_failures")
 
 
-def is_early_catalog_acceptance(state: Mapping[str, Any], settings: Settings) -> bool:
+def is_early_catalog_acceptance(state: AskState, settings: Settings) -> bool:
     """Whether a catalog answer may stop now although the Critic did not fully pass.
 
     Requires: a catalog question, Validation passed, a parsed (not malformed) review whose
@@ -85,12 +80,12 @@ def is_early_catalog_acceptance(state: Mapping[str, Any], settings: Settings) ->
         return False
     if state.get("critique") is None:
         return False
-    if any(failure.code != LOW_CONFIDENCE for failure in state.get("review_failures", [])):
+    if any(failure.code != ReviewCode.LOW_CONFIDENCE for failure in state.get("review_failures", [])):
         return False
     return len(cited_post_urls(state)) >= settings.catalog_min_sources
 
 
-def should_expose_retrieved_links(state: Mapping[str, Any]) -> bool:
+def should_expose_retrieved_links(state: AskState) -> bool:
     """Return whether source cards may be shown: the Source Gate rule, exactly.
 
     Results exist AND no Validation failure AND no Critic failure, where low confidence
@@ -99,7 +94,7 @@ def should_expose_retrieved_links(state: Mapping[str, Any]) -> bool:
     return bool(state.get("search_results")) and validation_passed(state) and critic_passed(state)
 
 
-def gate_statuses(state: Mapping[str, Any]) -> dict[str, GateStatus]:
+def gate_statuses(state: AskState) -> dict[str, GateStatus]:
     """Say which gate the final draft passed, failed or never reached."""
     retrieval: GateStatus = "passed" if state.get("search_results") else "failed"
     validation: GateStatus = (
@@ -110,7 +105,7 @@ def gate_statuses(state: Mapping[str, Any]) -> dict[str, GateStatus]:
     return {"retrieval": retrieval, "validation": validation, "critic": critic}
 
 
-def display_sources(state: Mapping[str, Any]) -> list[Source]:
+def display_sources(state: AskState) -> list[Source]:
     """Return the source cards: retrieved posts deduplicated by URL, cited posts first."""
     results: list[SearchResult] = state.get("search_results", [])
     by_url: dict[str, SearchResult] = {}

@@ -1,51 +1,62 @@
-"""Wire the Ask AI graph: nodes, edges and routers, top to bottom like the diagram."""
+"""Wire the Ask AI graph: nodes, edges and routers, top to bottom like the diagram.
+
+Nodes and routers are plain functions of the typed state and the run's ``Settings``;
+this module turns each into a native LangGraph node taking ``runtime: Runtime[RunOptions]``
+and resolves the run's settings from it (once per run).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, get_args, get_type_hints
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import RunnableLambda
+
+# LangGraph's own node runnable (what add_node wraps a plain function in): it takes a sync
+# and an async variant, so async runs need no thread-pool hop for cheap nodes, and it
+# reads each function's signature once, at build time.
+from langgraph._internal._runnable import RunnableCallable
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.runtime import get_runtime
+from langgraph.runtime import Runtime
 
 from askai_graph.checkpoints import with_state_types
 from askai_graph.edges import route_after_condense, route_after_critic, route_after_research, route_after_validation
 from askai_graph.nodes.condense import Condense
-from askai_graph.nodes.critic import Critic
+from askai_graph.nodes.critic import Review
 from askai_graph.nodes.finish import accept, accept_early, degrade, fallback
 from askai_graph.nodes.research import Research
 from askai_graph.nodes.source_gate import source_gate
 from askai_graph.nodes.validation import validate
-from askai_graph.nodes.writer import Draft
+from askai_graph.nodes.writer import Write
 from askai_graph.providers import (
-    as_reviewer,
+    as_critic,
     as_writer,
     default_condenser,
+    default_critic,
     default_retriever,
-    default_reviewer,
     default_writer,
 )
-from askai_graph.reviewing import Reviewer
+from askai_graph.reviewing import Critic
 from askai_graph.settings import RunOptions, Settings
 from askai_graph.state import AskState, InputState
 from askai_graph.writing import Writer
 
-NodeFn = Callable[[Mapping[str, Any], Settings], dict[str, Any]]
-AsyncNodeFn = Callable[[Mapping[str, Any], Settings], Awaitable[dict[str, Any]]]
+Update = dict[str, Any]
+NodeFn = Callable[[AskState, Settings], Update]
+AsyncNodeFn = Callable[[AskState, Settings], Awaitable[Update]]
+Router = Callable[[AskState, Settings], str]
 
 
 def build_graph(
     *,
     writer: BaseChatModel | Writer | None = None,
-    critic: BaseChatModel | Reviewer | None = None,
+    critic: BaseChatModel | Critic | None = None,
     retriever: BaseRetriever | None = None,
     settings: Settings | None = None,
-    checkpointer: BaseCheckpointSaver | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
 ) -> CompiledStateGraph[AskState, RunOptions, InputState, AskState]:
     """Build and compile the Ask AI graph.
 
@@ -54,7 +65,7 @@ def build_graph(
             means the configured default (offline extractive writer unless a model is set).
             A chat model Writer also condenses follow-ups into standalone questions (with
             the condensation prompt); otherwise the offline lexical rewrite does.
-        critic: A chat model (wrapped with the Critic prompts) or a ``Reviewer``; ``None``
+        critic: A chat model (wrapped with the Critic prompts) or a ``Critic``; ``None``
             means the configured default (offline lexical critic unless a model is set).
         retriever: Any LangChain retriever whose Documents carry ``source_url``, ``title``
             and optionally ``images`` metadata; ``None`` means BM25 over the corpus.
@@ -66,35 +77,61 @@ def build_graph(
         The compiled graph; invoke it with ``{"question": ...}`` and optionally
         ``context={...}`` per-run overrides (``RunOptions``).
     """
-    settings = settings or Settings()
-    research = Research(retriever if retriever is not None else default_retriever(settings))
-    draft = Draft(as_writer(writer) if writer is not None else default_writer(settings))
-    critique = Critic(as_reviewer(critic) if critic is not None else default_reviewer(settings))
-    condense = Condense(default_condenser(settings, writer))
+    base = settings or Settings()
+    research = Research(retriever if retriever is not None else default_retriever(base))
+    write = Write(as_writer(writer) if writer is not None else default_writer(base))
+    review = Review(as_critic(critic) if critic is not None else default_critic(base))
+    condense = Condense(default_condenser(base, writer))
 
-    def run_settings() -> Settings:
-        return settings.with_overrides(get_runtime(RunOptions).context)
+    # LangGraph validates a run's context into one RunOptions object per run; the run's
+    # settings are resolved from it once, whatever the number of nodes and routers asking.
+    # Keyed by identity (checked, so a recycled id never matches), bounded for servers.
+    resolved: dict[int, tuple[RunOptions, Settings]] = {}
 
-    def node(name: str, fn: NodeFn, afn: AsyncNodeFn | None = None) -> RunnableLambda:
-        def sync(state: Mapping[str, Any]) -> dict[str, Any]:
-            return fn(state, run_settings())
+    def run_settings(runtime: Runtime[RunOptions]) -> Settings:
+        options = runtime.context
+        if options is None:
+            return base
+        cached = resolved.get(id(options))
+        if cached is not None and cached[0] is options:
+            return cached[1]
+        if len(resolved) >= 256:
+            resolved.clear()
+        settings = base.with_overrides(options)
+        resolved[id(options)] = (options, settings)
+        return settings
 
-        async def asynchronous(state: Mapping[str, Any]) -> dict[str, Any]:
-            assert afn is not None
-            return await afn(state, run_settings())
+    def node(name: str, fn: NodeFn, afn: AsyncNodeFn | None = None) -> RunnableCallable:
+        """Return a native node: ``fn`` in sync runs; ``afn``, else ``fn`` inline, in async runs."""
 
-        return RunnableLambda(sync, afunc=asynchronous if afn else None, name=name)
+        def run(state: AskState, runtime: Runtime[RunOptions]) -> Update:
+            return fn(state, run_settings(runtime))
 
-    def branch(router: Callable[..., Any]) -> tuple[Callable[[Mapping[str, Any]], str], list[str]]:
+        async def arun(state: AskState, runtime: Runtime[RunOptions]) -> Update:
+            if afn is not None:  # model and retriever calls: awaited, never blocking the loop
+                return await afn(state, run_settings(runtime))
+            return fn(state, run_settings(runtime))  # cheap CPU work: no thread-pool hop
+
+        return RunnableCallable(run, arun, name=name, trace=False)
+
+    def branch(router: Router) -> tuple[RunnableCallable, list[str]]:
+        """Return a native router (inline in async runs too) and its targets, from its return type."""
         targets = list(get_args(get_type_hints(router)["return"]))
-        return (lambda state: router(state, run_settings())), targets
+
+        def route(state: AskState, runtime: Runtime[RunOptions]) -> str:
+            return router(state, run_settings(runtime))
+
+        async def aroute(state: AskState, runtime: Runtime[RunOptions]) -> str:
+            return router(state, run_settings(runtime))
+
+        return RunnableCallable(route, aroute, name=router.__name__, trace=False), targets
 
     builder = StateGraph(AskState, context_schema=RunOptions, input_schema=InputState)
     builder.add_node("condense", node("condense", condense, condense.acall))
     builder.add_node("research", node("research", research, research.acall))
-    builder.add_node("writer", node("writer", draft, draft.acall))
+    builder.add_node("writer", node("writer", write, write.acall))
     builder.add_node("validation", node("validation", validate))
-    builder.add_node("critic", node("critic", critique, critique.acall))
+    builder.add_node("critic", node("critic", review, review.acall))
     builder.add_node("accept", node("accept", accept))
     builder.add_node("accept_early", node("accept_early", accept_early))
     builder.add_node("degrade", node("degrade", degrade))

@@ -29,7 +29,7 @@ from askai_graph.critique import Critique
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
 from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
 from askai_graph.retrieval import BM25Retriever
-from askai_graph.reviewing import ChatModelReviewer, Reviewer
+from askai_graph.reviewing import ChatModelCritic, Critic
 from askai_graph.settings import Settings
 from askai_graph.writing import ChatModelWriter, Writer
 
@@ -150,13 +150,13 @@ def as_writer(writer: BaseChatModel | Writer) -> Writer:
     raise TypeError(f"writer must be a BaseChatModel or a Writer, not {type(writer).__name__}")
 
 
-def as_reviewer(critic: BaseChatModel | Reviewer) -> Reviewer:
-    """Wrap a chat model with the Critic prompts; pass a ready Reviewer through."""
+def as_critic(critic: BaseChatModel | Critic) -> Critic:
+    """Wrap a chat model with the Critic prompts; pass a ready Critic through."""
     if isinstance(critic, BaseChatModel):
-        return ChatModelReviewer(critic)
-    if isinstance(critic, Reviewer):
+        return ChatModelCritic(critic)
+    if isinstance(critic, Critic):
         return critic
-    raise TypeError(f"critic must be a BaseChatModel or a Reviewer, not {type(critic).__name__}")
+    raise TypeError(f"critic must be a BaseChatModel or a Critic, not {type(critic).__name__}")
 
 
 def default_condenser(settings: Settings, writer: BaseChatModel | Writer | None = None) -> Condenser:
@@ -179,10 +179,10 @@ def default_writer(settings: Settings) -> Writer:
     return ChatModelWriter(chat_model(model, settings)) if model else ExtractiveWriter()
 
 
-def default_reviewer(settings: Settings) -> Reviewer:
+def default_critic(settings: Settings) -> Critic:
     """Return the configured Critic: a chat model in JSON mode if set, else the lexical one."""
     model = settings.critic_model or settings.model
-    return ChatModelReviewer(chat_model(model, settings, json_mode=True)) if model else LexicalCritic()
+    return ChatModelCritic(chat_model(model, settings, json_mode=True)) if model else LexicalCritic()
 
 
 def default_retriever(settings: Settings) -> BaseRetriever:

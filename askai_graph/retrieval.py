@@ -91,7 +91,7 @@ class BM25Retriever(BaseRetriever):
         if not terms:
             return []
         k = min(self.k, len(self.corpus.posts))
-        ids, scores = self._index.retrieve([terms], k=k, show_progress=False, n_threads=1)
+        ids, scores = self._index.retrieve([terms], k=k, show_progress=False, n_threads=0)
         found = []
         for post_id, score in zip(ids[0], scores[0], strict=True):
             if score > 0:

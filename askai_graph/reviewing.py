@@ -9,13 +9,10 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
 from askai_graph.condensing import history_block
-from askai_graph.evidence import EvidencePassage, evidence_slice
+from askai_graph.evidence import EvidencePassage
 from askai_graph.prompts import CRITIC_SYSTEM, CRITIC_USER
 from askai_graph.state import Turn
 from askai_graph.writing import format_sources, untrusted
-
-# EvidencePassage and evidence_slice live in evidence.py; re-exported for callers here.
-__all__ = ["ChatModelReviewer", "EvidencePassage", "ReviewRequest", "Reviewer", "evidence_slice", "reviewer_messages"]
 
 
 class ReviewRequest(BaseModel):
@@ -34,7 +31,7 @@ class ReviewRequest(BaseModel):
 
 
 @runtime_checkable
-class Reviewer(Protocol):
+class Critic(Protocol):
     """Anything that reviews a draft and replies with Critique JSON text."""
 
     def review(self, request: ReviewRequest) -> str:
@@ -61,8 +58,8 @@ def reviewer_messages(request: ReviewRequest) -> list[BaseMessage]:
     return [SystemMessage(CRITIC_SYSTEM), HumanMessage(user)]
 
 
-class ChatModelReviewer:
-    """A Reviewer backed by any LangChain chat model, wrapped with the project's prompts."""
+class ChatModelCritic:
+    """A Critic backed by any LangChain chat model, wrapped with the project's prompts."""
 
     def __init__(self, model: BaseChatModel) -> None:
         """Wrap ``model``."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAGRAM_TYPES
@@ -212,35 +213,60 @@ class Settings(BaseSettings):
         return value
 
     def with_overrides(self, overrides: RunOptions | dict[str, Any] | None) -> Settings:
-        """Return a copy with the non-``None`` per-run overrides applied."""
+        """Return a copy with the non-``None`` per-run overrides applied.
+
+        The overrides are validated once (as ``RunOptions``, whose fields carry the same
+        bounds as these); the copy never re-reads the environment or ``.env``.
+        """
         if overrides is None:
             return self
-        options = overrides if isinstance(overrides, RunOptions) else RunOptions(**overrides)
+        options = overrides if isinstance(overrides, RunOptions) else RunOptions.model_validate(overrides)
         update = options.model_dump(exclude_none=True)
-        if not update:
-            return self
-        # model_validate re-checks bounds, unlike model_copy(update=...).
-        return type(self).model_validate({**self.model_dump(), **update})
+        return self.model_copy(update=update) if update else self
+
+
+PER_RUN = (
+    "max_attempts",
+    "catalog_min_sources",
+    "min_confidence",
+    "min_answer_relevance",
+    "min_intent_alignment",
+    "top_k",
+    "catalog_top_k",
+    "critic_evidence_chars",
+    "writer_evidence_chars",
+)
+"""The ``Settings`` fields a single run may override (``RunOptions``)."""
+
+
+def _per_run(name: str) -> Any:
+    """Declare the ``RunOptions`` field for ``Settings.<name>``: its bounds and description, default ``None``.
+
+    The description says the default, so Studio shows it next to the field.
+    """
+    source = Settings.model_fields[name]
+    description = f"{(source.description or '').rstrip('.')} (default {source.default})."
+    field = FieldInfo(default=None, description=description)
+    field.metadata = list(source.metadata)  # ge/le: the same bounds as the setting
+    return field
 
 
 class RunOptions(BaseModel):
     """Per-run overrides (the graph's context schema; Studio shows and edits these).
 
-    A field left ``None`` inherits the graph's configured ``Settings`` value.
+    Each field mirrors the ``Settings`` field of the same name (bounds and description);
+    a field left ``None`` inherits the graph's configured ``Settings`` value.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_attempts: int | None = Field(None, ge=1, le=10, description="Drafts per question (default 3).")
-    catalog_min_sources: int | None = Field(None, ge=1, le=50, description="Catalog early-acceptance sources (4).")
-    min_confidence: float | None = Field(None, ge=0, le=1, description="Critic confidence threshold (0.6).")
-    min_answer_relevance: float | None = Field(None, ge=0, le=1, description="Relevance threshold (0.5).")
-    min_intent_alignment: float | None = Field(None, ge=0, le=1, description="Intent threshold (0.5).")
-    top_k: int | None = Field(None, ge=1, le=50, description="Posts retrieved per query (6).")
-    catalog_top_k: int | None = Field(None, ge=1, le=50, description="Posts retrieved for a catalog question (12).")
-    critic_evidence_chars: int | None = Field(
-        None, ge=200, le=100_000, description="Evidence characters handed to the Critic (6000)."
-    )
-    writer_evidence_chars: int | None = Field(
-        None, ge=200, le=200_000, description="Evidence characters in a model Writer's prompt (8000)."
-    )
+    max_attempts: int | None = _per_run("max_attempts")
+    catalog_min_sources: int | None = _per_run("catalog_min_sources")
+    min_confidence: float | None = _per_run("min_confidence")
+    min_answer_relevance: float | None = _per_run("min_answer_relevance")
+    min_intent_alignment: float | None = _per_run("min_intent_alignment")
+    top_k: int | None = _per_run("top_k")
+    catalog_top_k: int | None = _per_run("catalog_top_k")
+    critic_evidence_chars: int | None = _per_run("critic_evidence_chars")
+    writer_evidence_chars: int | None = _per_run("writer_evidence_chars")
+

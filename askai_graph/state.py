@@ -8,7 +8,7 @@ over, and everything else, which belongs to one question and is reset by
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any, Literal, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
@@ -28,8 +28,8 @@ class ReviewFailure(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     code: str
-    """Stable code: low_confidence, low_relevance, intent_mismatch, drift,
-    ungrounded_claims, malformed_review or provider_error."""
+    """Stable code: a ``ReviewCode`` value (low_confidence, low_relevance, intent_mismatch,
+    drift, ungrounded_claims, malformed_review or provider_error), stored as a plain string."""
     message: str
     """Human-readable detail."""
 
@@ -135,7 +135,7 @@ def new_turn_state() -> dict[str, Any]:
     }
 
 
-def researched_question(state: Mapping[str, Any]) -> str:
+def researched_question(state: AskState) -> str:
     """Return the question Research, Writer, Critic and the catalog rule work on."""
     return str(state.get("standalone_question") or state["question"])
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Protocol, runtime_checkable
 
@@ -10,7 +11,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
 from askai_graph.condensing import history_block
-from askai_graph.evidence import EvidencePassage, SearchResult
+from askai_graph.evidence import SearchResult, evidence_slice
 from askai_graph.plaintext import markdown_link, strip_invisible
 from askai_graph.prompts import SOURCE_BLOCK, WRITER_FEEDBACK, WRITER_SYSTEM, WRITER_USER
 from askai_graph.state import Turn
@@ -29,8 +30,10 @@ class DraftRequest(BaseModel):
     """Why the previous draft was rejected (validation errors, critic failures)."""
     catalog: bool = False
     """Whether the question asks which posts exist."""
-    evidence: list[EvidencePassage] | None = None
-    """A bounded slice of the posts for a model's prompt; ``None`` means whole posts."""
+    evidence_chars: int | None = None
+    """Characters of the posts a model's prompt carries (the most relevant sentences per
+    post); ``None`` means whole posts. Sliced by the writer that reads it: the offline
+    writer never pays for it."""
     history: list[Turn] = []
     """The conversation's most recent turns (bounded), oldest first; context, not evidence."""
 
@@ -87,10 +90,12 @@ def writer_messages(request: DraftRequest) -> list[BaseMessage]:
         if request.feedback
         else ""
     )
-    if request.evidence is None:
+    if request.evidence_chars is None:
         sources = format_sources(request.search_results)
     else:
-        sources = format_sources([p.result for p in request.evidence], content=[p.text for p in request.evidence])
+        # A model's context is finite: it gets the most relevant sentences per post.
+        evidence = evidence_slice(request.question, "", request.search_results, request.evidence_chars)
+        sources = format_sources([p.result for p in evidence], content=[p.text for p in evidence])
     user = WRITER_USER.format(
         question=request.question, history=history_block(request.history), feedback=feedback, sources=sources
     )
@@ -110,4 +115,6 @@ class ChatModelWriter:
 
     async def awrite(self, request: DraftRequest) -> str:
         """Ask the model for a draft, asynchronously."""
-        return (await self.model.ainvoke(writer_messages(request))).text
+        # Slicing the evidence analyses every retrieved post: CPU work, kept off the event loop.
+        messages = await asyncio.to_thread(writer_messages, request)
+        return (await self.model.ainvoke(messages)).text

@@ -1,19 +1,27 @@
 """Median latency of one offline question through the Ask AI graph vs a bare LangGraph graph.
 
-Run: ``.venv/bin/python bench/graph_overhead.py [--runs N]``. Prints medians (ms) for
-sync ``invoke`` and async ``ainvoke`` of both graphs, measured in the same run, and the
-ratios. The bare baseline is a 6-node linear graph of trivial nodes (LangGraph's own
-overhead); the difference is askai-graph's work (BM25, extraction, validation, review).
+Run: ``.venv/bin/python bench/graph_overhead.py [--runs N]``. Each round runs every case
+once, in turn (interleaved, in a shuffled order), so a slower or faster stretch of the machine hits all cases
+alike. Printed: medians (ms) and ratios, all from this one run, for
+
+- ``invoke``: sync ``graph.invoke`` of askai-graph vs a bare 6-node linear graph of
+  trivial nodes (LangGraph's own overhead);
+- ``astream``: ``astream(stream_mode=["updates", "values"])`` of both graphs, the way the
+  HTTP server runs a question;
+- ``context``: askai-graph's ``invoke`` with a per-run context (``{"top_k": 6}``, the
+  default value) vs without one; the ratio is the cost of resolving per-run settings.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -30,6 +38,7 @@ QUESTIONS = [
     "How should I handle client disconnects when streaming?",
     "How do I bake sourdough bread?",
 ]
+MODES = ["updates", "values"]
 
 
 class Bare(TypedDict, total=False):
@@ -38,6 +47,7 @@ class Bare(TypedDict, total=False):
 
 
 def bare_graph() -> Any:
+    """Return a 6-node linear graph whose nodes only count."""
     builder = StateGraph(Bare)
     names = [f"n{i}" for i in range(6)]
     for name in names:
@@ -49,46 +59,71 @@ def bare_graph() -> Any:
     return builder.compile()
 
 
-def median_ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000
+def sync_case(graph: Any, **kwargs: Any) -> Callable[[str], Awaitable[None]]:
+    """Time ``graph.invoke`` (blocking the loop is fine here: nothing else runs)."""
+
+    async def run(question: str) -> None:
+        graph.invoke({"question": question}, **kwargs)
+
+    return run
 
 
-def measure_sync(graph: Any, runs: int) -> float:
-    samples = []
+def stream_case(graph: Any) -> Callable[[str], Awaitable[None]]:
+    """Time a full ``astream`` with the server's stream modes."""
+
+    async def run(question: str) -> None:
+        async for _ in graph.astream({"question": question}, stream_mode=MODES):
+            pass
+
+    return run
+
+
+async def measure(cases: dict[str, Callable[[str], Awaitable[None]]], runs: int) -> dict[str, float]:
+    """Run every case once per round, in turn; return each case's median in ms.
+
+    The order is shuffled every round (seeded), so no case always follows the same one:
+    the garbage a streamed run leaves, and the collection it triggers, land on every
+    case alike.
+    """
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    names = list(cases)
+    order = random.Random(0)
     for i in range(runs):
         question = QUESTIONS[i % len(QUESTIONS)]
-        start = time.perf_counter()
-        graph.invoke({"question": question})
-        samples.append(time.perf_counter() - start)
-    return median_ms(samples)
-
-
-async def measure_async(graph: Any, runs: int) -> float:
-    samples = []
-    for i in range(runs):
-        question = QUESTIONS[i % len(QUESTIONS)]
-        start = time.perf_counter()
-        await graph.ainvoke({"question": question})
-        samples.append(time.perf_counter() - start)
-    return median_ms(samples)
+        order.shuffle(names)
+        for name in names:
+            start = time.perf_counter()
+            await cases[name](question)
+            samples[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
 
 
 def main() -> None:
+    """Measure and print the table."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=300)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as cache:
         askai = build_graph(settings=Settings(index_cache_dir=Path(cache)))
         bare = bare_graph()
-        for graph in (askai, bare):  # warm up imports, caches and the stemmer
-            measure_sync(graph, 10)
-        askai_sync, bare_sync = measure_sync(askai, args.runs), measure_sync(bare, args.runs)
-        askai_async = asyncio.run(measure_async(askai, args.runs))
-        bare_async = asyncio.run(measure_async(bare, args.runs))
-    print(f"graph overhead, {args.runs} runs each, {len(QUESTIONS)} mixed offline questions (median ms)")
-    print(f"{'':10}{'askai-graph':>14}{'bare 6-node':>14}{'ratio':>9}")
-    print(f"{'invoke':10}{askai_sync:14.2f}{bare_sync:14.2f}{askai_sync / bare_sync:9.1f}x")
-    print(f"{'ainvoke':10}{askai_async:14.2f}{bare_async:14.2f}{askai_async / bare_async:9.1f}x")
+        cases = {
+            "askai invoke": sync_case(askai),
+            "bare invoke": sync_case(bare),
+            "askai invoke+context": sync_case(askai, context={"top_k": 6}),
+            "askai astream": stream_case(askai),
+            "bare astream": stream_case(bare),
+        }
+        asyncio.run(measure(cases, 20))  # warm up imports, caches and the stemmer
+        m = asyncio.run(measure(cases, args.runs))
+    print(f"graph overhead, {args.runs} interleaved rounds, {len(QUESTIONS)} mixed offline questions (median ms)")
+    print(f"{'':10}{'askai-graph':>14}{'baseline':>14}{'ratio':>9}   baseline")
+    rows = [
+        ("invoke", m["askai invoke"], m["bare invoke"], "bare 6-node invoke"),
+        ("astream", m["askai astream"], m["bare astream"], "bare 6-node astream"),
+        ("context", m["askai invoke+context"], m["askai invoke"], "askai invoke, no context"),
+    ]
+    for label, value, base, what in rows:
+        print(f"{label:10}{value:14.2f}{base:14.2f}{value / base:9.2f}x   {what}")
 
 
 if __name__ == "__main__":

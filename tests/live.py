@@ -7,6 +7,10 @@ import threading
 import time
 from typing import Any
 
+from askai_graph.local_model import free_port
+
+__all__ = ["LiveServer", "free_port", "sse_events"]
+
 
 class LiveServer:
     """A real uvicorn serving ``app`` on a free 127.0.0.1 port, in a thread; ``with`` yields its URL."""
@@ -33,15 +37,6 @@ class LiveServer:
     def __exit__(self, *exc_info: object) -> None:
         self.server.should_exit = True
         self.thread.join(10)
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def sse_events(base_url: str, message: str, timeout: float = 20) -> list[tuple[str, Any, str]]:

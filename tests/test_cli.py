@@ -83,3 +83,10 @@ def test_module_entry_point_runs_the_cli() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["outcome"] == "accepted"
+
+
+def test_the_cli_starts_without_importing_mistletoe() -> None:
+    # mistletoe's import costs ~0.1 s; only a process that validates a draft pays it.
+    probe = "import sys, askai_graph.cli; print('mistletoe' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from askai_graph import Critique, MalformedReview, Settings, parse_critique
+from askai_graph import Critique, MalformedReview, ReviewCode, Settings, parse_critique
 from askai_graph.gates import review_failures
 from tests.fakes import PASSING, review
 
@@ -103,3 +103,24 @@ def test_critic_node_treats_a_non_text_reply_as_malformed() -> None:
     from askai_graph.nodes.critic import judged
 
     assert [f.code for f in judged(None, Settings())["review_failures"]] == ["malformed_review"]
+
+
+def test_review_codes_keep_the_strings_events_carry() -> None:
+    assert {code.value for code in ReviewCode} == {
+        "low_confidence",
+        "low_relevance",
+        "intent_mismatch",
+        "drift",
+        "ungrounded_claims",
+        "malformed_review",
+        "provider_error",
+    }
+
+
+def test_every_threshold_failure_has_a_review_code() -> None:
+    failing = review(
+        confidence=0.1, answer_relevance=0.1, intent_alignment=0.1, drift_detected=True, ungrounded_claims=["x"]
+    )
+    critique = parse_critique(failing)
+    codes = [failure.code for failure in review_failures(critique, Settings())]
+    assert codes == [code.value for code in ReviewCode][:5]

@@ -27,6 +27,7 @@ from langchain_core.messages import AIMessageChunk
 
 from askai_graph import ExtractiveWriter, Outcome, Settings, build_graph, parse_critique, should_expose_retrieved_links
 from askai_graph.cli import main
+from askai_graph.evidence import evidence_slice
 from askai_graph.local_model import (
     CHAT_FORMAT,
     MODEL_ALIAS,
@@ -39,7 +40,7 @@ from askai_graph.local_model import (
     server_command,
 )
 from askai_graph.providers import chat_model
-from askai_graph.reviewing import ChatModelReviewer, ReviewRequest, evidence_slice
+from askai_graph.reviewing import ChatModelCritic, ReviewRequest
 from askai_graph.writing import ChatModelWriter, DraftRequest
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -116,7 +117,7 @@ def test_critic_json_mode_yields_a_valid_critique(local: LocalModel, index_cache
     evidence = evidence_slice(QUESTIONS[0], draft, results, 3000)
     request = ReviewRequest(question=QUESTIONS[0], draft=draft, evidence=evidence)
     started = time.monotonic()
-    reply = ChatModelReviewer(chat_model(local.model, settings, json_mode=True)).review(request)
+    reply = ChatModelCritic(chat_model(local.model, settings, json_mode=True)).review(request)
     print(f"\ncritic reply in {time.monotonic() - started:.1f}s: {reply}")
     parse_critique(reply)  # the schema-constrained reply is always a valid Critique
 
@@ -210,6 +211,8 @@ def test_cli_serves_the_local_model_on_its_port_until_interrupted() -> None:
 
 
 def test_server_command_binds_loopback_with_the_gemma3_template(tmp_path: Path) -> None:
+    if SKIP:  # server_command checks that llama-cpp-python (the `local` extra) is installed
+        pytest.skip("ASKAI_SKIP_LOCAL_MODEL=1")
     command = server_command(tmp_path / "m.gguf", port=8123)
     options = dict(zip(command[3::2], command[4::2], strict=True))
     assert command[:3] == [sys.executable, "-m", "askai_graph.local_model"]

@@ -15,8 +15,9 @@ from askai_graph import (
     load_corpus,
     should_expose_retrieved_links,
 )
+from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
-from askai_graph.reviewing import ReviewRequest, evidence_slice
+from askai_graph.reviewing import ReviewRequest
 from askai_graph.writing import DraftRequest
 from tests.fakes import post, url
 

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from askai_graph import BM25Retriever, SearchResult, Settings, build_graph, load_corpus
+from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
-from askai_graph.reviewing import ReviewRequest, evidence_slice, reviewer_messages
+from askai_graph.reviewing import ReviewRequest, reviewer_messages
 from askai_graph.writing import DraftRequest, writer_messages
 from tests.fakes import PASSING, replies
 

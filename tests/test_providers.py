@@ -21,10 +21,10 @@ from askai_graph.providers import (
     SCORE_SCALE,
     chat_model,
     critique_schema,
-    default_reviewer,
+    default_critic,
     default_writer,
 )
-from askai_graph.reviewing import ChatModelReviewer
+from askai_graph.reviewing import ChatModelCritic
 from askai_graph.writing import ChatModelWriter
 from tests.fakes import PASSING, retriever, url
 
@@ -169,15 +169,15 @@ def test_every_reply_the_grammar_schema_allows_is_a_valid_critique(score: float)
 
 def test_offline_models_are_the_default(settings: Settings) -> None:
     assert isinstance(default_writer(settings), ExtractiveWriter)
-    assert isinstance(default_reviewer(settings), LexicalCritic)
+    assert isinstance(default_critic(settings), LexicalCritic)
 
 
 def test_askai_model_env_switches_both_roles(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASKAI_MODEL", "llama3.2")
     monkeypatch.setenv("ASKAI_BASE_URL", "http://127.0.0.1:11434/v1")
     settings = Settings()
-    writer, reviewer = default_writer(settings), default_reviewer(settings)
-    assert isinstance(writer, ChatModelWriter) and isinstance(reviewer, ChatModelReviewer)
+    writer, reviewer = default_writer(settings), default_critic(settings)
+    assert isinstance(writer, ChatModelWriter) and isinstance(reviewer, ChatModelCritic)
     assert writer.model.model_name == reviewer.model.model_name == "llama3.2"  # type: ignore[attr-defined]
 
 
@@ -186,7 +186,7 @@ def test_role_models_override_the_shared_one(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("ASKAI_CRITIC_MODEL", "judge")
     settings = Settings()
     assert isinstance(default_writer(settings), ExtractiveWriter)  # no writer model: still offline
-    assert default_reviewer(settings).model.model_name == "judge"  # type: ignore[attr-defined]
+    assert default_critic(settings).model.model_name == "judge"  # type: ignore[attr-defined]
 
 
 def test_graph_runs_on_an_openai_compatible_writer_and_critic(settings: Settings) -> None:

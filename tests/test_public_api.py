@@ -1,4 +1,4 @@
-"""The public surface: exports and the DESIGN.md contracts' signatures."""
+"""The public surface: exports and the signatures of the documented Python API contracts."""
 
 from __future__ import annotations
 

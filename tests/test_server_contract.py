@@ -1,4 +1,4 @@
-"""The SSE contract of POST /api/chat, one test per line of DESIGN.md's table, over real HTTP."""
+"""The SSE contract of POST /api/chat, one test per line of the README's SSE table, over real HTTP."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The seed request from DESIGN.md, with curl, against `askai serve` on the bundled sample site."""
+"""The README's curl request, against `askai serve` on the bundled sample site."""
 
 from __future__ import annotations
 

@@ -43,3 +43,15 @@ def test_invalid_environment_value_is_rejected(monkeypatch: pytest.MonkeyPatch) 
 def test_run_options_cover_only_per_run_knobs() -> None:
     assert set(RunOptions.model_fields) <= set(Settings.model_fields)
     assert "api_key" not in RunOptions.model_fields
+
+
+@pytest.mark.parametrize("name", list(RunOptions.model_fields))
+def test_run_options_take_bounds_and_description_from_settings(name: str) -> None:
+    option, setting = RunOptions.model_fields[name], Settings.model_fields[name]
+    assert option.default is None and option.metadata == setting.metadata
+    assert option.description == f"{(setting.description or '').rstrip('.')} (default {setting.default})."
+
+
+def test_run_options_are_immutable() -> None:
+    with pytest.raises(ValidationError):
+        RunOptions(top_k=2).top_k = 3  # type: ignore[misc]

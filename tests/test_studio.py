@@ -1,7 +1,7 @@
 """LangGraph Studio: the repo's ``langgraph.json`` served by a real ``langgraph dev``.
 
-The server runs from the repo root on a free port, kept off the network by the flags in
-PITFALLS.md, on the offline defaults, and is driven with ``langgraph-sdk`` the way Studio
+The server runs from the repo root on a free port, kept off the network by its
+analytics/version-check/tracing flags, on the offline defaults, and is driven with ``langgraph-sdk`` the way Studio
 drives it: threads, streamed runs with per-node updates, the context schema, and a run
 with a changed setting.
 """

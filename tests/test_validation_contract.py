@@ -23,8 +23,8 @@ from askai_graph.validation import (
 from tests.test_validation_rules import REJECTED, RESULTS
 from tests.test_validation_valid import VALID
 
-# The exact allowlist of PITFALLS.md ("Mermaid diagram types", release 11.14).
-PITFALLS_MERMAID_TYPES = """flowchart graph sequenceDiagram classDiagram classDiagram-v2 stateDiagram
+# The exact allowlist of Mermaid 11.14 diagram keywords, as documented in docs/ARCHITECTURE.md.
+MERMAID_11_14_TYPES = """flowchart graph sequenceDiagram classDiagram classDiagram-v2 stateDiagram
 stateDiagram-v2 erDiagram journey gantt pie quadrantChart requirementDiagram gitGraph C4Context C4Container
 C4Component C4Dynamic C4Deployment mindmap timeline kanban sankey-beta sankey xychart-beta xychart block-beta
 block packet-beta packet architecture-beta radar-beta treemap treemap-beta venn-beta ishikawa-beta ishikawa
@@ -44,7 +44,7 @@ def test_public_exports() -> None:
 
 def test_default_mermaid_types_are_the_pitfalls_allowlist() -> None:
     assert isinstance(DEFAULT_MERMAID_DIAGRAM_TYPES, frozenset)
-    assert sorted(DEFAULT_MERMAID_DIAGRAM_TYPES) == sorted(PITFALLS_MERMAID_TYPES)
+    assert sorted(DEFAULT_MERMAID_DIAGRAM_TYPES) == sorted(MERMAID_11_14_TYPES)
 
 
 def test_codes_are_unique_snake_case_strings() -> None:

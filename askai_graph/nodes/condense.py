@@ -12,19 +12,18 @@ never researched on a model's error message.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from typing import Any
 
 from askai_graph.condensing import Condenser, CondenseRequest, recent_turns
 from askai_graph.offline.condenser import LexicalCondenser, leans_on_history, needs_context
 from askai_graph.settings import Settings
-from askai_graph.state import new_turn_state
+from askai_graph.state import AskState, new_turn_state
 
 logger = logging.getLogger(__name__)
 _LEXICAL = LexicalCondenser()
 
 
-def condense_request(state: Mapping[str, Any], settings: Settings) -> CondenseRequest | None:
+def condense_request(state: AskState, settings: Settings) -> CondenseRequest | None:
     """Return the request for the condenser, or ``None`` when there is nothing to condense.
 
     That is a thread's first question, or a question that stands alone.
@@ -45,7 +44,7 @@ def checked(reply: Any, request: CondenseRequest, settings: Settings) -> str:
     return text
 
 
-def started(state: Mapping[str, Any], standalone: str, *, first: bool) -> dict[str, Any]:
+def started(state: AskState, standalone: str, *, first: bool) -> dict[str, Any]:
     """Return the state update that starts this question."""
     update = new_turn_state()
     update["standalone_question"] = standalone
@@ -60,7 +59,7 @@ class Condense:
         """Use ``condenser`` for follow-ups."""
         self.condenser = condenser
 
-    def __call__(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Condense synchronously."""
         request = condense_request(state, settings)
         if request is None:
@@ -72,7 +71,7 @@ class Condense:
             reply = _LEXICAL.condense(request)
         return started(state, checked(reply, request, settings), first=False)
 
-    async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Condense asynchronously."""
         request = condense_request(state, settings)
         if request is None:

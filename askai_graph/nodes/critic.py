@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 from typing import Any
 
 from askai_graph.condensing import recent_turns
-from askai_graph.critique import MalformedReview, parse_critique
+from askai_graph.critique import MalformedReview, ReviewCode, parse_critique
+from askai_graph.evidence import evidence_slice
 from askai_graph.gates import review_failures
-from askai_graph.reviewing import Reviewer, ReviewRequest, evidence_slice
+from askai_graph.reviewing import Critic, ReviewRequest
 from askai_graph.settings import Settings
-from askai_graph.state import ReviewFailure, researched_question
+from askai_graph.state import AskState, ReviewFailure, researched_question
 
 logger = logging.getLogger(__name__)
 
 
-def review_request(state: Mapping[str, Any], settings: Settings) -> ReviewRequest:
+def review_request(state: AskState, settings: Settings) -> ReviewRequest:
     """Build the Critic's request: the standalone question, a bounded slice of evidence and history."""
     draft = state.get("draft", "")
     question = researched_question(state)
@@ -33,38 +33,38 @@ def judged(reply: Any, settings: Settings) -> dict[str, Any]:
     try:
         critique = parse_critique(reply)
     except MalformedReview as exc:
-        failure = ReviewFailure(code="malformed_review", message=f"malformed review: {exc}")
+        failure = ReviewFailure(code=ReviewCode.MALFORMED_REVIEW, message=f"malformed review: {exc}")
         return {"critique": None, "review_failures": [failure], "gaps": []}
     return {"critique": critique, "review_failures": review_failures(critique, settings), "gaps": critique.gaps}
 
 
 def _provider_failed(exc: Exception) -> dict[str, Any]:
     logger.warning("critic failed: %r", exc)
-    failure = ReviewFailure(code="provider_error", message=f"critic failed: {type(exc).__name__}: {exc}")
+    failure = ReviewFailure(code=ReviewCode.PROVIDER_ERROR, message=f"critic failed: {type(exc).__name__}: {exc}")
     return {"critique": None, "review_failures": [failure], "gaps": []}
 
 
-class Critic:
-    """Ask the injected Reviewer to review the latest draft."""
+class Review:
+    """The critic node: ask the injected Critic to review the latest draft."""
 
-    def __init__(self, reviewer: Reviewer) -> None:
-        """Use ``reviewer`` for every review."""
-        self.reviewer = reviewer
+    def __init__(self, critic: Critic) -> None:
+        """Use ``critic`` for every review."""
+        self.critic = critic
 
-    def __call__(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review synchronously."""
         try:
-            reply = self.reviewer.review(review_request(state, settings))
+            reply = self.critic.review(review_request(state, settings))
         except Exception as exc:
             return _provider_failed(exc)
         return judged(reply, settings)
 
-    async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review asynchronously."""
         try:
             # Slicing the evidence analyses every retrieved post: CPU work, kept off the event loop.
             request = await asyncio.to_thread(review_request, state, settings)
-            reply = await self.reviewer.areview(request)
+            reply = await self.critic.areview(request)
         except Exception as exc:
             return _provider_failed(exc)
         return judged(reply, settings)

@@ -2,28 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from askai_graph.prompts import CLARIFY_ANSWER, DEGRADED_NOTICE, FALLBACK_ANSWER
 from askai_graph.settings import Settings
+from askai_graph.state import AskState
 
 
-def accept(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+def accept(state: AskState, settings: Settings) -> dict[str, Any]:
     """Both gates passed: the draft is the answer."""
     return {"answer": state["draft"], "outcome": "accepted"}
 
 
-def accept_early(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+def accept_early(state: AskState, settings: Settings) -> dict[str, Any]:
     """A catalog answer met the early-acceptance rule: the draft is the answer."""
     return {"answer": state["draft"], "outcome": "accepted_early"}
 
 
-def degrade(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+def degrade(state: AskState, settings: Settings) -> dict[str, Any]:
     """At the limit with a valid but unverified draft: return it with a notice."""
     return {"answer": state["draft"] + DEGRADED_NOTICE, "outcome": "degraded"}
 
 
-def fallback(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+def fallback(state: AskState, settings: Settings) -> dict[str, Any]:
     """Nothing usable: an honest fixed message (asking for the full question if it leaned on nothing)."""
     return {"answer": CLARIFY_ANSWER if state.get("needs_context") else FALLBACK_ANSWER, "outcome": "fallback"}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.documents import Document
@@ -13,12 +12,12 @@ from pydantic import ValidationError
 from askai_graph.catalog import is_catalog_question
 from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.settings import Settings
-from askai_graph.state import researched_question
+from askai_graph.state import AskState, researched_question
 
 logger = logging.getLogger(__name__)
 
 
-def research_query(state: Mapping[str, Any]) -> str:
+def research_query(state: AskState) -> str:
     """Return the (standalone) question, extended with the latest Critic's gaps on a retry."""
     question = researched_question(state)
     gaps = state.get("gaps") or []
@@ -52,12 +51,12 @@ def to_search_results(documents: list[Document], top_k: int) -> list[SearchResul
     return list(results.values())
 
 
-def researched(state: Mapping[str, Any], query: str, results: list[SearchResult]) -> dict[str, Any]:
+def researched(state: AskState, query: str, results: list[SearchResult]) -> dict[str, Any]:
     """Return the state update for one Research pass (Condense reset everything else)."""
     return {"query": query, "search_results": results}
 
 
-def result_limit(state: Mapping[str, Any], settings: Settings) -> int:
+def result_limit(state: AskState, settings: Settings) -> int:
     """Return how many posts to keep: more for a catalog question, which lists posts."""
     return settings.catalog_top_k if is_catalog_question(researched_question(state)) else settings.top_k
 
@@ -69,7 +68,7 @@ class Research:
         """Use ``retriever`` for every query."""
         self.retriever = retriever
 
-    def __call__(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Retrieve synchronously."""
         query = research_query(state)
         try:
@@ -79,7 +78,7 @@ class Research:
             documents = []
         return researched(state, query, to_search_results(documents, result_limit(state, settings)))
 
-    async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Retrieve asynchronously (the retriever's own ``ainvoke``)."""
         query = research_query(state)
         try:

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from askai_graph.gates import cited_post_urls, display_sources, gate_statuses, should_expose_retrieved_links
 from askai_graph.settings import Settings
-from askai_graph.state import Turn, researched_question
+from askai_graph.state import AskState, Turn, researched_question
 
 
-def source_gate(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+def source_gate(state: AskState, settings: Settings) -> dict[str, Any]:
     """Attach sources only when ``should_expose_retrieved_links`` holds; record the turn."""
     sources = display_sources(state) if should_expose_retrieved_links(state) else []
     return {"sources": sources, "gates": gate_statuses(state), "history": remembered(state, settings)}
 
 
-def remembered(state: Mapping[str, Any], settings: Settings) -> list[Turn]:
+def remembered(state: AskState, settings: Settings) -> list[Turn]:
     """Return the thread's history with this question's turn added, at most ``max_history_turns``."""
     outcome = state.get("outcome")
     if outcome is None:  # no end node ran (a node tested on its own): nothing to remember

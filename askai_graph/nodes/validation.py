@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from askai_graph.settings import Settings
+from askai_graph.state import AskState
 from askai_graph.validation import validate_draft
 
 
-def validate(state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+def validate(state: AskState, settings: Settings) -> dict[str, Any]:
     """Validate the latest draft against this request's retrieved URLs."""
     report = validate_draft(
         state.get("draft", ""),

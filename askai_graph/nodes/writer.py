@@ -2,29 +2,27 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Mapping
 from typing import Any
 
 from askai_graph.catalog import is_catalog_question
 from askai_graph.condensing import recent_turns
-from askai_graph.evidence import evidence_slice
 from askai_graph.settings import Settings
-from askai_graph.state import researched_question
+from askai_graph.state import AskState, researched_question
 from askai_graph.writing import DraftRequest, Writer
 
 logger = logging.getLogger(__name__)
 
 
-def draft_request(state: Mapping[str, Any], settings: Settings) -> DraftRequest:
+def draft_request(state: AskState, settings: Settings) -> DraftRequest:
     """Build the Writer's request, carrying why the previous draft was rejected."""
     feedback: list[str] = []
-    if state.get("validation") is not None:
-        feedback += [issue.message for issue in state["validation"].errors]
+    report, critique = state.get("validation"), state.get("critique")
+    if report is not None:
+        feedback += [issue.message for issue in report.errors]
     feedback += [failure.message for failure in state.get("review_failures") or []]
-    if state.get("critique") is not None:
-        feedback += [f"Unsupported claim: {claim}" for claim in state["critique"].ungrounded_claims]
+    if critique is not None:
+        feedback += [f"Unsupported claim: {claim}" for claim in critique.ungrounded_claims]
     results = state.get("search_results", [])
     question = researched_question(state)
     return DraftRequest(
@@ -32,13 +30,12 @@ def draft_request(state: Mapping[str, Any], settings: Settings) -> DraftRequest:
         search_results=results,
         feedback=feedback,
         catalog=is_catalog_question(question),
-        # A model's context is finite: it gets the most relevant sentences per post.
-        evidence=evidence_slice(question, "", results, settings.writer_evidence_chars),
+        evidence_chars=settings.writer_evidence_chars,
         history=recent_turns(state.get("history") or [], settings.history_prompt_turns),
     )
 
 
-def _drafted(state: Mapping[str, Any], draft: Any, error: str | None) -> dict[str, Any]:
+def _drafted(state: AskState, draft: Any, error: str | None) -> dict[str, Any]:
     if error is None and not isinstance(draft, str):
         error = f"writer returned {type(draft).__name__}, not text"
     # A new draft invalidates the previous verdicts: the gates must run on it afresh.
@@ -52,14 +49,14 @@ def _drafted(state: Mapping[str, Any], draft: Any, error: str | None) -> dict[st
     }
 
 
-class Draft:
-    """Ask the injected Writer for a draft."""
+class Write:
+    """The writer node: ask the injected Writer for a draft."""
 
     def __init__(self, writer: Writer) -> None:
         """Use ``writer`` for every draft."""
         self.writer = writer
 
-    def __call__(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Draft synchronously."""
         try:
             return _drafted(state, self.writer.write(draft_request(state, settings)), None)
@@ -67,12 +64,11 @@ class Draft:
             logger.warning("writer failed: %r", exc)
             return _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")
 
-    async def acall(self, state: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
+    async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Draft asynchronously."""
         try:
-            # Slicing the evidence analyses every retrieved post: CPU work, kept off the event loop.
-            request = await asyncio.to_thread(draft_request, state, settings)
-            return _drafted(state, await self.writer.awrite(request), None)
+            # The request is cheap (no evidence slice): the Writer that needs one slices it off the loop.
+            return _drafted(state, await self.writer.awrite(draft_request(state, settings)), None)
         except Exception as exc:
             logger.warning("writer failed: %r", exc)
             return _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")

@@ -1,6 +1,6 @@
 """Translate graph progress and results into the SSE contract's event payloads.
 
-Pure functions, no I/O. The contract (DESIGN.md, "Public contracts"):
+Pure functions, no I/O. The contract (the README's HTTP section, ``docs/ARCHITECTURE.md``):
 
 - ``step`` ``{"node", "attempt", ...}`` as each stage completes, with a *short* summary:
   counts, pass/fail and stable failure codes only. Never retrieved text or URLs (they
@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from askai_graph.gates import critic_passed, validation_passed
 from askai_graph.plaintext import plain_text
+from askai_graph.state import AskState
 
 EventName = Literal["step", "token", "sources", "done", "error"]
 Event = tuple[EventName, Any]
@@ -37,7 +38,7 @@ INTERNAL_ERROR = "Internal error while answering; please try again."
 _PIECE = re.compile(r"\s*\S+\s*|\s+")
 
 
-def step(node: str, update: Mapping[str, Any], state: Mapping[str, Any]) -> Event:
+def step(node: str, update: Mapping[str, Any], state: AskState) -> Event:
     """Summarise one completed stage.
 
     Args:

@@ -41,6 +41,7 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
 
+from askai_graph.question import QuestionError, checked_question
 from askai_graph.server.questions import clean_question
 from askai_graph.settings import Settings
 from askai_graph.threads import THREAD_ID_FORMAT, is_thread_id
@@ -189,11 +190,10 @@ def parse_chat(body: bytes, settings: Settings) -> ChatRequest:
         message.encode("utf-8")
     except UnicodeEncodeError:
         raise BadRequest(422, "'message' is not valid Unicode (unpaired surrogate)") from None
-    question = clean_question(message)
-    if not question:
-        raise BadRequest(422, "'message' is empty")
-    if len(question) > settings.max_question_chars:
-        raise BadRequest(422, f"'message' is {len(question)} characters; the limit is {settings.max_question_chars}")
+    try:
+        question = checked_question(clean_question(message), settings)
+    except QuestionError as exc:
+        raise BadRequest(422, f"'message' {exc}") from None
     thread_id = payload.get("thread_id")
     if thread_id is not None and not is_thread_id(thread_id):
         raise BadRequest(422, f"'thread_id' must be an id this server issued ({THREAD_ID_FORMAT})")

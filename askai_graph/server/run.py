@@ -28,13 +28,14 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from askai_graph.gates import gate_statuses
 from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.server import events
 from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
+from askai_graph.state import AskState
 from askai_graph.threads import DURABILITY, record_cached_turn, run_config
 
 logger = logging.getLogger(__name__)
@@ -118,7 +119,7 @@ async def run_question(
     probe: Probe | None = None
     consulted = False
     try:
-        final: Mapping[str, Any] = {"question": question}
+        final: AskState = {"question": question}
         while True:
             try:
                 item = await _next(queue, deadline)
@@ -157,7 +158,7 @@ async def run_question(
                             yield event
                         return
                 if node not in SILENT_NODES:
-                    yield events.step(node, update, {**final, **update})
+                    yield events.step(node, update, cast(AskState, {**final, **update}))
         if not final.get("outcome") or "answer" not in final:
             logger.error("graph run ended without an outcome")
             yield events.error()
@@ -176,7 +177,7 @@ async def _next(queue: asyncio.Queue[Any], deadline: float | None) -> Any:
     return await asyncio.wait_for(queue.get(), max(0.0, deadline - time.monotonic()))
 
 
-def _timed_out(state: Mapping[str, Any]) -> dict[str, Any]:
+def _timed_out(state: AskState) -> dict[str, Any]:
     """The final state of a run abandoned at its deadline: a fallback, no sources."""
     gates = gate_statuses(state)
     # The stage that was running never finished: it failed, like a provider timeout.

@@ -23,7 +23,8 @@ where known, the offending URL. The codes (``Code`` in ``codes.py``, all listed 
 ``relative_url``           no scheme: ``/path``, ``//host``, ``#frag``, ``?q``
 ``url_userinfo``           ``https://good@evil``
 ``malformed_url``          whitespace, control/format characters or a backslash in a URL,
-                           or no ``//host`` after the scheme
+                           no ``//host`` after the scheme, or a bare URL with an entity
+                           or escape in its raw text (renderers link it undecoded)
 ``raw_html``               raw HTML outside code (also disallowed tags in Mermaid)
 ``unclosed_mermaid_block`` a Mermaid fence no closing fence ends
 ``unknown_mermaid_type``   first keyword not in the allowlist (or no keyword)
@@ -35,7 +36,10 @@ How it reads a draft (one concept per module):
 * ``blocks`` (with ``cursor``, results in ``structure``): CommonMark's block structure,
   i.e. which lines are fenced or indented code and whether every fence was closed;
 * ``links`` (over ``parsing``): mistletoe's tree, i.e. inline, reference and autolinks,
-  images, reference definitions, bare URLs (``autolinks``) and broken link syntax;
+  images, reference definitions, URLs shown as link text (``autolinks``) and broken
+  link syntax;
+* ``linkify``: bare URLs and e-mail addresses in the raw prose, every way an autolinker
+  (linkify-it, marked, micromark) could read them;
 * ``inline``: CommonMark's first inline pass, i.e. code spans, autolinks, raw HTML;
 * ``fences``: every fence closed, and mistletoe hiding no text as code that
   CommonMark renderers show (compared line by line and code span by code span);
@@ -51,10 +55,11 @@ import re
 from collections.abc import Collection, Sequence
 
 from askai_graph.evidence import SearchResult, allowed_image_urls, allowed_link_urls
-from askai_graph.validation.blocks import scan_blocks
+from askai_graph.validation.blocks import plain_indented_code, scan_blocks
 from askai_graph.validation.codes import ALL_CODES, Code
 from askai_graph.validation.fences import hidden_code_spans, hidden_text, unclosed_fences
 from askai_graph.validation.inline import scan_inlines
+from askai_graph.validation.linkify import RawUrl, linkable_urls
 from askai_graph.validation.links import definition_lines, walk_markdown
 from askai_graph.validation.mermaid import DEFAULT_MERMAID_DIAGRAM_TYPES, check_mermaid, is_mermaid
 from askai_graph.validation.rawhtml import html_destinations, raw_html_issue
@@ -138,10 +143,13 @@ def _validate(
         issues.append(ValidationIssue(code=Code.CONTROL_CHARACTER.value, message=message))
 
     scan = scan_blocks(lines)
-    walk = walk_markdown(lines)
-    prose = scan_inlines(block.lines for block in scan.text_blocks if block.kind != "indented")
-    # Indented code is read as prose too: renderers disagree about what is indented code.
-    code_as_prose = scan_inlines(block.lines for block in scan.text_blocks if block.kind == "indented")
+    # Indented code is read as prose too where renderers may disagree that it is code.
+    plain_code = [block for block in scan.text_blocks if plain_indented_code(block, lines)]
+    plain_lines = frozenset(index for block in plain_code for index, _ in block.lines)
+    text_blocks = [block for block in scan.text_blocks if block not in plain_code]
+    walk = walk_markdown(lines, plain_lines)
+    prose = scan_inlines(block.lines for block in text_blocks if block.kind != "indented")
+    code_as_prose = scan_inlines(block.lines for block in text_blocks if block.kind == "indented")
 
     issues.extend(unclosed_fences(scan))
     issues.extend(hidden_text(scan, walk, lines))
@@ -157,9 +165,16 @@ def _validate(
         issues.append(raw_html_issue(snippet))
         destinations.extend(html_destinations(snippet))
     destinations.extend(Destination("link", url, "autolink") for url in prose.autolinks + code_as_prose.autolinks)
+    for block_text in prose.texts + code_as_prose.texts:
+        for found in linkable_urls(block_text):
+            if isinstance(found, RawUrl):
+                message = f"Bare URL rejected as written, {found.reason}: {found.text}"
+                issues.append(ValidationIssue(code=Code.MALFORMED_URL.value, message=message, url=found.text))
+            else:
+                destinations.append(found)
     # Every text block: a setext heading may open with definitions, and renderers
     # disagree about indented code.
-    destinations.extend(definition_lines(block.lines for block in scan.text_blocks))
+    destinations.extend(definition_lines(block.lines for block in text_blocks))
     distinct = list(dict.fromkeys(destinations))  # each distinct use once, in order
     for destination in distinct:
         issues.extend(check_destination(destination, allowed))

@@ -1,6 +1,6 @@
 """CommonMark block structure, reduced to the question "which lines are code?".
 
-mistletoe is not a faithful CommonMark block parser (see PITFALLS.md): it closes a fence
+mistletoe is not a faithful CommonMark block parser: it closes a fence
 on a line like ```` ```foo ```` and never reports an unclosed one. The reader's browser
 renders with a CommonMark/GFM renderer, so the gate needs its own answer to "which lines
 are code, and was every fence closed by a closing fence". This module ports the block
@@ -51,6 +51,32 @@ class _Block:
         self.closer: int | None = None
 
 
+_CONTAINER_OR_INDENT = re.compile(r"[ \t>]|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)")
+
+
+def plain_indented_code(block: TextBlock, lines: Sequence[str]) -> bool:
+    """Whether an indented code block is code to every renderer, not just to CommonMark.
+
+    Renderers disagree about indented code inside containers and around tabs (markdown-it
+    reads ``> a``, a tab and ``> b`` as one quote). They agree on the plain case: every
+    line indented by four spaces at the top level (nothing else taken off the line),
+    after a blank line that follows a top-level paragraph or heading line (or nothing).
+    """
+    if block.kind != "indented" or not block.lines:
+        return False
+    for index, text in block.lines:
+        raw = lines[index]
+        if raw.strip(" \t") and (not raw.startswith("    ") or raw[4:] != text):
+            return False
+    first = block.lines[0][0]
+    if first == 0:
+        return True
+    if lines[first - 1].strip(" \t"):
+        return False
+    previous = next((lines[i] for i in range(first - 1, -1, -1) if lines[i].strip(" \t")), None)
+    return previous is None or not _CONTAINER_OR_INDENT.match(previous)
+
+
 def scan_blocks(lines: Sequence[str]) -> BlockScan:
     """Classify ``lines`` (no line terminators) the way a CommonMark renderer would."""
     return _Scanner().run(lines)
@@ -98,7 +124,7 @@ class _Scanner(LineCursor):
                 )
         code |= fenced
         return BlockScan(
-            tuple(fences), frozenset(code), frozenset(fenced), frozenset(fence_lines | fenced), tuple(texts)
+            tuple(fences), frozenset(code), frozenset(fence_lines | fenced), tuple(texts)
         )
 
     # -- the tree --

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from askai_graph.validation.autolinks import PLACEHOLDER
+
 _BACKTICKS = re.compile(r"`+")
 _AUTOLINK = re.compile(
     r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\x00-\x20<>]*)>"
@@ -43,6 +45,8 @@ class InlineScan:
     """Autolink destinations (``mailto:`` added to e-mail addresses)."""
     raw_html: list[str] = field(default_factory=list)
     """Raw HTML snippets."""
+    texts: list[str] = field(default_factory=list)
+    """Each block's inline text, code spans, autolinks and raw HTML replaced by ``PLACEHOLDER``."""
 
 
 def scan_inlines(blocks: Iterable[Sequence[tuple[int, str]]]) -> InlineScan:
@@ -56,11 +60,24 @@ def scan_inlines(blocks: Iterable[Sequence[tuple[int, str]]]) -> InlineScan:
             start = markers.end() if markers else 0
             if _HTML_BLOCK_START.match(line, start) and not _AUTOLINK.match(line, start):
                 found.raw_html.append(line)
-        _scan("\n".join(lines), found)
+        text = "\n".join(lines)
+        spans: list[tuple[int, int]] = []
+        _scan(text, found, spans)
+        found.texts.append(_mask(text, spans))
     return found
 
 
-def _scan(text: str, found: InlineScan) -> None:
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """Replace each span by one ``PLACEHOLDER``: what autolinkers see as "something else"."""
+    parts, at = [], 0
+    for start, end in spans:
+        parts += [text[at:start], PLACEHOLDER]
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _scan(text: str, found: InlineScan, spans: list[tuple[int, int]]) -> None:
     i = 0
     unmatched: dict[int, int] = {}  # run length -> position after which it has no closer
     missing: set[str] = set()  # terminators that do not occur after some position
@@ -75,9 +92,12 @@ def _scan(text: str, found: InlineScan) -> None:
             closer = _matching_backticks(text, i, len(opener.group()), unmatched)
             if closer is not None:
                 found.code_spans.append(" ".join(text[i : closer.start()].split()))
+                spans.append((opener.start(), closer.end()))
                 i = closer.end()
         else:
-            i = _angle(text, i, found, missing)
+            start, (i, matched) = i, _angle(text, i, found, missing)
+            if matched:
+                spans.append((start, i))
 
 
 def _matching_backticks(text: str, start: int, length: int, unmatched: dict[int, int]) -> re.Match[str] | None:
@@ -94,15 +114,15 @@ def _matching_backticks(text: str, start: int, length: int, unmatched: dict[int,
     return None
 
 
-def _angle(text: str, i: int, found: InlineScan, missing: set[str]) -> int:
-    """Consume an autolink or raw HTML starting at ``text[i] == "<"``; return the next position."""
+def _angle(text: str, i: int, found: InlineScan, missing: set[str]) -> tuple[int, bool]:
+    """Consume an autolink or raw HTML at ``text[i] == "<"``; return the next position and if one was found."""
     if autolink := _AUTOLINK.match(text, i):
         uri, email = autolink.groups()
         found.autolinks.append(uri if uri is not None else f"mailto:{email}")
-        return autolink.end()
+        return autolink.end(), True
     if tag := _TAG.match(text, i):
         found.raw_html.append(tag.group())
-        return tag.end()
+        return tag.end(), True
     terminated = [(opener, closer) for opener, closer in _TERMINATED if text.startswith(opener, i)]
     if (
         not terminated
@@ -115,7 +135,7 @@ def _angle(text: str, i: int, found: InlineScan, missing: set[str]) -> int:
         end = i + len(opener) if not closer else -1 if closer in missing else text.find(closer, i + len(opener))
         if end == -1:
             missing.add(closer)
-            return i + 1
+            return i + 1, False
         found.raw_html.append(text[i : end + len(closer)])
-        return end + len(closer)
-    return i + 1
+        return end + len(closer), True
+    return i + 1, False

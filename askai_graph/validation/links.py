@@ -2,7 +2,7 @@
 
 mistletoe finds inline links, images, autolinks and reference links (resolved the
 CommonMark way: case-folded labels, first definition wins). Its gaps are covered here
-rather than trusted (PITFALLS.md):
+rather than trusted (see "Traps worth knowing" in ``docs/ARCHITECTURE.md``):
 
 * reference definitions are read from ``Document.footnotes`` (used or not) and, since
   that keeps only the first of duplicate labels, also from definition-shaped lines;
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,10 +64,14 @@ class Walk:
     """Raw HTML in indented code (HTML to renderers that disagree it is code)."""
 
 
-def walk_markdown(lines: Sequence[str]) -> Walk:
-    """Parse and walk a draft; fenced code content is skipped, other code re-checked."""
+def walk_markdown(lines: Sequence[str], plain_code: Collection[int] = frozenset()) -> Walk:
+    """Parse and walk a draft; fenced code content is skipped, other code re-checked.
+
+    Indented code on ``plain_code`` lines is code to every renderer: only Markdown link
+    syntax in it is still reported (a Writer that typed a link meant one).
+    """
     walk = Walk()
-    _walk_document(parse_markdown(lines), walk, depth=0)
+    _walk_document(parse_markdown(lines), walk, depth=0, plain_code=plain_code)
     return walk
 
 
@@ -96,7 +100,7 @@ def _definitions(lines: Sequence[tuple[int, str]]) -> Iterable[Destination]:
         yield Destination("definition", html.unescape(BACKSLASH_ESCAPE.sub(r"\1", raw)), "reference definition")
 
 
-def _walk_document(document: Any, walk: Walk, depth: int) -> None:
+def _walk_document(document: Any, walk: Walk, depth: int, plain_code: Collection[int] = frozenset()) -> None:
     for destination, _title in document.footnotes.values():
         walk.destinations.append(Destination("definition", destination, "reference definition"))
     stack: list[Any] = [document]
@@ -109,12 +113,21 @@ def _walk_document(document: Any, walk: Walk, depth: int) -> None:
             walk.skipped_lines.update(range(opener, opener + size + 1))
             walk.fence_closers.append((opener + size + 1, token.delimiter))
         elif name in ("BlockCode", "CodeFence"):
+            code_lines = range(0)
             if depth == 0:
                 first = token.line_number - 1
-                walk.indented_lines.update(range(first, first + token.content.count("\n")))
-            _recheck_code(token.content, walk, depth)
+                code_lines = range(first, first + token.content.count("\n"))
+                walk.indented_lines.update(code_lines)
+            if code_lines and all(i in plain_code for i in code_lines):
+                _link_syntax_in_code(token.content, walk)
+            else:
+                _recheck_code(token.content, walk, depth)
         elif name in _INLINE_BLOCKS:
-            _scan_text(_flatten(token.children, walk, record_code=depth == 0), walk)
+            # Bare URLs in prose are found in the raw source (``linkify``); the walk only
+            # collects the constructs, and in reparsed code also what it flattens.
+            flat = _flatten(token.children, walk, record_code=depth == 0)
+            if depth:
+                _scan_text(flat, walk)
         else:
             children = list(token.children or ())
             if name == "Table":
@@ -128,11 +141,15 @@ def _recheck_code(content: str, walk: Walk, depth: int) -> None:
     found = scan_inlines([list(enumerate(content.split("\n")))])
     walk.raw_html.extend(found.raw_html)
     walk.destinations.extend(Destination("link", url, "autolink in indented code") for url in found.autolinks)
+    _link_syntax_in_code(content, walk)
+    if depth < _MAX_REPARSE_DEPTH:
+        _walk_document(parse_markdown(content.split("\n")), walk, depth + 1)
+
+
+def _link_syntax_in_code(content: str, walk: Walk) -> None:
     for match in _RAW_DESTINATION.finditer(content):
         url = match.group(1) if match.group(1) is not None else match.group(2)
         walk.destinations.append(Destination("link", html.unescape(url), "link in indented code"))
-    if depth < _MAX_REPARSE_DEPTH:
-        _walk_document(parse_markdown(content.split("\n")), walk, depth + 1)
 
 
 def _flatten(tokens: Iterable[Any], walk: Walk, record_code: bool) -> str:

@@ -31,7 +31,7 @@ DEFAULT_MERMAID_DIAGRAM_TYPES: frozenset[str] = frozenset(
         "ishikawa-beta", "ishikawa", "wardley-beta", "treeView-beta",
     }
 )  # fmt: skip
-"""Diagram types of Mermaid 11.14 (the exact allowlist in PITFALLS.md)."""
+"""Diagram types of Mermaid 11.14: an exact allowlist (Mermaid's own detectors match prefixes)."""
 
 _DIRECTIVE = re.compile(r"%%\{.*?\}%%", re.DOTALL)
 _KEYWORD = re.compile(r"[A-Za-z0-9_-]+")
@@ -43,6 +43,10 @@ _SEQUENCE_LINK = re.compile(r"link\s+[^:]+:[^@]*@\s*(\S*)")
 _SEQUENCE_LINKS = re.compile(r"links\s+[^:]+:\s*(.*)")
 # URLs anywhere in the diagram (labels, C4 ``$link``, kanban ``ticketBaseUrl``...).
 _ANY_URL = re.compile(r"(?i)(?:https?://|www\.)[^\s\"'<>`|\]}]+|\b(?:javascript|vbscript):[^\s\"'<>`]*")
+# ";" outside double-quoted strings.
+_STATEMENT_END = re.compile(r';(?=(?:[^"]*"[^"]*")*[^"]*$)')
+# C4 "$link" parameters and kanban's "ticketBaseUrl" (front matter or init directive).
+_VALUED_LINK = re.compile(r"""(?:\$link|ticketBaseUrl)["']?\s*[=:]\s*["']([^"'\n]*)["']""")
 _FORMATTING_TAG = re.compile(r"<\s*/?\s*(?:br|b|i|em|strong|u|sub|sup|small|code)\s*/?\s*>", re.IGNORECASE)
 
 
@@ -71,12 +75,14 @@ def check_mermaid(fence: Fence, diagram_types: frozenset[str]) -> tuple[list[Val
         message = f"Mermaid block on line {line}: unsupported diagram type '{keyword}'"
         issues.append(ValidationIssue(code=Code.UNKNOWN_MERMAID_TYPE.value, message=message))
     destinations: list[Destination] = []
-    for text in fence.content:
-        callback = _directive_urls(text.strip(), destinations)
+    for statement in _statements(fence.content):
+        callback = _directive_urls(statement, destinations)
         if callback:
-            message = f"Mermaid block on line {line}: script callbacks are not allowed ({text.strip()})"
+            message = f"Mermaid block on line {line}: script callbacks are not allowed ({statement})"
             issues.append(ValidationIssue(code=Code.MERMAID_CALLBACK.value, message=message))
     body = "\n".join(fence.content)
+    for match in _VALUED_LINK.finditer(body):
+        destinations.append(Destination("link", match.group(1), "Mermaid link parameter"))
     seen = {d.url for d in destinations}
     for match in _ANY_URL.finditer(body):
         url = trim_url(match.group())
@@ -91,6 +97,20 @@ def check_mermaid(fence: Fence, diagram_types: frozenset[str]) -> tuple[list[Val
             issues.append(ValidationIssue(code=Code.RAW_HTML.value, message=message))
     destinations.extend(html_destinations(body))
     return issues, destinations
+
+
+def _statements(content: tuple[str, ...]) -> list[str]:
+    """Every statement: Mermaid ends one at a newline or at a ``;`` outside quotes.
+
+    Whole lines are kept too, so a directive is found however a diagram type splits it.
+    """
+    statements = []
+    for text in content:
+        statements.append(text.strip())
+        parts = _STATEMENT_END.split(text)
+        if len(parts) > 1:
+            statements.extend(part.strip() for part in parts)
+    return [s for s in statements if s]
 
 
 def _first_keyword(content: tuple[str, ...]) -> tuple[str, str | None]:
@@ -124,6 +144,9 @@ def _directive_urls(text: str, destinations: list[Destination]) -> bool:
             return True  # "click id call fn()" or "click id fn": a JavaScript callback
         if quoted := _QUOTED.match(rest):
             destinations.append(Destination("link", quoted.group(1), "Mermaid click directive"))
+        elif rest.startswith('"'):
+            # Mermaid reads an unclosed string on into the next lines: check it as written.
+            destinations.append(Destination("link", rest, "Mermaid click directive"))
     elif links := _SEQUENCE_LINKS.fullmatch(text):
         for url in _json_values(links.group(1)):
             destinations.append(Destination("link", url, "Mermaid links directive"))

@@ -8,6 +8,8 @@ at once corrupt each other's trees. Every parse in this package goes through
 Raw HTML is left as text here (no ``HtmlRenderer`` context, so no global token lists to
 swap): the gate finds raw HTML with its own CommonMark scan (``inline``), and HTML left
 as text only means more of the draft is checked as Markdown.
+
+mistletoe is imported lazily, on the first parse.
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from mistletoe import Document
-
 _PARSE_LOCK = threading.Lock()
 
 
 def parse_markdown(lines: Sequence[str]) -> Any:
     """Parse ``lines`` (no terminators) into a mistletoe ``Document``."""
+    # Imported on first use: mistletoe's import scans every Unicode code point (~0.1 s),
+    # which `askai --help` and a process that never validates should not pay.
+    from mistletoe.block_token import Document
+
     # Lines, not a string: mistletoe would split on \x0b, \x1c or \u2028 (as
     # str.splitlines does) where CommonMark sees no line break.
     with _PARSE_LOCK:

@@ -50,8 +50,6 @@ class BlockScan:
     """Every fenced code block, in document order."""
     code_lines: frozenset[int]
     """Line indices that are code content (fenced or indented), excluding fence lines."""
-    fenced_lines: frozenset[int]
-    """Line indices that are the content of a fenced code block."""
     fence_lines: frozenset[int]
     """Line indices of fenced code blocks: openers, content and closers."""
     text_blocks: tuple[TextBlock, ...]

@@ -1,0 +1,64 @@
+"""Start-up cost of ``askai`` as a new process vs a bare LangGraph CLI.
+
+Run: ``.venv/bin/python bench/cli_start.py [--runs N]``. Each round starts, in turn
+(interleaved), ``askai --help``, ``askai ask QUESTION`` (offline defaults, index cached)
+and a bare script that imports LangGraph, builds a one-node graph, invokes it and
+prints the result: the floor any LangGraph command line pays. Prints medians (ms) and
+ratios from this one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+BARE = """
+from typing import TypedDict
+from langgraph.graph import END, START, StateGraph
+class S(TypedDict):
+    question: str
+    answer: str
+builder = StateGraph(S)
+builder.add_node("answer", lambda state: {"answer": state["question"].upper()})
+builder.add_edge(START, "answer")
+builder.add_edge("answer", END)
+print(builder.compile().invoke({"question": "hello", "answer": ""})["answer"])
+"""
+
+
+def main() -> None:
+    """Measure and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    askai = str(BIN / "askai")
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "ASKAI_INDEX_CACHE_DIR": cache}
+        cases = {
+            "bare LangGraph CLI": [sys.executable, "-c", BARE],
+            "askai --help": [askai, "--help"],
+            "askai ask": [askai, "ask", "How does BM25 score documents?"],
+        }
+        subprocess.run(cases["askai ask"], env=env, check=True, capture_output=True)  # build the index
+        samples: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(args.runs):
+            for name, command in cases.items():
+                start = time.perf_counter()
+                subprocess.run(command, env=env, check=True, capture_output=True)
+                samples[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(values) * 1000 for name, values in samples.items()}
+    base = medians["bare LangGraph CLI"]
+    print(f"process start, {args.runs} interleaved rounds (median ms; ratio vs the bare LangGraph CLI)")
+    for name, value in medians.items():
+        print(f"{name:22}{value:10.0f}{value / base:8.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""The gate against the renderers readers use: if it accepts a draft, nothing else goes live.
+
+Every draft is validated, and every accepted one is rendered by the Node harness
+(``tests/renderers``: markdown-it in three configurations, marked GFM, micromark + GFM,
+commonmark.js, and Mermaid on the diagrams each of them emits), which reads back every
+live ``a[href]``/``img[src]`` (and any other URL attribute) with an HTML parser and
+resolves it by browser URL rules against a page URL. Property: each one resolves to a
+retrieved URL of the right kind (post links for links, image metadata for images).
+
+Drafts: the CommonMark 0.31.2 and GFM spec examples, as written and with their URLs
+substituted by allowed and unretrieved ones, plus generated answers (``answers``), clean
+and adversarial, from fixed seeds. The clean ones also measure false rejects: a clean
+answer whose renderings make only allowed URLs live should pass (target: at most 1%).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from typing import TypeVar
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from askai_graph.validation import validate_draft
+from tests.answers import ALLOWED_IMAGES, ALLOWED_LINKS, EVIL, IMAGE, LINK, RESULTS, answer_pairs
+from tests.render_harness import HarnessUnavailable, RendererHarness, Rendering
+
+GENERATED = 800
+"""Generated answers (fixed seed), each clean and with tricks spliced in."""
+MAX_FALSE_REJECT_RATE = 0.01
+T = TypeVar("T")
+
+# URL-shaped text in the spec examples: link and definition destinations, autolinks,
+# HTML attribute values, bare URLs (any scheme, protocol-relative, www.) and e-mail addresses.
+_SPEC_URL = re.compile(
+    r"(?<=\]\()[^\s)>]+|(?<=\]\(<)[^>\n]+|(?<=\]: )[^\s]+|(?<=\]:\n)[^\s]+"
+    r"|(?<=<)[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*(?=>)"
+    r"|(?<=href=\")[^\"]*|(?<=src=\")[^\"]*"
+    r"|(?i:\b[a-z][a-z0-9+.\-]*://|(?<![:/])//|\bwww\.)[^\s<>\"'`)\]]+"
+    r"|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
+)
+_SUBSTITUTES = {"link": LINK, "image": IMAGE, "evil": EVIL}
+
+
+@pytest.fixture(scope="module")
+def answers() -> list[tuple[str, str]]:
+    """Generated (clean, adversarial) answer pairs."""
+    return generate(answer_pairs(), GENERATED)
+
+
+@pytest.fixture(scope="module")
+def harness() -> Iterator[RendererHarness]:
+    try:
+        running = RendererHarness()
+    except HarnessUnavailable as exc:
+        pytest.fail(str(exc), pytrace=False)
+    with running:
+        yield running
+
+
+def spec_drafts(harness: RendererHarness) -> list[tuple[str, str]]:
+    """Each spec example as written and with every URL replaced by each substitute."""
+    examples = harness.ask({"op": "examples"})
+    drafts = []
+    for example in examples["commonmark"] + examples["gfm"]:
+        markdown = example["markdown"]
+        drafts.append((example["id"], markdown))
+        if _SPEC_URL.search(markdown):
+            for name, url in _SUBSTITUTES.items():
+                drafts.append((f"{example['id']}-{name}", _SPEC_URL.sub(url, markdown)))
+    return drafts
+
+
+def generate(strategy: st.SearchStrategy[T], count: int) -> list[T]:
+    """``count`` examples of ``strategy``, the same on every run."""
+    found: list[T] = []
+
+    @settings(
+        max_examples=count,
+        derandomize=True,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def collect(example: T) -> None:
+        found.append(example)
+
+    collect()
+    return found
+
+
+def describe(leaks: list[tuple[str, Rendering]]) -> str:
+    lines = []
+    for draft, rendering in leaks[:8]:
+        urls = ", ".join(sorted({f"{u.renderer}:{u.kind}:{u.href}" for u in rendering.leaks()}))
+        lines.append(f"{draft!r}\n    -> {urls}")
+    return f"{len(leaks)} accepted drafts leak:\n" + "\n".join(lines)
+
+
+def accepted_leaks(harness: RendererHarness, drafts: list[str]) -> tuple[int, list[tuple[str, Rendering]]]:
+    """Validate each draft; render the accepted ones; return (accepted count, leaking drafts)."""
+    accepted = [d for d in drafts if validate_draft(d, RESULTS).ok]
+    renderings = harness.render_many((d, ALLOWED_LINKS, ALLOWED_IMAGES) for d in accepted)
+    for rendering in renderings:
+        assert not rendering.errors, rendering.errors
+    return len(accepted), [(d, r) for d, r in zip(accepted, renderings, strict=True) if r.leaks()]
+
+
+def report(request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str], key: str, figures: dict) -> None:
+    """Print the figures and keep them in pytest's cache (``.pytest_cache``), when it is on."""
+    cache = getattr(request.config, "cache", None)  # absent under ``-p no:cacheprovider``
+    if cache is not None:
+        cache.set(f"askai/renderer_differential/{key}", figures)
+    with capsys.disabled():
+        print(f"\n[renderer differential] {key}: {figures}")
+
+
+def test_harness_covers_every_renderer_configuration(harness: RendererHarness) -> None:
+    rendering = harness.render(f'[a]({LINK})\n\n```mermaid\ngraph TD\n  A-->B\n  click A "{EVIL}"\n```\n', [LINK], [])
+    renderers = {url.renderer for url in rendering.live}
+    assert renderers == {
+        "markdown-it-commonmark", "markdown-it-linkify", "markdown-it-widget", "marked-gfm", "micromark-gfm",
+        "commonmark-js", "mermaid",
+    }  # fmt: skip
+    assert [u.href for u in rendering.leaks()] == [EVIL]
+
+
+def test_spec_examples_the_gate_accepts_render_only_allowed_urls(
+    harness: RendererHarness, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drafts = [markdown for _, markdown in spec_drafts(harness)]
+    accepted, leaks = accepted_leaks(harness, drafts)
+    report(request, capsys, "spec", {"drafts": len(drafts), "accepted": accepted, "leaks": len(leaks)})
+    assert not leaks, describe(leaks)
+
+
+def test_generated_answers_the_gate_accepts_render_only_allowed_urls(
+    harness: RendererHarness,
+    answers: list[tuple[str, str]],
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    drafts = [adversarial for _, adversarial in answers]
+    accepted, leaks = accepted_leaks(harness, drafts)
+    report(request, capsys, "generated", {"drafts": len(drafts), "accepted": accepted, "leaks": len(leaks)})
+    assert not leaks, describe(leaks)
+
+
+def test_clean_answers_are_rarely_rejected(
+    harness: RendererHarness,
+    answers: list[tuple[str, str]],
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    drafts = [clean for clean, _ in answers]
+    renderings = harness.render_many((d, ALLOWED_LINKS, ALLOWED_IMAGES) for d in drafts)
+    # Only answers that really use nothing but allowed URLs, under every renderer, count.
+    clean = [d for d, r in zip(drafts, renderings, strict=True) if not r.leaks()]
+    rejected = [(d, validate_draft(d, RESULTS)) for d in clean]
+    rejected = [(d, r) for d, r in rejected if not r.ok]
+    rate = len(rejected) / len(clean)
+    codes = Counter(e.code for _, r in rejected for e in r.errors)
+    figures = {"drafts": len(drafts), "clean": len(clean), "rejected": len(rejected), "rate": round(rate, 4)}
+    report(request, capsys, "false_rejects", {**figures, "codes": dict(codes)})
+    examples = "\n".join(f"{d!r}\n    -> {[(e.code, e.url) for e in r.errors]}" for d, r in rejected[:6])
+    assert rate <= MAX_FALSE_REJECT_RATE, f"{len(rejected)} of {len(clean)} clean answers rejected:\n{examples}"
+    assert len(clean) >= 0.9 * len(drafts), "the clean generator makes unretrieved URLs live too often"
