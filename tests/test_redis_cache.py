@@ -142,12 +142,19 @@ def chat_app(settings: Settings) -> tuple[Any, Any]:
 def test_apps_with_the_same_cache_url_serve_each_others_answers(settings: Settings, redis_server: RedisServer) -> None:
     shared = settings.model_copy(update={"cache_url": redis_server.url})
     first, _ = chat_app(shared)
-    second, writer = chat_app(shared)
+    second, _ = chat_app(shared)
     with live(first) as base:
-        assert sse_events(base, QUESTION)[-1][1]["cached"] is False
+        asked = sse_events(base, QUESTION)
     with live(second) as base:
-        done = sse_events(base, QUESTION)[-1][1]
-    assert done["cached"] is True and writer.calls == 0
+        again = sse_events(base, QUESTION)
+    # (The graph runs while the cache is consulted, so the second app's Writer may have
+    # started before the hit stopped it: what counts is the answer served.)
+    assert asked[-1][1]["cached"] is False and again[-1][1]["cached"] is True
+    assert answer_text(again) == answer_text(asked)
+
+
+def answer_text(events: list[tuple[str, Any, str]]) -> str:
+    return "".join(data["text"] for name, data, _ in events if name == "token")
 
 
 def test_an_app_answers_while_redis_is_down_and_serves_hits_once_it_is_back(
