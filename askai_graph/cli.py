@@ -1,4 +1,4 @@
-"""The ``askai`` command line: ask a question, hold a conversation, or serve the HTTP API.
+"""The ``askai`` command line: index a site, ask a question, hold a conversation, or serve the HTTP API.
 
 ``askai ask`` and ``askai chat`` run on threads kept in ``ASKAI_DATABASE_URL`` (a SQLite
 file in the user's data folder by default), so ``askai ask --thread ID`` continues a
@@ -13,6 +13,7 @@ import os
 import socket
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, cast
 
 from pydantic import ValidationError
@@ -125,6 +126,48 @@ def ask(args: argparse.Namespace, settings: Settings) -> int:
         summary = answer_turn(graph, question, thread_id, verbose=args.verbose)
     print(json.dumps(summary, indent=2) if args.json else render_text(summary))
     return 0
+
+
+def index(args: argparse.Namespace, settings: Settings) -> int:
+    """Build (or update) the site index and print what changed and what was skipped."""
+    from askai_graph.indexing import StrictIndexError, build_index
+
+    try:
+        summary = build_index(
+            Path(args.source),
+            Path(args.out),
+            base_url=args.base_url or settings.site_url,
+            strict=args.strict,
+            progress=not args.quiet and sys.stderr.isatty(),
+            passage_chars=settings.passage_chars,
+            max_file_bytes=settings.max_page_bytes,
+            max_front_matter_bytes=settings.max_front_matter_bytes,
+        )
+    except StrictIndexError as exc:
+        print(render_index_summary(exc.summary, written=False))
+        raise
+    print(render_index_summary(summary, written=True))
+    return 0
+
+
+def render_index_summary(summary: Any, *, written: bool) -> str:
+    """Return the report of an ``askai index`` run: counts, changes, skips with reasons, time."""
+    drafts = [skip for skip in summary.skips if skip.draft]
+    lines = [
+        f"indexed {summary.posts} posts ({summary.passages} passages) from a {summary.kind} source"
+        + (f" into {summary.out} in {summary.seconds:.1f} s" if written else ""),
+        f"  added {len(summary.added)}, changed {len(summary.changed)}, removed {len(summary.removed)}"
+        f" since the last index; {summary.parsed} files parsed, the rest unchanged",
+    ]
+    for label, urls in (("added", summary.added), ("changed", summary.changed), ("removed", summary.removed)):
+        lines += [f"  {label}: {url}" for url in urls[:20]]
+        if len(urls) > 20:
+            lines.append(f"  ... and {len(urls) - 20} more {label}")
+    lines.append(f"  skipped {len(summary.errors)} files" + (f" and {len(drafts)} drafts" if drafts else ""))
+    lines += [f"  skipped {skip.where}: {skip.reason}" for skip in summary.skips]
+    if written:
+        lines.append(f"serve it: ASKAI_CORPUS={summary.out} askai ask \"QUESTION\"")
+    return "\n".join(lines)
 
 
 def chat(args: argparse.Namespace, settings: Settings) -> int:
@@ -250,6 +293,15 @@ def parser() -> argparse.ArgumentParser:
     ask_cmd.add_argument("--thread", metavar="ID", help="continue this conversation (an id askai printed)")
     ask_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
     ask_cmd.set_defaults(run=ask)
+    index_cmd = commands.add_parser(
+        "index", help="index a docs tree, built HTML site or JSONL file; then ASKAI_CORPUS=DIR serves it"
+    )
+    index_cmd.add_argument("source", help="a Markdown/MDX docs folder, a built HTML site folder, or a .jsonl file")
+    index_cmd.add_argument("--base-url", help="where SOURCE is published, for URLs derived from file paths")
+    index_cmd.add_argument("--out", default="askai-index", help="index folder to write or update (default askai-index)")
+    index_cmd.add_argument("--strict", action="store_true", help="fail (and keep the old index) if any file is skipped")
+    index_cmd.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    index_cmd.set_defaults(run=index)
     chat_cmd = commands.add_parser("chat", help="a conversation in the terminal (/new starts over, Ctrl-D quits)")
     chat_cmd.add_argument("--thread", metavar="ID", help="continue this conversation")
     chat_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")

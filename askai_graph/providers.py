@@ -21,10 +21,9 @@ from urllib.parse import urlsplit
 
 import httpx2 as httpx  # the HTTP client the OpenAI SDK (3.x) runs on
 from langchain_core.language_models import BaseChatModel
-from langchain_core.retrievers import BaseRetriever
 
 from askai_graph.condensing import ChatModelCondenser, Condenser
-from askai_graph.corpus import load_corpus
+from askai_graph.corpus import corpus_for
 from askai_graph.critique import Critique
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
 from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
@@ -185,6 +184,11 @@ def default_critic(settings: Settings) -> Critic:
     return ChatModelCritic(chat_model(model, settings, json_mode=True)) if model else LexicalCritic()
 
 
-def default_retriever(settings: Settings) -> BaseRetriever:
+def default_retriever(settings: Settings) -> BM25Retriever:
     """Return BM25 over the configured corpus (the bundled sample site by default)."""
-    return BM25Retriever(corpus=load_corpus(settings.corpus), k=RETRIEVER_CEILING, cache_dir=settings.index_cache_dir)
+    return BM25Retriever(
+        corpus=corpus_for(settings),
+        k=RETRIEVER_CEILING,
+        cache_dir=settings.index_cache_dir,
+        passage_chars=settings.passage_chars,
+    )

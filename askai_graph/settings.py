@@ -75,7 +75,21 @@ class Settings(BaseSettings):
 
     # --- corpus and retrieval -------------------------------------------------------
     corpus: Path | None = Field(
-        None, description="Folder of Markdown posts or a JSONL file; the bundled sample site when unset."
+        None,
+        description="A built index (`askai index ... --out DIR`), a Markdown/MDX docs tree, a built HTML site or a "
+        "JSONL file; the bundled sample site when unset.",
+    )
+    site_url: str | None = Field(
+        None,
+        description="Where the `corpus` source folder is published, for page URLs derived from file paths "
+        "(`askai index --base-url` for a built index). Not `base_url`, which is the model endpoint.",
+    )
+    passage_chars: int = Field(
+        4000, ge=200, le=100_000, description="Pages longer than this are split into passages at their headings."
+    )
+    max_page_bytes: int = Field(10_000_000, ge=1024, description="Larger source files are skipped when indexing.")
+    max_front_matter_bytes: int = Field(
+        65_536, ge=256, le=10_000_000, description="Longer front matter is skipped unparsed (YAML aliases can explode)."
     )
     index_cache_dir: Path | None = Field(
         None, description="Where BM25 indexes are cached by corpus fingerprint; a user cache folder when unset."

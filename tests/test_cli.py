@@ -64,7 +64,7 @@ def test_bad_corpus_exits_1_with_one_line(
     monkeypatch.setenv("ASKAI_CORPUS", str(tmp_path / "missing"))
     assert main(["ask", "anything"]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "not a folder of Markdown posts" in err
+    assert err.count("\n") == 1 and "not a built index, a docs or HTML folder" in err
 
 
 def test_bad_setting_exits_1_with_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

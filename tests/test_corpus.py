@@ -50,31 +50,51 @@ def test_fingerprint_changes_when_a_post_changes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("files", "message"),
     [
-        ({"a.md": "no front matter"}, "missing front matter"),
+        ({"a.md": "no front matter"}, "no 'url' in front matter and no base URL"),
         ({"a.md": "---\ntitle: A\n"}, "not closed"),
         ({"a.md": "---\ntitle: [unclosed\n---\n"}, "not valid YAML"),
-        ({"a.md": '---\ntitle: "A"\n---\nbody'}, "missing or empty 'url'"),
-        ({"a.md": POST, "b.md": POST}, "duplicate url"),
-        ({}, "no posts found"),
-        ({"a.md": POST.replace('summary: "S"', "images: [{alt: x}]")}, "images.0.url"),
-        ({"a.md": POST.replace("https://s.example/a", "/posts/a")}, "not an absolute http"),
-        ({"a.md": POST.replace('summary: "S"', "images: [{url: img/a.png}]")}, "not an absolute http"),
+        ({"a.md": '---\ntitle: "A"\n---\nbody'}, "no 'url' in front matter"),
+        ({}, ""),
+        ({"a.md": POST.replace('summary: "S"', "images: [{alt: x}]")}, "each image needs a 'url'"),
+        ({"a.md": POST.replace("https://s.example/a", "ftp://s.example/a")}, "not an absolute http"),
+        ({"a.md": POST.replace('summary: "S"', "images: [{url: 'data:image/png,x'}]")}, "not an absolute http"),
     ],
 )
-def test_malformed_folder_is_a_clear_error(tmp_path: Path, files: dict[str, str], message: str) -> None:
+def test_folder_without_a_usable_post_is_a_clear_error(tmp_path: Path, files: dict[str, str], message: str) -> None:
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    with pytest.raises(CorpusError, match=message):
+    with pytest.raises(CorpusError, match=f"no posts found.*{message}"):
         load_corpus(tmp_path)
 
 
-def test_bad_jsonl_line_names_the_line(tmp_path: Path) -> None:
+def test_bad_file_beside_good_ones_is_skipped_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "a.md").write_text(POST)
+    (tmp_path / "b.md").write_text(POST)
+    (tmp_path / "c.md").write_text("---\ntitle: [unclosed\n---\n")
+    assert [post.url for post in load_corpus(tmp_path).posts] == ["https://s.example/a"]
+    assert "skipped b.md: duplicate url https://s.example/a (already used by a.md)" in caplog.text
+    assert "skipped c.md: front matter is not valid YAML" in caplog.text
+
+
+def test_path_url_in_front_matter_is_joined_to_the_site_url(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(POST.replace("https://s.example/a", "/posts/a/"))
+    (post,) = load_corpus(tmp_path, base_url="https://s.example/blog/").posts
+    assert post.url == "https://s.example/blog/posts/a/"
+
+
+def test_bad_jsonl_line_is_skipped_and_named(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "site.jsonl"
     path.write_text('{"title": "A", "url": "https://s.example/a"}\nnot json\n')
-    with pytest.raises(CorpusError, match=r"site.jsonl:2: not JSON"):
-        load_corpus(path)
+    assert len(load_corpus(path).posts) == 1
+    assert "skipped site.jsonl:2: not JSON" in caplog.text
 
 
 def test_missing_path_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(CorpusError, match="not a folder of Markdown posts or a .jsonl file"):
+    with pytest.raises(CorpusError, match="not a built index, a docs or HTML folder, or a .jsonl file"):
         load_corpus(tmp_path / "nope")
+
+
+def test_relative_front_matter_image_resolves_against_the_page_url(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(POST.replace('summary: "S"', "images: [{url: /img/a.png, alt: A}]"))
+    (post,) = load_corpus(tmp_path).posts
+    assert [(i.url, i.alt) for i in post.images] == [("https://s.example/img/a.png", "A")]

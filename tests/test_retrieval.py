@@ -26,14 +26,15 @@ def test_query_of_only_stop_words_returns_nothing(tmp_path: Path) -> None:
 
 def test_index_is_cached_by_corpus_fingerprint_and_reloaded(tmp_path: Path) -> None:
     first = BM25Retriever(corpus=CORPUS, cache_dir=tmp_path).invoke("semantic cache")
-    assert (tmp_path / CORPUS.fingerprint / "params.index.json").exists()
+    (folder,) = tmp_path.iterdir()
+    assert folder.name.startswith(CORPUS.fingerprint) and (folder / "params.index.json").exists()
     assert BM25Retriever(corpus=CORPUS, cache_dir=tmp_path).invoke("semantic cache") == first
 
 
 def test_corrupt_index_cache_is_rebuilt(tmp_path: Path) -> None:
-    folder = tmp_path / CORPUS.fingerprint
-    folder.mkdir()
+    BM25Retriever(corpus=CORPUS, cache_dir=tmp_path)
+    (folder,) = tmp_path.iterdir()
     (folder / "params.index.json").write_text("{broken")
     assert BM25Retriever(corpus=CORPUS, cache_dir=tmp_path).invoke("semantic cache")
-    assert [p.name for p in tmp_path.iterdir()] == [CORPUS.fingerprint]
+    assert list(tmp_path.iterdir()) == [folder]
     assert BM25Retriever(corpus=CORPUS, cache_dir=tmp_path).invoke("semantic cache")

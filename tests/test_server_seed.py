@@ -75,7 +75,7 @@ def test_seed_curl_command_streams_the_documented_events(served: str) -> None:
     steps = [json.loads(event["data"])["node"] for event in events if event["event"] == "step"]
     assert steps == ["research", "writer", "validation", "critic", "accept_early", "source_gate"]
     tokens = "".join(json.loads(event["data"])["text"] for event in events if event["event"] == "token")
-    assert tokens.startswith("Here are the articles") and tokens.count("](https://") >= 4
+    assert tokens.startswith("Here is what the site has:") and tokens.count("](https://") >= 4
     assert "sources" not in kinds  # low confidence: accepted early, shown without source cards
     done = json.loads(events[-1]["data"])
     thread_id, run_id = done.pop("thread_id"), done.pop("run_id")

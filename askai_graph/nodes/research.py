@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -9,7 +10,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ValidationError
 
-from askai_graph.catalog import is_catalog_question
+from askai_graph.catalog import SiteCatalog, is_catalog_question
 from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, researched_question
@@ -72,7 +73,10 @@ class Research:
         """Retrieve synchronously."""
         query = research_query(state)
         try:
-            documents = self.retriever.invoke(query)
+            if (site := self._site_catalog(state)) is not None:
+                documents = site.catalog(settings.catalog_top_k)
+            else:
+                documents = self.retriever.invoke(query)
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
@@ -82,8 +86,22 @@ class Research:
         """Retrieve asynchronously (the retriever's own ``ainvoke``)."""
         query = research_query(state)
         try:
-            documents = await self.retriever.ainvoke(query)
+            if (site := self._site_catalog(state)) is not None:
+                # A built index reads its catalog from disk: off the event loop.
+                documents = await asyncio.to_thread(site.catalog, settings.catalog_top_k)
+            else:
+                documents = await self.retriever.ainvoke(query)
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
         return researched(state, query, to_search_results(documents, result_limit(state, settings)))
+
+    def _site_catalog(self, state: AskState) -> SiteCatalog | None:
+        """Return the retriever as a site catalog when a catalog question should be answered from it.
+
+        Search hits for "what articles do you have" are the pages that happen to say
+        "articles"; a catalog question wants the site's table of contents, in its order.
+        """
+        if isinstance(self.retriever, SiteCatalog) and is_catalog_question(researched_question(state)):
+            return self.retriever
+        return None

@@ -27,7 +27,8 @@ MIN_WORDS = 6
 MIN_RELATIVE_SCORE = 0.35
 RANK_DECAY = 0.15
 NOTHING_FOUND = "The site's articles don't seem to cover this question."
-CATALOG_INTRO = "Here are the articles I found on the site:"
+# Few content words on purpose: the intro must not claim a word ("articles") the site may never use.
+CATALOG_INTRO = "Here is what the site has:"
 
 
 def markdown_link(result: SearchResult) -> str:

@@ -269,13 +269,11 @@ def _threads_lifespan(make_graph: Callable[[Any], StreamingGraph], database_url:
 
 def _default_graph(settings: Settings) -> tuple[Callable[[Any], StreamingGraph], dict[str, Any]]:
     """Load the corpus once, index it, and return a builder of the default graph over it."""
-    from askai_graph.corpus import load_corpus
     from askai_graph.graph import build_graph
-    from askai_graph.providers import RETRIEVER_CEILING
-    from askai_graph.retrieval import BM25Retriever
+    from askai_graph.providers import default_retriever
 
-    corpus = load_corpus(settings.corpus)
-    retriever = BM25Retriever(corpus=corpus, k=RETRIEVER_CEILING, cache_dir=settings.index_cache_dir)
+    retriever = default_retriever(settings)
+    corpus = retriever.corpus
     return lambda checkpointer: build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer), {
         "corpus": corpus.fingerprint,
         "posts": len(corpus.posts),

@@ -1,0 +1,134 @@
+"""``askai index``: build a site index incrementally and swap it in atomically.
+
+Only new and changed units of the source are parsed (``writer.IndexWriter``). The new
+index is written into a temporary folder beside ``out`` and renamed into place only once
+complete: a failed or interrupted run leaves the previous index untouched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from askai_graph.corpus import CorpusError
+from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, Skip
+from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES
+from askai_graph.indexing.sources import open_source
+from askai_graph.indexing.store import FORMAT, MANIFEST, VERSION, IndexReader, is_built_index
+from askai_graph.indexing.writer import IndexSummary, IndexWriter
+from askai_graph.passages import DEFAULT_PASSAGE_CHARS
+
+__all__ = ["IndexSummary", "StrictIndexError", "build_index"]
+
+
+class StrictIndexError(CorpusError):
+    """``--strict`` was given and some files were skipped; the previous index is kept."""
+
+    def __init__(self, message: str, summary: IndexSummary) -> None:
+        """Carry the run's ``summary`` so the skip report can still be printed."""
+        super().__init__(message)
+        self.summary = summary
+
+
+def build_index(
+    source: Path,
+    out: Path,
+    *,
+    base_url: str | None = None,
+    strict: bool = False,
+    progress: bool = False,
+    passage_chars: int = DEFAULT_PASSAGE_CHARS,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_front_matter_bytes: int = DEFAULT_MAX_FRONT_MATTER_BYTES,
+) -> IndexSummary:
+    """Index ``source`` (docs tree, built HTML site or JSONL) into the folder ``out``.
+
+    Raises:
+        CorpusError: the source is unusable or holds no post, or ``out`` exists and is
+            not an index. ``StrictIndexError`` when ``strict`` and a file was skipped.
+    """
+    started = time.perf_counter()
+    if out.exists() and not is_built_index(out) and any(out.iterdir()):
+        raise CorpusError(f"{out}: exists and is not an askai index; choose another --out")
+    src = open_source(source, base_url, max_file_bytes=max_file_bytes, max_front_matter_bytes=max_front_matter_bytes)
+    context = json.dumps([src.context, passage_chars, VERSION])
+    previous = _previous(out, context)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; an index is as readable as any output
+    try:
+        summary = _write(staging, src.units, previous, src.kind, out, passage_chars, progress)
+        if strict and summary.errors:
+            message = f"{len(summary.errors)} file(s) skipped and --strict is set; the previous index is kept"
+            raise StrictIndexError(message, summary)
+        summary.seconds = time.perf_counter() - started
+        _write_manifest(staging, summary, source, base_url, context)
+        _swap(staging, out)
+        return summary
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _previous(out: Path, context: str) -> IndexReader | None:
+    if not is_built_index(out):
+        return None
+    try:
+        reader = IndexReader(out)
+    except CorpusError:
+        return None
+    # Another base URL, sitemap or passage size changes every page: start afresh.
+    return reader if reader.manifest.get("context") == context else None
+
+
+def _write(
+    staging: Path, units: Any, previous: IndexReader | None, kind: str, out: Path, passage_chars: int, progress: bool
+) -> IndexSummary:
+    from tqdm import tqdm
+
+    builder = IndexWriter(staging, previous, IndexSummary(out=out, kind=kind), passage_chars)
+    for unit in tqdm(units, desc="indexing", unit=" files", disable=not progress, delay=1.0, file=sys.stderr):
+        if isinstance(unit, Skip):
+            builder.summary.skips.append(unit)
+        else:
+            builder.add(unit)
+    return builder.finish()
+
+
+def _write_manifest(staging: Path, summary: IndexSummary, source: Path, base_url: str | None, context: str) -> None:
+    manifest = {
+        "format": FORMAT,
+        "version": VERSION,
+        "fingerprint": summary.fingerprint,
+        "posts": summary.posts,
+        "passages": summary.passages,
+        "kind": summary.kind,
+        "source": str(source.resolve()),
+        "base_url": base_url,
+        "context": context,
+        "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "skipped": [{"file": s.where, "reason": s.reason, "draft": s.draft} for s in summary.skips],
+    }
+    (staging / MANIFEST).write_text(json.dumps(manifest, indent=1), "utf-8")
+
+
+def _swap(staging: Path, out: Path) -> None:
+    # Two renames: the old index moves aside, the new one takes its name. A reader that
+    # opened the old one keeps its open files (and memory maps) until it restarts.
+    aside = None
+    if out.exists():
+        aside = out.with_name(f".{out.name}-old-{os.getpid()}")
+        shutil.rmtree(aside, ignore_errors=True)
+        out.rename(aside)
+    staging.rename(out)
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)

@@ -1,0 +1,101 @@
+"""Turn one page of a built static site into a post, with trafilatura.
+
+trafilatura (a maintained main-content extractor) drops navigation, headers, footers
+and other boilerplate and returns the article as Markdown, headings and images kept
+(image URLs resolved against the page URL). Its metadata gives the title, the canonical
+URL (``<link rel="canonical">``) and ``<meta name="description">``. A page without a
+canonical link gets the URL it is served at under the base URL: ``guide/index.html``
+is ``BASE/guide/``, ``about.html`` is ``BASE/about.html``.
+
+When the site has a ``sitemap.xml``, pages it does not list (404 pages, redirect
+stubs, drafts left in the build) are skipped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+from askai_graph.corpus import CorpusError, Post, make_post
+from askai_graph.indexing.files import Skip
+from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_text, split_front_matter
+from askai_graph.indexing.markdown import absolute_images, first_sentence, unique_images
+from askai_graph.indexing.urls import is_http_url
+
+HTML_SUFFIXES = (".html", ".htm")
+NO_CANONICAL = "no <link rel=canonical> and no base URL to derive one (askai index --base-url, or ASKAI_SITE_URL)"
+# Only the page's own metadata: htmldate's extensive search guesses dates from copyright
+# lines and URLs, which would put a site's footer year on every page.
+_DATE_PARAMS = {"extensive_search": False, "original_date": True}
+
+
+def served_url(rel: str, base_url: str) -> str:
+    """Return the URL a static server gives the file at ``rel``."""
+    path = rel[: -len("index.html")] if rel == "index.html" or rel.endswith("/index.html") else rel
+    return base_url + quote(path, safe="/-._~%!$&'()*+,;=:@")
+
+
+def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozenset[str] | None) -> Post | Skip:
+    """Return the post for the built page at ``rel``, or a ``Skip`` saying why there is none."""
+    import trafilatura
+
+    guess = served_url(rel, base_url) if base_url else None
+    try:
+        extracted = trafilatura.extract(
+            text,
+            url=guess,
+            output_format="markdown",
+            with_metadata=True,
+            include_images=True,
+            include_links=False,
+            include_comments=False,
+            favor_recall=True,
+            date_extraction_params=_DATE_PARAMS,
+        )
+    except Exception as exc:  # trafilatura raises many parser errors; any of them is a bad page
+        return Skip(rel, f"malformed HTML ({type(exc).__name__})")
+    if not extracted:
+        return Skip(rel, "no main content found")
+    try:
+        meta, body = split_front_matter(extracted)
+    except FrontMatterError as exc:
+        return Skip(rel, f"unreadable metadata ({exc})")
+    url = as_text(meta.get("url"))
+    if not is_http_url(url):
+        if guess is None:
+            return Skip(rel, NO_CANONICAL)
+        url = guess
+    if sitemap is not None and url not in sitemap and (guess is None or guess not in sitemap):
+        return Skip(rel, "not listed in sitemap.xml")
+    body, images = absolute_images(body, url, url)
+    try:
+        return make_post(
+            {
+                "title": as_text(meta.get("title")) or rel,
+                "url": url,
+                "summary": as_text(meta.get("description")) or first_sentence(body),
+                "body": body.strip(),
+                "images": unique_images(images),
+                "date": as_date(meta.get("date")),
+            },
+            rel,
+        )
+    except CorpusError as exc:
+        return Skip(rel, str(exc))
+
+
+def read_sitemap(root: Path) -> frozenset[str] | None:
+    """Return the page URLs ``root/sitemap.xml`` lists, or ``None`` without a usable one."""
+    path = root / "sitemap.xml"
+    if not path.is_file():
+        return None
+    from lxml import etree
+
+    # The site's own file, but still parsed without entities or network access.
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+    try:
+        tree = etree.parse(str(path), parser)
+    except (etree.XMLSyntaxError, OSError):
+        return None
+    urls = {" ".join((loc.text or "").split()) for loc in tree.iter("{*}loc")}
+    return frozenset(url for url in urls if is_http_url(url)) or None

@@ -1,0 +1,217 @@
+"""What a source is made of: units (a page file, a JSONL line), each hashed and parsed alone.
+
+A unit's ``key`` is what incremental indexing recognises it by (the file path; for a
+JSONL line, its content hash, so inserting a line does not make every later one "new"),
+its ``stamp`` and ``digest()`` say whether its content changed, and ``parse()`` returns
+its post or a ``Skip``. ``scan_source`` parses every unit and drops duplicate URLs (the first in path
+order wins): what ``load_corpus`` uses to index a source in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from askai_graph.corpus import CorpusError, Post, make_post
+from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, FileEntry, PageFile, Skip, text_problem, walk
+from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES, as_date, as_number
+from askai_graph.indexing.html import HTML_SUFFIXES, parse_html_page, read_sitemap
+from askai_graph.indexing.markdown import ORDER_KEYS, parse_markdown_page
+from askai_graph.indexing.urls import check_base_url
+
+MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown")
+
+
+class Unit:
+    """One independently parsed piece of a source: a page file or a JSONL record."""
+
+    key: str
+    """Identity across runs: relative path, or ``line:<sha256>`` for a JSONL record."""
+    where: str
+    """Where to point a reader: the relative path, or ``file.jsonl:LINE``."""
+    stamp: str
+    """Cheap change signal (size and mtime of a file); equal stamps mean unchanged."""
+
+    def digest(self) -> str | Skip:
+        """Return the content hash (reading the file), or why it cannot be read."""
+        raise NotImplementedError
+
+    def parse(self) -> Post | Skip:
+        """Parse the unit (only called when its content is new)."""
+        raise NotImplementedError
+
+
+class FileUnit(Unit):
+    """A page file, read at most once, when its stamp is new."""
+
+    def __init__(self, entry: FileEntry, parser: Callable[[str, str], Post | Skip]) -> None:
+        """Parse ``entry`` with ``parser(rel, text)``."""
+        self.key = self.where = entry.rel
+        self.stamp = entry.stamp
+        self._entry, self._parser = entry, parser
+        self._page: PageFile | Skip | None = None
+
+    def _read(self) -> PageFile | Skip:
+        if self._page is None:
+            self._page = self._entry.read()
+        return self._page
+
+    def digest(self) -> str | Skip:
+        """Return the file's SHA-256, or why it cannot be read."""
+        page = self._read()
+        return page if isinstance(page, Skip) else page.digest
+
+    def parse(self) -> Post | Skip:
+        """Parse the page file."""
+        page = self._read()
+        return page if isinstance(page, Skip) else self._parser(page.rel, page.text())
+
+
+class RecordUnit(Unit):
+    """One line of a JSONL file."""
+
+    def __init__(self, where: str, raw: bytes) -> None:
+        """Parse the JSON object on ``raw``, found at ``where``."""
+        self._digest = hashlib.sha256(raw).hexdigest()
+        self.key, self.where, self.stamp, self._raw = f"line:{self._digest}", where, self._digest, raw
+
+    def digest(self) -> str | Skip:
+        """Return the line's SHA-256."""
+        return self._digest
+
+    def parse(self) -> Post | Skip:
+        """Parse the record."""
+        return _parse_record(self.where, self._raw)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A source folder or file, its kind, and its units."""
+
+    kind: str
+    """``docs``, ``html`` or ``jsonl``."""
+    context: str
+    """Hash of everything besides the units that parsing depends on (base URL, sitemap)."""
+    units: Iterator[Unit | Skip]
+    """The units, in path order (unreadable files come as ``Skip``)."""
+
+
+@dataclass
+class Scan:
+    """Every post of a source, and every unit skipped."""
+
+    items: list[Post] = field(default_factory=list)
+    """The posts, duplicates removed."""
+    skips: list[Skip] = field(default_factory=list)
+    """What was left out, with reasons."""
+
+
+def open_source(
+    path: Path,
+    base_url: str | None,
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_front_matter_bytes: int = DEFAULT_MAX_FRONT_MATTER_BYTES,
+) -> Source:
+    """Return the units of the docs tree, HTML site or JSONL file at ``path``.
+
+    Raises:
+        CorpusError: the path does not exist, is not a supported kind, or the base URL
+            is not http(s).
+    """
+    base = check_base_url(base_url)
+    if path.is_file() and path.suffix == ".jsonl":
+        return Source("jsonl", _context("jsonl"), _jsonl_units(path))
+    if not path.is_dir():
+        raise CorpusError(f"{path}: not a folder of pages or a .jsonl file")
+    # A built site has its home page (or sitemap) at the top; a stray README.md in it does
+    # not make it a docs tree, nor do template .html files make a docs tree a built site.
+    built = (path / "index.html").is_file() or (path / "sitemap.xml").is_file()
+    if not built and (_has_files(path, MARKDOWN_SUFFIXES) or not _has_files(path, HTML_SUFFIXES)):
+        parse = partial(parse_markdown_page, base_url=base, max_front_matter=max_front_matter_bytes)
+        files = walk(path, MARKDOWN_SUFFIXES, max_file_bytes)
+        return Source("docs", _context("docs", base, max_front_matter_bytes), _file_units(files, parse))
+    sitemap = read_sitemap(path)
+    html = partial(parse_html_page, base_url=base, sitemap=sitemap)
+    context = _context("html", base, sorted(sitemap) if sitemap else None)
+    return Source("html", context, _file_units(walk(path, HTML_SUFFIXES, max_file_bytes), html))
+
+
+def scan_source(path: Path, base_url: str | None, **limits: int) -> Scan:
+    """Parse every unit of the source at ``path``; see ``open_source``."""
+    scan = Scan()
+    seen: dict[str, str] = {}
+    for unit in open_source(path, base_url, **limits).units:
+        result = unit if isinstance(unit, Skip) else unit.parse()
+        if isinstance(result, Skip):
+            scan.skips.append(result)
+        elif result.url in seen:
+            assert isinstance(unit, Unit)
+            scan.skips.append(duplicate(unit.where, result.url, seen[result.url]))
+        else:
+            assert isinstance(unit, Unit)
+            seen[result.url] = unit.where
+            scan.items.append(result)
+    return scan
+
+
+def duplicate(where: str, url: str, first: str) -> Skip:
+    """Return the skip for a page whose URL an earlier page already has."""
+    return Skip(where, f"duplicate url {url} (already used by {first})")
+
+
+def _file_units(files: Iterator[FileEntry | Skip], parse: Callable[[str, str], Post | Skip]) -> Iterator[Unit | Skip]:
+    for entry in files:
+        yield entry if isinstance(entry, Skip) else FileUnit(entry, parse)
+
+
+def _jsonl_units(path: Path) -> Iterator[Unit | Skip]:
+    # Read line by line: a 100k-post file is never held whole in memory.
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            where = f"{path.name}:{number}"
+            problem = text_problem(raw)
+            if problem:
+                yield Skip(where, problem)
+                continue
+            yield RecordUnit(where, raw)
+
+
+def _parse_record(where: str, raw: bytes) -> Post | Skip:
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return Skip(where, f"not JSON ({exc.msg})")
+    if not isinstance(record, dict):
+        return Skip(where, "a post must be an object with title and url")
+    if record.get("draft") is True:
+        return Skip(where, "draft: true", draft=True)
+    if "body" not in record:
+        record["body"] = record.get("content", "")
+    # The site's order, read as leniently as from front matter.
+    record["weight"] = next((n for k in ORDER_KEYS if (n := as_number(record.get(k))) is not None), None)
+    record["date"] = as_date(record.get("date"))
+    try:
+        return make_post(record, where)
+    except CorpusError as exc:
+        return Skip(where, str(exc))
+
+
+def _has_files(root: Path, suffixes: tuple[str, ...]) -> bool:
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
+        if any(name.lower().endswith(suffixes) for name in files):
+            return True
+        del folder
+    return False
+
+
+def _context(*parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()

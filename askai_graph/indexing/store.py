@@ -1,0 +1,200 @@
+"""The on-disk site index: one folder with a manifest, a SQLite file and a bm25s index.
+
+```
+DIR/askai-index.json   manifest: format version, fingerprint, counts, source, skips
+DIR/pages.sqlite3      posts, passages (with their token ids), vocabulary, catalog order
+DIR/bm25/              the bm25s score matrix, loaded memory-mapped
+DIR/documents.npy      the passage row id of each BM25 document
+DIR/posts.npy          the post row ids, in corpus order
+```
+
+Row ids are not contiguous: an incremental build edits a copy of the previous database
+in place, so the two arrays map positions to rows.
+
+A server opens it in milliseconds: the manifest gives the fingerprint, the BM25 matrix
+is memory-mapped, and posts and passages are read from SQLite only when a query
+retrieves them. Nothing re-reads or re-hashes the source.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, overload
+
+import numpy as np
+
+from askai_graph.corpus import CorpusError, Post
+
+MANIFEST = "askai-index.json"
+DATABASE = "pages.sqlite3"
+BM25_DIR = "bm25"
+DOCS = "documents.npy"
+POSTS = "posts.npy"
+FORMAT = "askai-index"
+VERSION = 1
+
+SCHEMA = """
+CREATE TABLE posts (
+    id INTEGER PRIMARY KEY, unit TEXT NOT NULL, stamp TEXT NOT NULL, digest TEXT NOT NULL, url TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL, summary TEXT NOT NULL, body TEXT NOT NULL, images TEXT NOT NULL,
+    weight REAL, date TEXT, post_digest TEXT NOT NULL
+);
+CREATE TABLE passages (id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, heading TEXT NOT NULL,
+    text TEXT NOT NULL, tokens BLOB NOT NULL);
+CREATE INDEX passages_of_post ON passages (post_id);
+CREATE TABLE skips (unit TEXT NOT NULL, stamp TEXT NOT NULL, digest TEXT NOT NULL, reason TEXT NOT NULL,
+    draft INTEGER NOT NULL);
+CREATE TABLE vocab (id INTEGER PRIMARY KEY, term TEXT NOT NULL);
+CREATE TABLE catalog (rank INTEGER PRIMARY KEY, post_id INTEGER NOT NULL);
+"""
+POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, post_digest"
+_POST_FIELDS = "title, url, summary, body, images, weight, date"
+
+
+def is_built_index(path: Path) -> bool:
+    """Return whether ``path`` is a folder ``askai index`` wrote."""
+    return (path / MANIFEST).is_file()
+
+
+def post_row(post: Post) -> tuple[Any, ...]:
+    """Return the stored columns ``title .. date`` of ``post``."""
+    images = json.dumps([image.model_dump() for image in post.images])
+    return post.title, post.url, post.summary, post.body, images, post.weight, post.date
+
+
+def row_post(row: Sequence[Any]) -> Post:
+    """Rebuild a post from the stored columns ``title .. date`` (already validated once)."""
+    title, url, summary, body, images, weight, date = row
+    return Post.model_validate(
+        {"title": title, "url": url, "summary": summary, "body": body, "images": json.loads(images),
+         "weight": weight, "date": date}
+    )
+
+
+class IndexReader:
+    """A built index opened for reading; cheap to open, reads pages on demand."""
+
+    def __init__(self, path: Path) -> None:
+        """Open the index at ``path``.
+
+        Raises:
+            CorpusError: the manifest is unreadable or from another format version.
+        """
+        self.path = path
+        try:
+            self.manifest: dict[str, Any] = json.loads((path / MANIFEST).read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CorpusError(f"{path}: unreadable index manifest ({exc})") from None
+        if self.manifest.get("format") != FORMAT or self.manifest.get("version") != VERSION:
+            raise CorpusError(f"{path}: built by another version of askai-graph; run `askai index` again")
+        # One connection, opened now and shared under a lock: it holds the database file
+        # open, so a server keeps reading the index it started with (the same one its
+        # memory-mapped BM25 matrix comes from) even after `askai index` replaces it.
+        self._lock = threading.Lock()
+        try:
+            uri = (path / DATABASE).resolve().as_uri() + "?mode=ro"
+            self._connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self._connection.execute("SELECT 1 FROM posts LIMIT 1")
+        except sqlite3.Error as exc:
+            raise CorpusError(f"{path}: unreadable index database ({exc}); run `askai index` again") from None
+        try:
+            self.documents = np.load(path / DOCS, mmap_mode="r")
+            self.post_ids = np.load(path / POSTS, mmap_mode="r")
+        except (OSError, ValueError) as exc:
+            raise CorpusError(f"{path}: incomplete index ({exc}); run `askai index` again") from None
+        self.posts = LazyPosts(self)
+
+    @property
+    def fingerprint(self) -> str:
+        """The corpus fingerprint recorded when the index was built."""
+        return str(self.manifest["fingerprint"])
+
+    def query(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
+        """Run one read query and return its rows."""
+        with self._lock:
+            return self._connection.execute(sql, parameters).fetchall()
+
+    def load_bm25(self) -> Any:
+        """Return the bm25s index, memory-mapped."""
+        import bm25s
+
+        return bm25s.BM25.load(str(self.path / BM25_DIR), mmap=True, load_vocab=True)
+
+    def post(self, post_id: int) -> Post:
+        """Return the post with id ``post_id``."""
+        rows = self.query(f"SELECT {_POST_FIELDS} FROM posts WHERE id = ?", (post_id,))
+        if not rows:
+            raise IndexError(post_id)
+        return row_post(rows[0])
+
+    def passages(self, documents: Sequence[int]) -> dict[int, tuple[int, str, str]]:
+        """Return ``{BM25 document: (post id, heading, text)}`` for ``documents``."""
+        rows_of = {int(self.documents[doc]): doc for doc in documents}
+        marks = ",".join("?" * len(rows_of))
+        sql = f"SELECT id, post_id, heading, text FROM passages WHERE id IN ({marks})"
+        return {rows_of[row[0]]: (row[1], row[2], row[3]) for row in self.query(sql, list(rows_of))}
+
+    def first_passages(self, post_ids: Sequence[int]) -> dict[int, str]:
+        """Return each post's first passage text."""
+        marks = ",".join("?" * len(post_ids))
+        rows = self.query(
+            f"SELECT post_id, text FROM passages WHERE id IN (SELECT MIN(id) FROM passages WHERE post_id IN ({marks})"
+            " GROUP BY post_id)",
+            post_ids,
+        )
+        return dict(rows)
+
+    def catalog(self, limit: int) -> list[tuple[int, Post]]:
+        """Return the first ``limit`` posts in the site's order, with their ids."""
+        rows = self.query(
+            f"SELECT p.id, {', '.join('p.' + c.strip() for c in _POST_FIELDS.split(','))} FROM catalog c "
+            "JOIN posts p ON p.id = c.post_id ORDER BY c.rank LIMIT ?",
+            (limit,),
+        )
+        return [(row[0], row_post(row[1:])) for row in rows]
+
+
+class LazyPosts(Sequence[Post]):
+    """The posts of a built index as a sequence, read from SQLite when indexed."""
+
+    def __init__(self, reader: IndexReader) -> None:
+        """Serve the posts of ``reader``."""
+        self._reader = reader
+        self._count = int(reader.manifest["posts"])
+
+    def __len__(self) -> int:
+        """Return how many posts the index holds."""
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Post: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Post]: ...
+
+    def __getitem__(self, index: int | slice) -> Post | Sequence[Post]:
+        """Return one post (or a list of them for a slice)."""
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        return self._reader.post(int(self._reader.post_ids[index]))
+
+    def __iter__(self) -> Iterator[Post]:
+        """Yield every post in id order, streaming from SQLite."""
+        last = -1
+        while True:  # in pages, so the lock is never held while the caller works
+            rows = self._reader.query(
+                f"SELECT id, {_POST_FIELDS} FROM posts WHERE id > ? ORDER BY id LIMIT 512", (last,)
+            )
+            if not rows:
+                return
+            for row in rows:
+                yield row_post(row[1:])
+            last = rows[-1][0]

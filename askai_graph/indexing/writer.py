@@ -1,0 +1,205 @@
+"""Write one index database: start from a copy of the previous one, parse only what changed.
+
+A unit whose stamp (size and mtime) or content hash matches the previous index is not
+parsed again: its post, passages and token ids stay as they are (or its skip reason is
+reused). The database starts as a page-level copy of the previous one, stale pages are
+deleted and new ones inserted; then the catalog is re-ordered and BM25 rebuilt from the
+stored token ids (IDF depends on every page), which is vectorised and cheap.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from askai_graph.bm25 import Vocabulary, build_bm25
+from askai_graph.catalog import site_order_key
+from askai_graph.corpus import CorpusError, Post, fingerprint_of, post_digest
+from askai_graph.indexing.files import Skip
+from askai_graph.indexing.sources import Unit, duplicate
+from askai_graph.indexing.store import BM25_DIR, DATABASE, DOCS, POST_COLUMNS, POSTS, SCHEMA, IndexReader, post_row
+from askai_graph.passages import passage_text, split_passages
+
+
+@dataclass
+class IndexSummary:
+    """What one ``askai index`` run did."""
+
+    out: Path
+    """The index folder."""
+    kind: str
+    """``docs``, ``html`` or ``jsonl``."""
+    posts: int = 0
+    """Posts in the index."""
+    passages: int = 0
+    """Passages BM25 indexes."""
+    added: list[str] = field(default_factory=list)
+    """URLs new since the previous index."""
+    changed: list[str] = field(default_factory=list)
+    """URLs whose post changed."""
+    removed: list[str] = field(default_factory=list)
+    """URLs no longer in the source."""
+    parsed: int = 0
+    """Units parsed in this run (the rest were unchanged and reused)."""
+    skips: list[Skip] = field(default_factory=list)
+    """Files left out, with the reason for each."""
+    seconds: float = 0.0
+    """Wall time of the run."""
+    fingerprint: str = ""
+    """The corpus fingerprint of the new index."""
+
+    @property
+    def errors(self) -> list[Skip]:
+        """Skips that are input problems (drafts are left out on purpose)."""
+        return [skip for skip in self.skips if not skip.draft]
+
+
+class IndexWriter:
+    """One index build: starts from a copy of the previous index, parses only what changed."""
+
+    def __init__(self, staging: Path, previous: IndexReader | None, summary: IndexSummary, passage_chars: int) -> None:
+        """Write into ``staging``, starting from ``previous`` when there is one."""
+        self.staging, self.summary, self.passage_chars = staging, summary, passage_chars
+        self.db = sqlite3.connect(staging / DATABASE)
+        # unit key -> (stamp, digest, post id, url, post digest) / (stamp, digest, reason, draft)
+        self.old_posts: dict[str, tuple[str, str, int, str, str]] = {}
+        self.old_skips: dict[str, tuple[str, str, str, int]] = {}
+        self.vocabulary = Vocabulary()
+        self.incremental = previous is not None
+        if previous is not None:
+            # A page-level copy of the previous database (no row is parsed), then edited
+            # in place: the unchanged 99% of a site is never rewritten row by row.
+            with sqlite3.connect((previous.path / DATABASE).resolve().as_uri() + "?mode=ro", uri=True) as old:
+                old.backup(self.db)
+            for row in self.db.execute("SELECT unit, stamp, digest, id, url, post_digest FROM posts"):
+                self.old_posts[row[0]] = row[1:]
+            skips = self.db.execute("SELECT unit, stamp, digest, reason, draft FROM skips")
+            self.old_skips = {row[0]: row[1:] for row in skips}
+            self.vocabulary = Vocabulary([row[0] for row in self.db.execute("SELECT term FROM vocab ORDER BY id")])
+            self.db.execute("DELETE FROM skips")
+        else:
+            self.db.executescript(SCHEMA)
+        self.db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+        self.old_terms = len(self.vocabulary.ids) if previous is not None else 0
+        self.seen: dict[str, str] = {}  # url -> where, first come first served
+        self.digests: dict[str, str] = {}  # url -> post digest
+        self.keep: list[tuple[int, str]] = []  # (post id, stamp) of unchanged posts
+        self.pending: list[tuple[Unit, Post, str]] = []  # new posts, inserted once stale rows are gone
+
+    def add(self, unit: Unit) -> None:
+        """Index ``unit``: reuse its stored post or skip when unchanged, else parse it."""
+        post, skip = self.old_posts.get(unit.key), self.old_skips.get(unit.key)
+        if post is not None and post[0] == unit.stamp:
+            return self._reuse(unit, post)
+        if skip is not None and skip[0] == unit.stamp:
+            return self._skip(unit, Skip(unit.where, skip[2], bool(skip[3])), skip[1])
+        digest = unit.digest()  # the stamp moved: read the file and compare contents
+        if isinstance(digest, Skip):
+            self.summary.skips.append(digest)
+        elif post is not None and post[1] == digest:
+            self._reuse(unit, post)
+        elif skip is not None and skip[1] == digest:
+            self._skip(unit, Skip(unit.where, skip[2], bool(skip[3])), digest)
+        else:
+            self.summary.parsed += 1
+            self._new(unit, unit.parse(), digest)
+
+    def _reuse(self, unit: Unit, post: tuple[str, str, int, str, str]) -> None:
+        url = post[3]
+        if url in self.seen:
+            self.summary.skips.append(duplicate(unit.where, url, self.seen[url]))
+            return
+        self.keep.append((post[2], unit.stamp))
+        self.seen[url], self.digests[url] = unit.where, post[4]
+
+    def _skip(self, unit: Unit, skip: Skip, digest: str) -> None:
+        self.summary.skips.append(skip)
+        row = (unit.key, unit.stamp, digest, skip.reason, skip.draft)
+        self.db.execute("INSERT INTO skips VALUES (?, ?, ?, ?, ?)", row)
+
+    def _new(self, unit: Unit, result: Post | Skip, digest: str) -> None:
+        if isinstance(result, Skip):
+            return self._skip(unit, result, digest)
+        if result.url in self.seen:
+            self.summary.skips.append(duplicate(unit.where, result.url, self.seen[result.url]))
+            return
+        self.seen[result.url], self.digests[result.url] = unit.where, post_digest(result)
+        if self.incremental:
+            self.pending.append((unit, result, digest))
+        else:
+            self._insert(unit, result, digest)
+
+    def _insert(self, unit: Unit, post: Post, digest: str) -> None:
+        cursor = self.db.execute(
+            f"INSERT INTO posts ({POST_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (unit.key, unit.stamp, digest, *_reorder(post_row(post)), self.digests[post.url]),
+        )
+        encode = self.vocabulary.encode_text
+        rows = [
+            (cursor.lastrowid, passage.heading, passage.text, encode(passage_text(post, passage, i == 0)).tobytes())
+            for i, passage in enumerate(split_passages(post.body, self.passage_chars))
+        ]
+        self.db.executemany("INSERT INTO passages (post_id, heading, text, tokens) VALUES (?, ?, ?, ?)", rows)
+
+    def finish(self) -> IndexSummary:
+        """Drop stale pages, add the new ones, order the catalog, build BM25, report what changed."""
+        summary = self.summary
+        if not self.seen:
+            reasons = "; ".join(f"{skip.where}: {skip.reason}" for skip in summary.skips[:3])
+            raise CorpusError("no posts found" + (f" ({reasons})" if reasons else ""))
+        if self.incremental:
+            self._drop_stale()
+            for unit, post, digest in self.pending:
+                self._insert(unit, post, digest)
+        old = {post[3]: post[4] for post in self.old_posts.values()}
+        summary.added = sorted(set(self.digests) - set(old))
+        summary.changed = sorted(u for u in self.digests if u in old and old[u] != self.digests[u])
+        summary.removed = sorted(set(old) - set(self.digests))
+        _finish(self.db, self.staging, self.vocabulary, self.old_terms, summary)
+        self.db.commit()
+        self.db.close()
+        return summary
+
+    def _drop_stale(self) -> None:
+        self.db.execute("CREATE TEMP TABLE keep (id INTEGER PRIMARY KEY, stamp TEXT NOT NULL)")
+        self.db.executemany("INSERT INTO temp.keep VALUES (?, ?)", self.keep)
+        self.db.execute("DELETE FROM passages WHERE post_id NOT IN (SELECT id FROM temp.keep)")
+        self.db.execute("DELETE FROM posts WHERE id NOT IN (SELECT id FROM temp.keep)")
+        # A touched file whose content is unchanged keeps its post under its new stamp.
+        self.db.execute(
+            "UPDATE posts SET stamp = (SELECT k.stamp FROM temp.keep k WHERE k.id = posts.id) "
+            "WHERE stamp != (SELECT k.stamp FROM temp.keep k WHERE k.id = posts.id)"
+        )
+
+
+def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    title, url, summary, body, images, weight, date = row
+    return url, title, summary, body, images, weight, date
+
+
+def _finish(
+    db: sqlite3.Connection, staging: Path, vocabulary: Vocabulary, old_terms: int, summary: IndexSummary
+) -> None:
+    order = sorted(db.execute("SELECT weight, date, title, url, id FROM posts"), key=lambda r: site_order_key(*r[:4]))
+    db.execute("DELETE FROM catalog")
+    db.executemany("INSERT INTO catalog VALUES (?, ?)", ((rank, row[4]) for rank, row in enumerate(order)))
+    terms = vocabulary.terms()
+    db.executemany("INSERT INTO vocab VALUES (?, ?)", ((i, terms[i]) for i in range(old_terms, len(terms))))
+    # BM25 documents are the passages in id order; DOCS maps a document back to its row.
+    passage_ids, tokens = [], []
+    for passage_id, blob in db.execute("SELECT id, tokens FROM passages ORDER BY id"):
+        passage_ids.append(passage_id)
+        tokens.append(np.frombuffer(blob, dtype=np.uint32))
+    build_bm25(tokens, vocabulary).save(str(staging / BM25_DIR), show_progress=False)
+    np.save(staging / DOCS, np.array(passage_ids, dtype=np.int64))
+    post_ids, digests = [], []
+    for post_id, digest in db.execute("SELECT id, post_digest FROM posts ORDER BY id"):
+        post_ids.append(post_id)
+        digests.append(digest)
+    np.save(staging / POSTS, np.array(post_ids, dtype=np.int64))
+    summary.posts, summary.passages = len(order), len(tokens)
+    summary.fingerprint = fingerprint_of(digests)

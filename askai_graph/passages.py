@@ -1,0 +1,111 @@
+"""Split long pages into passages at their headings, for retrieval and for evidence.
+
+A page whose body fits in ``max_chars`` is one passage. A longer one is cut before each
+Markdown heading (outside code fences); a section still longer than ``max_chars`` is cut
+again between paragraphs. Every passage keeps the heading of its section, and its index
+terms carry the page title too, so "install" finds the *Install* section of a page called
+*Getting started*. Citations and source cards never see passages: they stay the page URL.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from askai_graph.corpus import Post
+from askai_graph.text import content_terms
+
+# About 600 words: a typical article stays whole, a long reference page splits by section.
+DEFAULT_PASSAGE_CHARS = 4000
+_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One retrievable part of a page."""
+
+    heading: str
+    """The section heading it sits under ('' for the page's opening text)."""
+    text: str
+    """The passage's Markdown, its heading line included."""
+
+
+def split_passages(body: str, max_chars: int = DEFAULT_PASSAGE_CHARS) -> list[Passage]:
+    """Return the passages of ``body`` (at least one, even for an empty body)."""
+    if len(body) <= max_chars:
+        return [Passage(first_heading_in(body), body)]
+    passages: list[Passage] = []
+    for heading, text in _sections(body):
+        passages.extend(Passage(heading, chunk) for chunk in _chunks(text, max_chars))
+    return passages or [Passage("", body)]
+
+
+def passage_text(post: Post, passage: Passage, first: bool) -> str:
+    """Return the text BM25 indexes for ``passage``: its own, plus title and heading counted twice.
+
+    The page's summary is indexed with its first passage only, so a long page does not
+    outrank short ones merely by repeating its summary in every passage.
+    """
+    lead = f"{post.title} {passage.heading} " + (post.summary if first else "")
+    return f"{lead} {lead} {passage.text}"
+
+
+def passage_terms(post: Post, passage: Passage, first: bool) -> list[str]:
+    """Return the BM25 terms of ``passage`` (see ``passage_text``)."""
+    return content_terms(passage_text(post, passage, first))
+
+
+def first_heading_in(text: str) -> str:
+    """Return the first heading of ``text``, or ''."""
+    for line in text.splitlines():
+        match = _HEADING.match(line)
+        if match:
+            return " ".join(match.group(2).split())
+    return ""
+
+
+def _sections(body: str) -> list[tuple[str, str]]:
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    fence: str | None = None
+    for line in body.splitlines():
+        opener = _FENCE.match(line)
+        if opener and (fence is None or opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence)):
+            fence = None if fence else opener.group(1)
+        match = None if fence or opener else _HEADING.match(line)
+        if match:
+            sections.append((" ".join(match.group(2).split()), [line]))
+        else:
+            sections[-1][1].append(line)
+    merged: list[tuple[str, str]] = []
+    for heading, lines in sections:
+        text = "\n".join(lines).strip()
+        # A heading with no text of its own (a chapter title right above its first
+        # section) goes with the section that follows.
+        if merged and not merged[-1][1].partition("\n")[2].strip() and merged[-1][0]:
+            text = merged.pop()[1] + "\n\n" + text
+        if text:
+            merged.append((heading, text))
+    return merged
+
+
+def _chunks(text: str, max_chars: int) -> list[str]:
+    if len(text) <= max_chars:
+        return [text]
+    paragraphs = re.split(r"\n\s*\n", text)
+    # The section's heading lines open every chunk, so a continuation still says what
+    # it is about.
+    lead = 0
+    while lead < len(paragraphs) and _HEADING.match(paragraphs[lead]):
+        lead += 1
+    heading, rest = paragraphs[:lead], paragraphs[lead:]
+    chunks: list[str] = []
+    current: list[str] = []
+    for paragraph in rest:
+        if current and sum(len(p) + 2 for p in heading + current) + len(paragraph) > max_chars:
+            chunks.append("\n\n".join(heading + current))
+            current = []
+        current.append(paragraph)
+    if current or not chunks:
+        chunks.append("\n\n".join(heading + current))
+    return chunks
