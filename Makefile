@@ -16,7 +16,7 @@ NPM ?= npm
 RENDERERS := tests/renderers
 NODE_HINT := make test needs Node.js 20+ and npm for the renderer differential test (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)
 
-.PHONY: demo test unit lint typecheck tests serve bench diagram clean web web-check chromium screenshot services
+.PHONY: demo test unit lint typecheck tests eval-check eval-baseline serve bench diagram clean web web-check chromium screenshot services
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "askai-graph needs Python 3.11+; set PYTHON=python3.11")'
@@ -41,7 +41,7 @@ demo: $(VENV)/.installed-app
 	@echo
 	$(BIN)/askai ask "How do I bake sourdough bread?"
 
-test: lint typecheck tests
+test: lint typecheck tests eval-check
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check askai_graph tests bench graphs scripts
@@ -74,6 +74,19 @@ $(SCHEMATHESIS): | $(BIN)/python
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
 tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium services $(WEB_DEPS) $(RENDERERS)/node_modules/.installed
 	CHROMIUM=$(CHROMIUM) $(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# The labelled sample-site questions against the committed baseline: a change that makes
+# answers worse (beyond a small tolerance) fails. Offline defaults only: a developer's
+# model or corpus settings would measure something else than the baseline did.
+OFFLINE_ENV := env -u ASKAI_MODEL -u ASKAI_WRITER_MODEL -u ASKAI_CRITIC_MODEL -u ASKAI_CORPUS -u ASKAI_BASE_URL
+eval-check: $(VENV)/.installed-test
+	$(OFFLINE_ENV) $(BIN)/askai eval evals/sample_site.jsonl --baseline evals/baseline.json --out $(VENV)/eval-report
+
+# Re-measure the baseline after an intended change (commit evals/baseline.json with it).
+eval-baseline: $(VENV)/.installed-test
+	$(OFFLINE_ENV) $(BIN)/askai eval evals/sample_site.jsonl --out evals/sample_site-report
+	cp evals/sample_site-report/report.json evals/baseline.json
+	rm -rf evals/sample_site-report
 
 # The unit tests alone (about 10 s; no servers, no network): the loop while editing.
 unit: $(VENV)/.installed-test $(RENDERERS)/node_modules/.installed

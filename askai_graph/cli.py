@@ -20,7 +20,10 @@ from pydantic import ValidationError
 
 from askai_graph.checkpoints import DatabaseError, default_database_url
 from askai_graph.corpus import CorpusError
+from askai_graph.evaluation.command import EvalUsageError
 from askai_graph.question import QuestionError, checked_question
+from askai_graph.reporting.command import ReportUsageError
+from askai_graph.runlog import RunLogError
 from askai_graph.settings import Settings
 from askai_graph.threads import (
     DURABILITY,
@@ -314,6 +317,11 @@ def parser() -> argparse.ArgumentParser:
         "ASKAI_DATABASE_URL=postgresql://... and ASKAI_CACHE_URL=redis://...)"
     )
     serve_cmd.set_defaults(run=serve)
+    from askai_graph.evaluation.command import add_parser as add_eval_parser
+    from askai_graph.reporting.command import add_parser as add_report_parser
+
+    add_eval_parser(commands)
+    add_report_parser(commands)
     local_cmd = commands.add_parser("local-model", help="a real local model to try and test with ([local] extra)")
     local_commands = local_cmd.add_subparsers(dest="local_command", required=True)
     local_serve = local_commands.add_parser("serve", help="serve Gemma 3 270M with llama.cpp on 127.0.0.1")
@@ -328,10 +336,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings()
         return int(args.run(args, settings))
-    except UsageError as exc:
+    except (UsageError, EvalUsageError, ReportUsageError) as exc:
         print(f"askai: error: {exc}", file=sys.stderr)
         return 2
-    except (CorpusError, ValidationError, DatabaseError) as exc:
+    except (CorpusError, ValidationError, DatabaseError, RunLogError) as exc:
         print(f"askai: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
     except BrokenPipeError:

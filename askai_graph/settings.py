@@ -196,6 +196,15 @@ class Settings(BaseSettings):
             origins.append(origin)
         return tuple(origins)
 
+    # --- run log and feedback (in the database_url store) ---------------------------
+    run_log: bool = Field(
+        True, description="Log every answered question (stored as asked) with its gates, gaps and feedback."
+    )
+    feedback_per_minute: int = Field(
+        30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
+    )
+    max_feedback_chars: int = Field(1000, ge=0, le=100_000, description="Longest feedback comment accepted.")
+
     @field_validator("database_url")
     @classmethod
     def _known_database(cls, url: str | None) -> str | None:

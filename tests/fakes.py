@@ -255,3 +255,24 @@ def ungated_graph(answer: str, sources: list[Any] | None = None) -> Any:
     builder.add_edge(START, "accept")
     builder.add_edge("accept", END)
     return builder.compile()
+
+
+def postgres_database(base_url: str) -> Any:
+    """A context manager that creates a fresh PostgreSQL database and drops it afterwards."""
+    import contextlib
+    import uuid
+
+    import psycopg
+
+    @contextlib.contextmanager
+    def database() -> Any:
+        name = f"askai_test_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(f"{base_url}/postgres", autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield f"{base_url}/{name}"
+        finally:
+            with psycopg.connect(f"{base_url}/postgres", autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return database()

@@ -9,7 +9,10 @@ Signals, each in [0, 1]:
 - **drift_detected**: more than half of the draft's sentences share no term with the
   question.
 - **intent_alignment**: the draft has the form asked for: a linked list of posts for a
-  catalog question, prose that engages the question otherwise.
+  catalog question, prose that engages the question otherwise. A message that gives the
+  assistant orders ("ignore your instructions", "you are now...", "reply only with...")
+  is not a question about the site: quoted posts cannot align with it, so intent fails
+  and no source card lends the site's authority to an injection attempt.
 - **confidence**: the mean of relevance and grounded share, times the square of the
   share of question terms the evidence mentions at all (gaps weigh heavily). For a
   catalog question it is fixed at 0.5: from a bounded evidence slice a lexical
@@ -33,6 +36,25 @@ from askai_graph.text import STOP_WORDS, content_terms, sentences, stem, words
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _LIST_LINK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)]+\)", re.MULTILINE)
 CATALOG_CONFIDENCE = 0.5
+INSTRUCTION_INTENT = 0.0
+# Orders addressed to the assistant (prompt-injection phrasings), not questions.
+_INSTRUCTION = re.compile(
+    # an imperative: at the start of a sentence or after "and", "also", "now", "please"
+    r"(?:^|[.!?:;]\s+|\b(?:and|also|now|please|then)\s+)(?:ignore|disregard|forget|override|bypass)\b[^.?!]{0,40}?"
+    r"\b(?:instructions?|rules?|prompts?|articles?|evidence|guidelines|context|above|previous)\b"
+    r"|\byou are now\b"
+    r"|^\s*(?:system|assistant|developer)\s*:"
+    r"|\b(?:print|reveal|show|output|repeat|leak)\b[^.?!]{0,30}?\bsystem prompt\b"
+    r"|\b(?:reply|respond|answer)\s+(?:only\s+)?with\b"
+    r"|\boutput the text\b"
+    r"|</?\s*(?:question|system|instructions?)\s*>",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def gives_orders(question: str) -> bool:
+    """Whether ``question`` carries instructions for the assistant (a prompt-injection phrasing)."""
+    return bool(_INSTRUCTION.search(question))
 
 
 class LexicalCritic:
@@ -74,6 +96,8 @@ class LexicalCritic:
             on_topic = [terms & question_terms for _, _, terms in claims if terms]
             drift = bool(on_topic) and sum(1 for hit in on_topic if not hit) > len(on_topic) / 2
             intent = 1.0 if claims and relevance > 0 and not _LIST_LINK.search(request.draft) else 0.3
+            if gives_orders(request.question):
+                intent = INSTRUCTION_INTENT
             coverage = len(question_terms & all_evidence) / len(question_terms) if question_terms else 0.0
             grounded = 1 - len(ungrounded) / len(claims) if claims else 0.0
             # Coverage multiplies: a question term the evidence never mentions (a gap)
@@ -98,8 +122,9 @@ class LexicalCritic:
             for sentence in sentences(paragraph):
                 text = _LINK.sub(r"\1", sentence).strip()
                 link_titles = {t for t, _ in _LINK.findall(sentence)}
-                # A bare citation like "(Title)" is not a claim of its own.
-                if text.strip("() ") in link_titles:
+                # A bare citation like "(Title)" is not a claim of its own, nor is a
+                # lead-in that only announces a list ("Here are the articles I found:").
+                if text.strip("() ") in link_titles or (text.endswith(":") and not _LINK.search(sentence)):
                     continue
                 terms = set(content_terms(_LINK.sub("", sentence)))
                 claims.append((text, cited, terms))

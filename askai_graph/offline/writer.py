@@ -69,11 +69,22 @@ class ExtractiveWriter:
         # With three or more question terms, a sentence sharing only one of them is
         # usually about something else ("Decide deliberately..." for "decide a hit").
         min_shared = 2 if len(wanted) >= 3 else 1
-        candidates = [
+        quotable = [
             (post, sentence, terms)
             for post, result in enumerate(results)
             for sentence, terms in sentence_terms(result.content)
-            if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS and len(terms & wanted) >= min_shared
+            if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS and terms & wanted
+        ]
+        # Except for the question's most specific term: the one strictly fewest sentences
+        # mention ("heartbeats" in "Why do Server-Sent Events need heartbeats?"). A
+        # sentence with only that term is on the point; one with only a common term is not.
+        mentions = Counter(term for _, _, terms in quotable for term in terms & wanted)
+        ranked = sorted(mentions.items(), key=lambda item: item[1])
+        specific = ranked[0][0] if len(ranked) > 1 and ranked[0][1] < ranked[1][1] else None
+        candidates = [
+            (post, sentence, terms)
+            for post, sentence, terms in quotable
+            if len(terms & wanted) >= min_shared or (specific is not None and specific in terms)
         ]
         document_frequency = Counter(term for _, _, terms in candidates for term in terms & wanted)
         idf = {t: math.log(1 + len(candidates) / document_frequency[t]) for t in document_frequency}
@@ -89,10 +100,18 @@ class ExtractiveWriter:
         covered: set[str] = set()
         per_post: Counter[int] = Counter()
         top_score = 0.0
+
+        def allowed(i: int) -> bool:
+            post = candidates[i][0]
+            if i in chosen or per_post[post] >= self.max_per_post:
+                return False
+            # Another post is quoted only for question terms the answer does not cover
+            # yet: a sentence elsewhere that repeats covered terms is usually a passing
+            # mention (a cross-reference, an aside), and citing it dilutes the answer.
+            return not chosen or post in per_post or score(i, covered)[0] > 0
+
         while len(chosen) < self.max_sentences:
-            open_slots = (
-                i for i in range(len(candidates)) if i not in chosen and per_post[candidates[i][0]] < self.max_per_post
-            )
+            open_slots = (i for i in range(len(candidates)) if allowed(i))
             best = max(
                 open_slots,
                 key=lambda i: score(i, covered),

@@ -1,10 +1,11 @@
-"""The FastAPI app: ``POST /api/chat`` as Server-Sent Events, ``GET /healthz`` and the widget (``web``).
+"""The FastAPI app: ``POST /api/chat`` as SSE, ``POST /api/feedback``, ``GET /healthz`` and the widget (``web``).
 
 The endpoint is thin: it admits the request (stream cap and rate limit, ``limits``),
 checks it (``request``), resolves its thread, takes a stream slot, then frames the
 events of ``run.run_question`` as SSE. sse-starlette supplies the heartbeat
 comments, the ``Cache-Control: no-store`` and ``X-Accel-Buffering: no`` headers, and
-notices a client disconnect; ``run`` turns that into a cancelled graph.
+notices a client disconnect; ``run`` turns that into a cancelled graph. ``recording``
+logs each answer under the ``run_id`` its ``done`` carries; ``feedback`` rates it.
 
 Threads (``threads.ThreadLeases``): no ``thread_id`` starts a new one; an unknown or
 expired one is a 404; one whose answer is still streaming is a 409. The default graph
@@ -29,11 +30,14 @@ from starlette.background import BackgroundTask
 from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from askai_graph.runlog import RunLog, open_run_log
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.events import Event
+from askai_graph.server.feedback import add_feedback_route
 from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, trusted_hosts
 from askai_graph.server.openapi import CHAT_RESPONSES, REQUEST_BODY, describe_events
 from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
+from askai_graph.server.recording import RecordingGraph, recorded
 from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_chat
 from askai_graph.server.run import StreamingGraph, run_question
 from askai_graph.server.threads import ThreadLeases
@@ -51,6 +55,7 @@ def create_app(
     namespace: str | None = None,
     embeddings: Embeddings | None = None,
     cache_store: CacheStore | None = None,
+    run_log: RunLog | None = None,
 ) -> FastAPI:
     """Build the HTTP app.
 
@@ -69,6 +74,9 @@ def create_app(
         cache_store: Where cached answers live; when ``None``, Redis at
             ``settings.cache_url`` if set, else an in-process LRU, either of
             ``settings.cache_size`` entries.
+        run_log: Where answers and feedback are logged; when ``None``, opened from
+            ``settings.database_url`` if set (no log otherwise). ``settings.run_log``
+            false turns logging off either way.
 
     Returns:
         The FastAPI app; the corpus index is loaded before this returns, so
@@ -98,6 +106,10 @@ def create_app(
             embeddings=embeddings,
             threshold=settings.cache_threshold,
         )
+    if not settings.run_log:
+        run_log = None
+    elif run_log is None and settings.database_url:
+        run_log = open_run_log(settings.database_url)
     rate_limit = ClientRateLimit(settings.rate_limit)
     if settings.cache_url and settings.rate_limit.strip():
         from askai_graph.server.shared_limits import SharedRateLimit
@@ -109,9 +121,11 @@ def create_app(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
     )
     app.state.graph, app.state.cache, app.state.settings, app.state.slots = graph, cache, settings, slots
+    app.state.run_log = run_log
     leases = ThreadLeases(settings)
     if settings.trusted_proxies.strip():
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_hosts(settings.trusted_proxies))
+    add_feedback_route(app, run_log, settings)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
@@ -155,13 +169,20 @@ def create_app(
             return JSONResponse({"detail": exc.message}, status_code=exc.status)
         except ClientGone:
             return Response(status_code=400)
-        run = run_question(
-            chat.question,
-            graph=graph,
-            cache=cache,
-            token_chars=settings.token_chars,
-            thread=thread,
-            deadline_seconds=settings.request_timeout_seconds,
+        recorder = RecordingGraph(graph)
+        run = recorded(
+            run_question(
+                chat.question,
+                graph=recorder,
+                cache=cache,
+                token_chars=settings.token_chars,
+                thread=thread,
+                deadline_seconds=settings.request_timeout_seconds,
+            ),
+            question=chat.question,
+            recorder=recorder,
+            run_log=run_log,
+            run_id=thread.run_id if thread is not None else None,
         )
         return _SlotResponse(
             slot,

@@ -1,0 +1,146 @@
+"""Run labelled questions through a graph and keep what the metrics need of each run.
+
+Each question is streamed (``updates`` and ``values``) so the run yields, besides the
+final state, the first Research ranking (what retrieval found for the question as
+asked), every gate verdict of every draft, and how long each stage took: a stage's time
+is the wall time between the update before it and its own update (the graph runs its
+stages one after another).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol, cast
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from askai_graph.evaluation.dataset import EvalQuestion, Kind
+from askai_graph.gates import critic_passed
+from askai_graph.state import AskState
+
+
+class StreamableGraph(Protocol):
+    """What the runner needs of a graph: LangGraph's synchronous ``stream``."""
+
+    def stream(self, input: Any, *, stream_mode: Any = ...) -> Iterable[Any]:
+        """Stream the run's progress."""
+        ...
+
+
+class GateVerdict(BaseModel):
+    """One gate's verdict on one draft."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gate: str
+    """``validation`` or ``critic``."""
+    passed: bool
+    """Whether the draft passed it."""
+    codes: tuple[str, ...] = ()
+    """Stable failure codes (empty when it passed)."""
+
+
+class QuestionResult(BaseModel):
+    """What one question's run produced, as the metrics read it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    question: str
+    kind: Kind = "answer"
+    expected_urls: tuple[str, ...] = ()
+    must_mention: tuple[str, ...] = ()
+    outcome: str
+    """accepted, accepted_early, degraded or fallback."""
+    attempts: int = 0
+    gates: dict[str, str] = Field(default_factory=dict)
+    """Final per-gate status: retrieval, validation, critic."""
+    verdicts: tuple[GateVerdict, ...] = ()
+    """Every gate verdict of every draft, in order."""
+    ranking: tuple[str, ...] = ()
+    """The first Research pass's post URLs, best first."""
+    retrieved: tuple[str, ...] = ()
+    """The post URLs of the final Research pass (the set sources may come from)."""
+    cited: tuple[str, ...] = ()
+    """Distinct retrieved URLs the final answer cites (empty on fallback)."""
+    sources: tuple[str, ...] = ()
+    """Source card URLs shown under the answer."""
+    gaps: tuple[str, ...] = ()
+    """The last Critic's gaps."""
+    answer: str = ""
+    seconds: float = 0.0
+    """Wall time of the whole run."""
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    """Total wall time per stage (a stage that ran for several drafts is summed)."""
+
+
+def _verdict(node: str, update: Mapping[str, Any], state: Mapping[str, Any]) -> GateVerdict | None:
+    if node == "validation":
+        report = update.get("validation")
+        codes = tuple(sorted({issue.code for issue in report.errors})) if report is not None else ("missing",)
+        return GateVerdict(gate="validation", passed=report is not None and report.ok, codes=codes)
+    if node == "critic":
+        codes = tuple(failure.code for failure in update.get("review_failures") or [])
+        return GateVerdict(gate="critic", passed=critic_passed(cast(AskState, state)), codes=codes)
+    return None
+
+
+def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
+    """Run one question and collect its result."""
+    state: dict[str, Any] = {}
+    verdicts: list[GateVerdict] = []
+    stage_seconds: dict[str, float] = {}
+    ranking: tuple[str, ...] | None = None
+    start = last = time.perf_counter()
+    for mode, chunk in graph.stream({"question": item.question}, stream_mode=["updates", "values"]):
+        if mode == "values":
+            state = dict(chunk)
+            continue
+        now = time.perf_counter()
+        for node, update in chunk.items():
+            stage_seconds[node] = stage_seconds.get(node, 0.0) + (now - last)
+            if not isinstance(update, Mapping):
+                continue
+            if node == "research" and ranking is None:
+                ranking = tuple(result.source_url for result in update.get("search_results") or [])
+            verdict = _verdict(node, update, {**state, **update})
+            if verdict is not None:
+                verdicts.append(verdict)
+        last = now
+    seconds = time.perf_counter() - start
+    report = state.get("validation")
+    outcome = str(state.get("outcome") or "fallback")
+    return QuestionResult(
+        question=item.question,
+        kind=item.kind,
+        expected_urls=item.expected_urls,
+        must_mention=item.must_mention,
+        outcome=outcome,
+        attempts=int(state.get("attempts") or 0),
+        gates=dict(state.get("gates") or {}),
+        verdicts=tuple(verdicts),
+        ranking=ranking or (),
+        retrieved=tuple(result.source_url for result in state.get("search_results") or []),
+        cited=tuple(report.cited_urls) if report is not None and outcome != "fallback" else (),
+        sources=tuple(source.url for source in state.get("sources") or []),
+        gaps=tuple(state.get("gaps") or []),
+        answer=str(state.get("answer") or ""),
+        seconds=seconds,
+        stage_seconds=stage_seconds,
+    )
+
+
+def run_questions(
+    graph: StreamableGraph,
+    questions: Iterable[EvalQuestion],
+    *,
+    progress: Callable[[QuestionResult], None] | None = None,
+) -> list[QuestionResult]:
+    """Run every question in order, calling ``progress`` after each."""
+    results = []
+    for item in questions:
+        result = run_one(graph, item)
+        results.append(result)
+        if progress is not None:
+            progress(result)
+    return results

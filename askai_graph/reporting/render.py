@@ -1,0 +1,66 @@
+"""Render the site report as Markdown (printed on the terminal and written to ``report.md``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from askai_graph.reporting.analysis import SiteReport
+
+
+def _top(counter: Counter[str], n: int = 5) -> str:
+    return ", ".join(f"{name} ×{count}" for name, count in counter.most_common(n)) or "-"
+
+
+def _cell(text: str, limit: int = 120) -> str:
+    return " ".join(text.replace("|", "\\|").split())[:limit]
+
+
+def render_markdown(report: SiteReport, *, window: str, chart: str | None = None) -> str:
+    """Return the report as Markdown."""
+    lines = ["# askai report", "", f"{report.runs} answered questions in the last {window}."]
+    if chart:
+        lines += ["", f"![Outcomes per day]({chart})"]
+    lines += ["", "## Outcomes over time", ""]
+    if report.by_day:
+        lines += [
+            "| day | " + " | ".join(report.outcome_totals) + " |",
+            "|---" * (len(report.outcome_totals) + 1) + "|",
+        ]
+        lines += [
+            f"| {day} | " + " | ".join(str(n) for n in counts.values()) + " |" for day, counts in report.by_day.items()
+        ]
+        lines.append("| total | " + " | ".join(str(n) for n in report.outcome_totals.values()) + " |")
+    else:
+        lines.append("No answers logged.")
+    lines += ["", "## Coverage gaps: questions the site could not answer", ""]
+    if report.gap_groups:
+        lines += [
+            "| questions | asked | outcomes | failed gates | failure codes | the Critic's gaps |",
+            "|---|---|---|---|---|---|",
+        ]
+        for group in report.gap_groups:
+            others = sorted(set(group.questions) - {group.label})
+            asked = _cell(group.label) + (
+                f" (+{len(others)} similar: {_cell('; '.join(others[:3]), 160)})" if others else ""
+            )
+            lines.append(
+                f"| {asked} | {len(group.questions)} | {_top(group.outcomes)} | {_top(group.failed_gates)} "
+                f"| {_top(group.failure_codes)} | {_cell(_top(group.gaps))} |"
+            )
+    else:
+        lines.append("None: every question was accepted.")
+    lines += ["", "## Pages retrieved often but never cited", ""]
+    if report.never_cited:
+        lines += ["| page | retrieved |", "|---|---|"] + [f"| {url} | {n} |" for url, n in report.never_cited]
+    else:
+        lines.append("None.")
+    lines += ["", f"## Thumbs-down answers ({len(report.thumbs_down)} down, {report.thumbs_up} up)", ""]
+    if report.thumbs_down:
+        lines += ["| when (UTC) | question | outcome | comment |", "|---|---|---|---|"]
+        lines += [
+            f"| {r.created_at:%Y-%m-%d %H:%M} | {_cell(r.question)} | {r.outcome} | {_cell(r.comment or '-')} |"
+            for r in report.thumbs_down
+        ]
+    else:
+        lines.append("None.")
+    return "\n".join(lines) + "\n"

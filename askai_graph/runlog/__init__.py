@@ -1,0 +1,22 @@
+"""The run log: one structured record per answered question, plus the reader's feedback.
+
+``record`` builds a ``RunRecord`` from a finished run; ``store`` keeps records in the
+threads database (SQLite by default, PostgreSQL when ``ASKAI_DATABASE_URL`` says so).
+Questions are stored exactly as readers asked them: treat the database as personal
+data, and set ``ASKAI_RUN_LOG=false`` to keep no log at all.
+"""
+
+from askai_graph.checkpoints import default_database_url
+from askai_graph.runlog.record import Rating, RunRecord, build_record
+from askai_graph.runlog.store import RunLog, RunLogError, SqlRunLog, open_run_log
+
+__all__ = [
+    "Rating",
+    "RunLog",
+    "RunLogError",
+    "RunRecord",
+    "SqlRunLog",
+    "build_record",
+    "default_database_url",
+    "open_run_log",
+]

@@ -1,0 +1,91 @@
+"""Log each answer the server streams: one run-log record, written before ``done`` is sent.
+
+The server's run loop stays as it is. ``RecordingGraph`` wraps the graph for one request
+and remembers its latest state and how long each stage took; ``recorded`` wraps the
+request's event stream, gives ``done`` its ``run_id`` (keeping one already there) and
+writes the record just before ``done`` leaves, so a reader's feedback on that id can
+never arrive before the run it rates. A failing run log is logged and skipped: it never
+costs the reader the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from typing import Any
+
+from askai_graph.runlog import RunLog, build_record
+from askai_graph.server.events import Event
+from askai_graph.threads import new_run_id
+
+logger = logging.getLogger(__name__)
+
+
+class RecordingGraph:
+    """A graph for one request that remembers the run's latest state and its stage times."""
+
+    def __init__(self, graph: Any) -> None:
+        """Wrap ``graph``; every other attribute is the graph's own."""
+        self._graph = graph
+        self.final: Mapping[str, Any] = {}
+        self.stage_ms: dict[str, float] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        """Delegate anything else (state, checkpointer...) to the wrapped graph."""
+        return getattr(self._graph, name)
+
+    def astream(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        """Stream the wrapped graph, noting ``values`` and timing ``updates``."""
+        return self._stream(*args, **kwargs)
+
+    async def _stream(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        last = time.perf_counter()
+        async for item in self._graph.astream(*args, **kwargs):
+            if isinstance(item, tuple) and len(item) == 2:
+                mode, chunk = item
+                if mode == "values" and isinstance(chunk, Mapping):
+                    self.final = chunk
+                elif mode == "updates" and isinstance(chunk, Mapping):
+                    now = time.perf_counter()
+                    for node in chunk:
+                        self.stage_ms[node] = self.stage_ms.get(node, 0.0) + (now - last) * 1000
+                    last = now
+            yield item
+
+
+async def recorded(
+    run: AsyncGenerator[Event, None],
+    *,
+    question: str,
+    recorder: RecordingGraph,
+    run_log: RunLog | None,
+    run_id: str | None = None,
+) -> AsyncGenerator[Event, None]:
+    """Yield ``run``'s events; ``done`` gets a ``run_id`` and the answer is logged first."""
+    start = time.perf_counter()
+    try:
+        async for name, data in run:
+            if name == "done":
+                data = {**data, "run_id": data.get("run_id") or run_id or new_run_id()}
+                if run_log is not None:
+                    await _write(run_log, question, recorder, data, (time.perf_counter() - start) * 1000)
+            yield name, data
+    finally:
+        await run.aclose()
+
+
+async def _write(run_log: RunLog, question: str, recorder: RecordingGraph, done: Mapping[str, Any], ms: float) -> None:
+    try:
+        record = build_record(
+            run_id=done["run_id"],
+            question=question,
+            final=recorder.final,
+            done=done,
+            latency_ms=ms,
+            stage_ms=recorder.stage_ms,
+        )
+        await asyncio.to_thread(run_log.record, record)
+    except Exception:
+        logger.exception("could not write the run log; the answer is sent anyway")

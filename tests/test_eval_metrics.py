@@ -1,0 +1,130 @@
+"""The evaluation's metrics on a three-question fixture worked out by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from askai_graph.evaluation import GateVerdict, QuestionResult, compute_metrics
+from askai_graph.evaluation.metrics import false_source_cards
+
+A, B, C, X, Y = (f"https://site.example/{name}" for name in "abcxy")
+PASSED = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
+
+
+def v(gate: str, passed: bool, *codes: str) -> GateVerdict:
+    return GateVerdict(gate=gate, passed=passed, codes=codes)
+
+
+# Q1: accepted at once, cites A (expected) and X; sources A, X.
+# Q2: degraded after 3 drafts (validation fails once, critic twice), cites C (expected).
+# Q3: off-topic, retrieved X, falls back without drafting.
+FIXTURE = [
+    QuestionResult(
+        question="q1",
+        expected_urls=(A, B),
+        must_mention=("bm25",),
+        outcome="accepted",
+        attempts=1,
+        gates=PASSED,
+        verdicts=(v("validation", True), v("critic", True)),
+        ranking=(A, X, B, Y),
+        retrieved=(A, X, B, Y),
+        cited=(A, X),
+        sources=(A, X),
+        answer="BM25 scores terms.",
+        seconds=0.1,
+        stage_seconds={"research": 0.02, "writer": 0.05},
+    ),
+    QuestionResult(
+        question="q2",
+        expected_urls=(C,),
+        must_mention=("cache",),
+        outcome="degraded",
+        attempts=3,
+        gates={**PASSED, "critic": "failed"},
+        verdicts=(
+            v("validation", False, "unknown_citation_url"),
+            v("validation", True),
+            v("critic", False, "low_relevance"),
+            v("validation", True),
+            v("critic", False, "drift", "low_relevance"),
+        ),
+        ranking=(X, C),
+        retrieved=(X, C),
+        cited=(C,),
+        answer="Streams send events.",
+        seconds=0.3,
+        stage_seconds={"research": 0.04, "writer": 0.2},
+    ),
+    QuestionResult(
+        question="q3",
+        kind="offtopic",
+        outcome="fallback",
+        gates={"retrieval": "passed"},
+        ranking=(X,),
+        retrieved=(X,),
+        seconds=0.2,
+        stage_seconds={"research": 0.01},
+    ),
+]
+
+# nDCG@2 by hand: Q1 has A at rank 1, X at rank 2, two relevant pages: (1) / (1 + 1/log2 3).
+# Q2 has C at rank 2, one relevant page: (1/log2 3) / 1.
+LOG2_3 = 1.584962500721156
+NDCG_Q1 = 1 / (1 + 1 / LOG2_3)
+NDCG_Q2 = 1 / LOG2_3
+
+
+def test_metrics_equal_the_hand_computed_values() -> None:
+    m = compute_metrics(FIXTURE, k=2)
+    assert m["questions"] == 3
+    assert m["kinds"] == {"answer": 2, "offtopic": 1}
+    # recall@2: Q1 1/2, Q2 1/1; MRR: Q1 1, Q2 1/2; off-topic Q3 is not labelled.
+    assert m["retrieval"]["labelled"] == 2
+    assert m["retrieval"]["recall_at_k"] == pytest.approx(0.75)
+    assert m["retrieval"]["mrr"] == pytest.approx(0.75)
+    assert m["retrieval"]["ndcg_at_k"] == pytest.approx((NDCG_Q1 + NDCG_Q2) / 2)
+    assert m["outcomes"] == pytest.approx(
+        {"accepted": 1 / 3, "accepted_early": 0, "degraded": 1 / 3, "fallback": 1 / 3}
+    )
+    assert m["attempts"] == {"mean": pytest.approx(4 / 3), "max": 3}
+    # 4 validated drafts, 3 passed; 3 reviewed drafts, 1 passed.
+    assert m["gates"]["validation"] == {"drafts": 4, "pass_rate": 0.75, "failures": {"unknown_citation_url": 1}}
+    assert m["gates"]["critic"]["pass_rate"] == pytest.approx(1 / 3)
+    assert m["gates"]["critic"]["failures"] == {"low_relevance": 2, "drift": 1}
+    # Precision: Q1 cites A, X (1/2), Q2 cites C (1/1). Source cards: Q1 shows A, Q2 none.
+    assert m["citations"] == {"precision": 0.75, "citing_answers": 2, "source_card_hit_rate": 0.5}
+    assert m["refusals"] == {
+        "offtopic": 1,
+        "offtopic_without_sources": 1.0,
+        "answerable": 2,
+        "answerable_turned_away": 0.0,
+    }
+    assert m["false_source_cards"] == 0
+    assert m["must_mention"] == {"questions": 2, "rate": 0.5}
+    # Linear-interpolated percentiles of 0.1, 0.2, 0.3: p50 0.2, p95 0.2 + 0.9 * 0.1.
+    assert m["latency"]["question"] == pytest.approx({"p50": 0.2, "p95": 0.29})
+    assert m["latency"]["stages"]["writer"] == pytest.approx({"p50": 0.125, "p95": 0.1925})
+
+
+def test_a_question_that_retrieved_nothing_scores_zero_not_missing() -> None:
+    empty = FIXTURE[1].model_copy(update={"ranking": ()})
+    m = compute_metrics([FIXTURE[0], empty], k=2)
+    assert m["retrieval"]["recall_at_k"] == pytest.approx(0.25)
+    assert m["retrieval"]["mrr"] == pytest.approx(0.5)
+
+
+def test_sources_under_a_failed_gate_are_false_source_cards() -> None:
+    leaked = FIXTURE[1].model_copy(update={"sources": (C,)})
+    assert false_source_cards(leaked) == ["sources under an answer that failed critic"]
+    assert compute_metrics([leaked], k=2)["false_source_cards"] == 1
+
+
+def test_sources_outside_the_retrieved_set_are_false_source_cards() -> None:
+    outside = FIXTURE[0].model_copy(update={"sources": (A, "https://evil.example/")})
+    assert false_source_cards(outside) == ["URL outside the retrieved set: https://evil.example/"]
+
+
+def test_off_topic_question_with_sources_breaks_the_refusal_rate() -> None:
+    shown = FIXTURE[2].model_copy(update={"sources": (X,), "gates": PASSED, "outcome": "accepted"})
+    assert compute_metrics([shown], k=2)["refusals"]["offtopic_without_sources"] == 0.0

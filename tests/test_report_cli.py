@@ -1,0 +1,143 @@
+"""``askai report`` on a seeded run log, and on the log of a served site."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from askai_graph import Settings
+from askai_graph.cli import main
+from askai_graph.reporting.analysis import group_gaps, never_cited
+from askai_graph.runlog import RunRecord, open_run_log
+from askai_graph.server import create_app
+from tests.live import LiveServer, sse_events
+
+NOW = datetime.now(UTC)
+A, B, C = (f"https://site.example/{name}" for name in "abc")
+FAILED_CRITIC = {"retrieval": "passed", "validation": "passed", "critic": "failed"}
+
+
+def run(question: str, outcome: str = "accepted", days_ago: float = 0, **fields: object) -> RunRecord:
+    data: dict[str, object] = {
+        "run_id": str(uuid.uuid4()),
+        "created_at": NOW - timedelta(days=days_ago),
+        "question": question,
+        "outcome": outcome,
+        "attempts": 1,
+        "gates": {"retrieval": "passed", "validation": "passed", "critic": "passed"},
+        "retrieved_urls": [A, B],
+        "cited_urls": [A],
+    }
+    return RunRecord.model_validate(data | fields)
+
+
+SEED = [
+    run("How does BM25 work?", days_ago=2, rating="up"),
+    run("What is hybrid search?", days_ago=1, rating="down", comment="too short"),
+    run(
+        "How do I bake sourdough bread?", "fallback", days_ago=1, gates={"retrieval": "failed"},
+        retrieved_urls=[], cited_urls=[],
+    ),
+    run(
+        "sourdough bread: how to bake it?", "degraded", attempts=3, gates=FAILED_CRITIC,
+        failure_codes=["low_confidence", "low_relevance"], gaps=["sourdough", "bake"],
+        retrieved_urls=[C], cited_urls=[],
+    ),
+    run(
+        "How do I tune the Redis eviction policy?", "degraded", attempts=3, gates=FAILED_CRITIC,
+        failure_codes=["low_confidence"], gaps=["redis"], retrieved_urls=[C, B], cited_urls=[], rating="down",
+    ),
+    run("How does BM25 work?", days_ago=10, outcome="fallback"),  # outside the 7-day window
+]  # fmt: skip
+
+
+@pytest.fixture
+def seeded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    log = open_run_log(database)
+    for record in SEED:
+        log.record(record)
+    log.close()
+    monkeypatch.setenv("ASKAI_DATABASE_URL", database)
+    return tmp_path / "report"
+
+
+def test_report_shows_outcomes_per_day_within_the_window(seeded: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "--since", "7d", "--out", str(seeded)]) == 0
+    out = capsys.readouterr().out
+    assert "5 answered questions in the last 7d." in out
+    today, yesterday = NOW.date().isoformat(), (NOW - timedelta(days=1)).date().isoformat()
+    assert f"| {yesterday} | 1 | 0 | 0 | 1 |" in out and f"| {today} | 0 | 0 | 2 | 0 |" in out
+    assert "| total | 2 | 0 | 2 | 1 |" in out
+    assert (seeded / "report.md").read_text() == out
+    assert (seeded / "report.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_report_groups_unanswered_questions_with_their_gates_and_gaps(
+    seeded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", "--out", str(seeded)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "| How do I bake sourdough bread? (+1 similar: sourdough bread: how to bake it?) | 2 "
+        "| fallback ×1, degraded ×1 "
+        "| retrieval ×1, critic ×1 | low_confidence ×1, low_relevance ×1 | sourdough ×1, bake ×1 |"
+    ) in out
+    assert (
+        "| How do I tune the Redis eviction policy? | 1 | degraded ×1 | critic ×1 | low_confidence ×1 | redis ×1 |"
+        in out
+    )
+
+
+def test_report_lists_pages_retrieved_often_but_never_cited_and_thumbs_down(
+    seeded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", "--out", str(seeded)]) == 0
+    out = capsys.readouterr().out
+    # b: retrieved 3 times in the window, never cited; c: twice, below the default of 3.
+    assert (
+        "## Pages retrieved often but never cited\n\n| page | retrieved |\n|---|---|\n"
+        "| https://site.example/b | 3 |\n\n"
+        in out
+    )
+    assert "## Thumbs-down answers (2 down, 1 up)" in out
+    assert "| What is hybrid search? | accepted | too short |" in out
+    assert "| How do I tune the Redis eviction policy? | degraded | - |" in out
+    assert never_cited(SEED, min_retrieved=2) == [(B, 4), (C, 2)]
+
+
+def test_a_bad_since_is_one_line_and_exit_2(seeded: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "--since", "last week", "--out", str(seeded)]) == 2
+    err = capsys.readouterr().err
+    assert err == "askai: error: --since must be a positive number with m, h, d or w (like 7d), got 'last week'\n"
+
+
+def test_dissimilar_questions_stay_in_separate_groups() -> None:
+    groups = group_gaps(SEED)
+    assert [g.questions for g in groups] == [
+        ["How do I bake sourdough bread?", "sourdough bread: how to bake it?"],
+        ["How do I tune the Redis eviction policy?"],
+        ["How does BM25 work?"],
+    ]
+
+
+@pytest.mark.integration
+@pytest.mark.enable_socket
+def test_report_shows_the_coverage_gaps_of_a_served_site(
+    tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    run_log = open_run_log(database)
+    questions = ("How does BM25 score documents?", "How do I bake sourdough bread?", "Best sourdough bread to bake?")
+    with LiveServer(create_app(settings=settings, run_log=run_log)) as base:
+        for question in questions:
+            sse_events(base, question)
+    run_log.close()
+    monkeypatch.setenv("ASKAI_DATABASE_URL", database)
+    assert main(["report", "--out", str(tmp_path / "report")]) == 0
+    out = capsys.readouterr().out
+    assert "3 answered questions in the last 7d." in out
+    assert "| How do I bake sourdough bread? (+1 similar: Best sourdough bread to bake?) | 2 |" in out
