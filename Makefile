@@ -24,7 +24,7 @@ NPM ?= npm
 RENDERERS := tests/renderers
 NODE_HINT := make test needs Node.js 20+ and npm for the renderer differential test (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)
 
-.PHONY: demo test unit lint typecheck tests eval-check eval-baseline serve bench diagram clean web web-check chromium screenshot
+.PHONY: demo test unit lint typecheck tests eval-check eval-baseline serve bench diagram clean web web-check chromium screenshot services
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "askai-graph needs Python 3.11+; set PYTHON=python3.11")'
@@ -86,7 +86,7 @@ $(SCHEMATHESIS): | $(BIN)/python
 	$(VENV)/tools/schemathesis/bin/python -m pip install --quiet 'schemathesis>=4.32,<5'
 
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
-tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium $(WEB_DEPS) $(RENDERERS)/node_modules/.installed
+tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium services $(WEB_DEPS) $(RENDERERS)/node_modules/.installed
 	CHROMIUM=$(CHROMIUM) $(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The labelled sample-site questions against the committed baseline: a change that makes
@@ -154,6 +154,22 @@ chromium:
 	@if [ ! -x "$(CHROMIUM)" ]; then \
 	  echo "The widget's browser tests need Chromium at $(CHROMIUM): run 'sudo apt-get install -y chromium' (Debian/Ubuntu), or set CHROMIUM=/path/to/chromium" >&2; exit 1; \
 	fi
+
+# The scale-out tests run real servers: each starts a redis-server of its own (the
+# binary must exist) and creates a database of its own on PostgreSQL at
+# ASKAI_TEST_POSTGRES (postgresql://postgres@127.0.0.1:5432 by default).
+ASKAI_TEST_POSTGRES ?= postgresql://postgres@127.0.0.1:5432
+services: $(VENV)/.installed-test
+	@if ! command -v redis-server >/dev/null && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing redis-server (apt-get) for the shared-cache tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
+	fi
+	@command -v redis-server >/dev/null || { echo "The shared-cache tests need redis-server: run 'sudo apt-get install -y redis-server'" >&2; exit 1; }
+	@if command -v pg_isready >/dev/null && ! pg_isready -q -d "$(ASKAI_TEST_POSTGRES)/postgres" && command -v service >/dev/null; then \
+	  service postgresql start >/dev/null 2>&1 || true; \
+	fi
+	@$(BIN)/python -c 'import psycopg, sys; psycopg.connect(sys.argv[1] + "/postgres", connect_timeout=5).close()' "$(ASKAI_TEST_POSTGRES)" 2>/dev/null || { \
+	  echo "The thread and scale-out tests need PostgreSQL at $(ASKAI_TEST_POSTGRES) (trust auth, user postgres): install and start it (sudo apt-get install -y postgresql && sudo service postgresql start), or set ASKAI_TEST_POSTGRES" >&2; exit 1; }
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .langgraph_api $(RENDERERS)/node_modules

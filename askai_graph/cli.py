@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -226,6 +227,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     port = settings.port if args.port is None else args.port
     if not 0 <= port <= 65535:
         raise UsageError(f"--port must be between 0 and 65535 (got {port})")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1 (got {args.workers})")
     settings = settings.model_copy(update={"database_url": threads_url(settings)})
     with open_checkpointer(settings.database_url or ""):
         pass  # fail now, in one line, if the threads database cannot be opened (and create its tables)
@@ -239,6 +242,19 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     print(f"askai: serving on http://{shown}:{bound} (loading the corpus first)", flush=True)
     from askai_graph.server import create_app
 
+    if args.workers > 1:
+        from askai_graph.server.workers import supervise
+
+        for warning in _unshared_state(settings):
+            print(f"askai: warning: {warning}", file=sys.stderr, flush=True)
+
+        def run_worker(sock: socket.socket) -> None:
+            uvicorn.Server(uvicorn_config(create_app(settings=settings), settings)).run(sockets=[sock])
+
+        try:
+            return supervise(sock, args.workers, run_worker)
+        finally:
+            sock.close()
     try:
         app = create_app(settings=settings)
     except BaseException:
@@ -246,6 +262,17 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         raise
     uvicorn.Server(uvicorn_config(app, settings)).run(sockets=[sock])
     return 0
+
+
+def _unshared_state(settings: Settings) -> list[str]:
+    """Say what several workers will not share with these settings."""
+    warnings = []
+    if not (settings.database_url or "").startswith(("postgresql://", "postgres://")):
+        warnings.append("threads are in SQLite: a thread answering on one worker is not refused (409) on another; "
+                        "set ASKAI_DATABASE_URL=postgresql://...")
+    if not settings.cache_url:
+        warnings.append("each worker keeps its own answer cache and rate limit; set ASKAI_CACHE_URL=redis://...")
+    return warnings
 
 
 def local_model_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -285,6 +312,10 @@ def parser() -> argparse.ArgumentParser:
     serve_cmd = commands.add_parser("serve", help="serve POST /api/chat (SSE)")
     serve_cmd.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve_cmd.add_argument("--port", type=int, help="bind port (default 4321; 0 picks a free port and prints it)")
+    serve_cmd.add_argument(
+        "--workers", type=int, default=1, help="server processes on the one port (default 1; share state via "
+        "ASKAI_DATABASE_URL=postgresql://... and ASKAI_CACHE_URL=redis://...)"
+    )
     serve_cmd.set_defaults(run=serve)
     from askai_graph.evaluation.command import add_parser as add_eval_parser
     from askai_graph.reporting.command import add_parser as add_report_parser

@@ -132,6 +132,14 @@ class Settings(BaseSettings):
     cache_threshold: float = Field(
         0.9, gt=0, le=1, description="Cosine similarity a paraphrase needs when the cache is given an Embeddings."
     )
+    cache_url: str | None = Field(
+        None,
+        description="Redis server shared by several `askai serve` processes for the answer cache and the rate "
+        "limit (redis://host:6379/0); unset = in process memory. Losing Redis only costs cache misses.",
+    )
+    cache_ttl_seconds: int = Field(
+        7 * 24 * 3600, ge=1, description="Seconds a cached answer lives in the Redis cache after it is stored."
+    )
     header_timeout_seconds: float = Field(
         10.0, gt=0, le=600, description="Time a client has to send a request's headers; then the connection closes."
     )
@@ -205,6 +213,13 @@ class Settings(BaseSettings):
             or url.startswith(("postgresql://", "postgres://"))
         ):
             raise ValueError("must be sqlite:///path or postgresql://user@host/database")
+        return url
+
+    @field_validator("cache_url")
+    @classmethod
+    def _known_cache(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must be redis://host:port/db, rediss://... or unix:///path")
         return url
 
     @field_validator("rate_limit")

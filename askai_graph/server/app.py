@@ -36,6 +36,7 @@ from askai_graph.server.events import Event
 from askai_graph.server.feedback import add_feedback_route
 from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, trusted_hosts
 from askai_graph.server.openapi import CHAT_RESPONSES, REQUEST_BODY, describe_events
+from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
 from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_chat
 from askai_graph.server.run import StreamingGraph, run_question
@@ -70,8 +71,9 @@ def create_app(
             ``graph`` and no namespace, the cache is private to this app.
         embeddings: Optional paraphrase finder for the answer cache; without it only
             the same question (see ``questions.exact_key``) is served from the cache.
-        cache_store: Where cached answers live; an in-process LRU of
-            ``settings.cache_size`` entries when ``None``.
+        cache_store: Where cached answers live; when ``None``, Redis at
+            ``settings.cache_url`` if set, else an in-process LRU, either of
+            ``settings.cache_size`` entries.
         run_log: Where answers and feedback are logged; when ``None``, opened from
             ``settings.database_url`` if set (no log otherwise). ``settings.run_log``
             false turns logging off either way.
@@ -94,9 +96,12 @@ def create_app(
             graph = make_graph(InMemorySaver())
     cache = None
     if settings.cache_enabled:
+        if cache_store is None:
+            # A store the app opens is closed with it (its connections belong to the app's loop).
+            cache_store = _default_store(settings)
+            lifespan = _closing_lifespan(lifespan, cache_store)
         cache = SemanticCache(
-            # ``is None``, not ``or``: an empty store has length 0 and is falsy.
-            InMemoryCacheStore(settings.cache_size) if cache_store is None else cache_store,
+            cache_store,
             namespace=f"{namespace}:{config_digest(settings)}" if namespace else None,
             embeddings=embeddings,
             threshold=settings.cache_threshold,
@@ -106,6 +111,11 @@ def create_app(
     elif run_log is None and settings.database_url:
         run_log = open_run_log(settings.database_url)
     rate_limit = ClientRateLimit(settings.rate_limit)
+    if settings.cache_url and settings.rate_limit.strip():
+        from askai_graph.server.shared_limits import SharedRateLimit
+
+        rate_limit = SharedRateLimit(settings.rate_limit, settings.cache_url)
+        lifespan = _closing_lifespan(lifespan, rate_limit)
     slots = StreamSlots(settings.max_streams)
     app = FastAPI(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
@@ -150,8 +160,10 @@ def create_app(
                 return _busy(settings)
             try:
                 thread, release = await leases.claim(graph, chat.thread_id)
-            except BaseException:
+            except BaseException as exc:
                 slot.release()
+                if isinstance(exc, Exception) and database_outage(exc):
+                    return _refused(503, THREADS_UNREACHABLE, settings.retry_after_seconds)
                 raise
         except BadRequest as exc:
             return JSONResponse({"detail": exc.message}, status_code=exc.status)
@@ -184,6 +196,37 @@ def create_app(
 
     describe_events(app)
     return app
+
+
+def _closing_lifespan(inner: Any, resource: object) -> Any:
+    """Run ``inner`` (if any), then close ``resource`` if it has connections to close."""
+    close = getattr(resource, "aclose", None)
+    if close is None:
+        return inner
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            if inner is None:
+                yield
+            else:
+                async with inner(app):
+                    yield
+        finally:
+            await close()
+
+    return lifespan
+
+
+def _default_store(settings: Settings) -> CacheStore:
+    """Return the Redis store when ``cache_url`` is set, else an in-process LRU."""
+    if settings.cache_url:
+        from askai_graph.server.redis_cache import RedisCacheStore
+
+        return RedisCacheStore(
+            settings.cache_url, max_entries=settings.cache_size, ttl_seconds=settings.cache_ttl_seconds
+        )
+    return InMemoryCacheStore(settings.cache_size)
 
 
 def _busy(settings: Settings) -> JSONResponse:

@@ -161,6 +161,7 @@ SERVING_SETTINGS = frozenset(
     | {"header_timeout_seconds", "body_timeout_seconds", "max_header_bytes", "max_connections", "max_streams"}
     | {"rate_limit", "trusted_proxies", "request_timeout_seconds", "retry_after_seconds"}
     | {"cors_origins", "database_url", "thread_ttl_hours", "thread_lease_seconds"}
+    | {"cache_url", "cache_ttl_seconds"}
 )
 
 
@@ -175,6 +176,10 @@ def config_digest(settings: Settings) -> str:
 
     config = settings.model_dump(mode="json", exclude=set(SERVING_SETTINGS))
     texts = {name: value for name, value in vars(prompts).items() if name.isupper() and isinstance(value, str)}
+    # Sets (e.g. the Mermaid diagram types) dump in hash order, which differs between
+    # processes: sort them, or two workers with one configuration get two namespaces.
+    sets = {name for name in config if isinstance(getattr(settings, name), set | frozenset)}
+    config = {name: sorted(value) if name in sets else value for name, value in config.items()}
     payload = json.dumps({"settings": config, "prompts": texts, "version": _version()}, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 

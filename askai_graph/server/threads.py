@@ -85,7 +85,11 @@ class PostgresLeaseStore:
         token = uuid.uuid4().hex
         async with self.pool.connection() as connection:
             if not self._ready:
-                await connection.execute(self._SETUP)
+                # Concurrent CREATE TABLE IF NOT EXISTS race (a duplicate-type error): the
+                # first requests of every process take turns under a transaction lock.
+                async with connection.transaction():
+                    await connection.execute("SELECT pg_advisory_xact_lock(hashtext('askai_thread_leases'))")
+                    await connection.execute(self._SETUP)
                 self._ready = True
             row = await (await connection.execute(self._ACQUIRE, (thread_id, token, seconds))).fetchone()
         return token if row is not None else None

@@ -1,0 +1,205 @@
+"""Several ``askai serve`` processes on one PostgreSQL and one Redis behave as one server.
+
+Real processes: ``askai serve`` itself, a database of the test's own on the local
+PostgreSQL server (dropped afterwards) and a ``redis-server`` of the test's own on a
+free port.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from askai_graph import Settings
+from tests.live import LiveServer, free_port
+from tests.redis_server import RedisServer
+from tests.test_server_threads import BM25_POST, FOLLOW_UP, ROOT, chat, postgres_database
+
+pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
+
+__all__ = ["postgres_database"]  # the fixture, shared with the threads tests
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+class Serve:
+    """``askai serve [args]`` as a process on a free port; ``with`` yields its URL and stops it."""
+
+    def __init__(self, env: dict[str, str], log: Path, *args: str) -> None:
+        self.port = free_port()
+        base = {name: value for name, value in os.environ.items() if not name.startswith("ASKAI_")}
+        self.log = log.open("ab")
+        command = [sys.executable, "-m", "askai_graph", "serve", "--port", str(self.port), *args]
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=base | env, stdout=self.log, stderr=subprocess.STDOUT
+        )
+
+    def __enter__(self) -> str:
+        base = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    return base
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.__exit__()
+        raise RuntimeError(f"askai serve did not start: {Path(self.log.name).read_text()[-2000:]}")
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+def shared_env(database_url: str, redis_url: str, index_cache: Path) -> dict[str, str]:
+    return {
+        "ASKAI_DATABASE_URL": database_url,
+        "ASKAI_CACHE_URL": redis_url,
+        "ASKAI_INDEX_CACHE_DIR": str(index_cache),
+        "ASKAI_RATE_LIMIT": "",
+    }
+
+
+def test_an_answer_cached_by_one_process_is_a_hit_on_another_and_its_thread_continues_there(
+    postgres_database: str, redis_url: str, tmp_path: Path, index_cache: Path
+) -> None:
+    env = shared_env(postgres_database, redis_url, index_cache)
+    with Serve(env, tmp_path / "a.log") as first, Serve(env, tmp_path / "b.log") as second:
+        asked = chat(first, "What is BM25?")
+        again = chat(second, "What is BM25?")
+        follow_up = chat(second, FOLLOW_UP, asked.done["thread_id"])
+    assert asked.done["cached"] is False
+    assert again.done["cached"] is True and again.answer == asked.answer
+    assert follow_up.status == 200, follow_up.detail
+    assert follow_up.done["thread_id"] == asked.done["thread_id"] and follow_up.sources[0] == BM25_POST
+
+
+def worker_pids(parent: int) -> set[int]:
+    """The live child processes of ``parent`` (from /proc)."""
+    children = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent and fields[0] != "Z":
+                children.add(int(entry.name))
+    return children
+
+
+def test_serve_workers_runs_that_many_processes_on_one_port_and_stops_them_all(
+    postgres_database: str, redis_url: str, tmp_path: Path, index_cache: Path
+) -> None:
+    env = shared_env(postgres_database, redis_url, index_cache)
+    server = Serve(env, tmp_path / "serve.log", "--workers", "2")
+    with server as base:
+        workers = worker_pids(server.process.pid)
+        first = chat(base, "What is BM25?")
+        answers = [chat(base, "What is BM25?").done["cached"] for _ in range(4)]
+    assert len(workers) == 2
+    assert first.done["cached"] is False and answers == [True] * 4
+    assert server.process.returncode == 0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+
+
+def test_serve_refuses_fewer_than_one_worker(capsys: pytest.CaptureFixture[str]) -> None:
+    from askai_graph.cli import main
+
+    assert main(["serve", "--workers", "0"]) == 2
+    assert capsys.readouterr().err == "askai: error: --workers must be at least 1 (got 0)\n"
+
+
+def test_the_config_digest_is_the_same_in_every_process() -> None:
+    # A set-valued setting must not make the digest depend on the process's hash seed.
+    script = "from askai_graph import Settings; from askai_graph.server.cache import config_digest; "
+    script += "print(config_digest(Settings()))"
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", script], env=os.environ | {"PYTHONHASHSEED": seed}, capture_output=True, text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(digests) == 1
+
+
+def set_reachable(database_url: str, reachable: bool) -> None:
+    """Refuse (or allow again) every connection to the test's database, dropping the open ones."""
+    import psycopg
+
+    server, name = database_url.rsplit("/", 1)
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
+        admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(reachable).lower()}')
+        if not reachable:
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+
+
+def test_losing_postgresql_answers_503_for_threads_until_it_returns(
+    postgres_database: str, settings: Settings
+) -> None:
+    import uvicorn
+
+    from askai_graph.server import create_app
+
+    app = create_app(settings=settings.model_copy(update={"database_url": postgres_database}))
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="none", timeout_graceful_shutdown=2)
+    with LiveServer(app, config) as base:
+        thread_id = chat(base, "What is BM25?").done["thread_id"]
+        set_reachable(postgres_database, False)
+        try:
+            with httpx.Client(timeout=60) as client:
+                refused = [
+                    client.post(f"{base}/api/chat", json=body)
+                    for body in ({"message": FOLLOW_UP, "thread_id": thread_id}, {"message": "What is BM25?"})
+                ]
+        finally:
+            set_reachable(postgres_database, True)
+        # The pool drops its dead connections as they fail and reconnects in the background.
+        for _ in range(300):
+            follow_up = chat(base, FOLLOW_UP, thread_id)
+            if follow_up.status != 503:
+                break
+            time.sleep(0.1)
+    assert [r.status_code for r in refused] == [503, 503]
+    assert refused[0].json() == {"detail": "the threads database is unreachable; retry shortly"}
+    assert refused[0].headers["retry-after"] == "2"
+    assert follow_up.status == 200 and follow_up.done["thread_id"] == thread_id
+
+
+def test_concurrent_first_questions_on_a_new_postgresql_database_all_succeed(
+    postgres_database: str, settings: Settings
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import uvicorn
+
+    from askai_graph.server import create_app
+
+    app = create_app(settings=settings.model_copy(update={"database_url": postgres_database, "cache_enabled": False}))
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="none", timeout_graceful_shutdown=2)
+    with LiveServer(app, config) as base, ThreadPoolExecutor(8) as pool:
+        replies = list(pool.map(lambda n: chat(base, f"What is BM25? ({n})"), range(8)))
+    assert [reply.status for reply in replies] == [200] * 8
