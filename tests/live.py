@@ -3,13 +3,58 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
+
+import httpx
 
 from askai_graph.local_model import free_port
 
-__all__ = ["LiveServer", "free_port", "sse_events"]
+__all__ = ["AskaiServe", "LiveServer", "free_port", "sse_events"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class AskaiServe:
+    """``askai serve [args]`` as a process on a free port; ``with`` yields its URL and stops it.
+
+    The process sees no ``ASKAI_*`` variable of the test run but those in ``env``.
+    """
+
+    def __init__(self, env: dict[str, str], log: Path, *args: str) -> None:
+        self.port = free_port()
+        base = {name: value for name, value in os.environ.items() if not name.startswith("ASKAI_")}
+        self.log = log.open("ab")
+        command = [sys.executable, "-m", "askai_graph", "serve", "--port", str(self.port), *args]
+        self.process = subprocess.Popen(command, cwd=ROOT, env=base | env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def __enter__(self) -> str:
+        base = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    return base
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.__exit__()
+        raise RuntimeError(f"askai serve did not start: {Path(self.log.name).read_text()[-2000:]}")
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
 
 
 class LiveServer:

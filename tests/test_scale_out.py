@@ -8,7 +8,6 @@ free port.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -19,9 +18,9 @@ import httpx
 import pytest
 
 from askai_graph import Settings
-from tests.live import LiveServer, free_port
+from tests.live import AskaiServe, LiveServer
 from tests.redis_server import RedisServer
-from tests.test_server_threads import BM25_POST, FOLLOW_UP, ROOT, chat, postgres_database
+from tests.test_server_threads import BM25_POST, FOLLOW_UP, chat, postgres_database
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
@@ -38,39 +37,7 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
         server.stop()
 
 
-class Serve:
-    """``askai serve [args]`` as a process on a free port; ``with`` yields its URL and stops it."""
-
-    def __init__(self, env: dict[str, str], log: Path, *args: str) -> None:
-        self.port = free_port()
-        base = {name: value for name, value in os.environ.items() if not name.startswith("ASKAI_")}
-        self.log = log.open("ab")
-        command = [sys.executable, "-m", "askai_graph", "serve", "--port", str(self.port), *args]
-        self.process = subprocess.Popen(
-            command, cwd=ROOT, env=base | env, stdout=self.log, stderr=subprocess.STDOUT
-        )
-
-    def __enter__(self) -> str:
-        base = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    return base
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        self.__exit__()
-        raise RuntimeError(f"askai serve did not start: {Path(self.log.name).read_text()[-2000:]}")
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
+Serve = AskaiServe
 
 
 def shared_env(database_url: str, redis_url: str, index_cache: Path) -> dict[str, str]:

@@ -9,8 +9,6 @@ local server, dropped afterwards).
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -27,7 +25,7 @@ from askai_graph import Settings, build_graph
 from askai_graph.prompts import CLARIFY_ANSWER
 from askai_graph.server import create_app
 from tests.fakes import PASSING, cited_draft, replies, retriever
-from tests.live import LiveServer, free_port
+from tests.live import AskaiServe, LiveServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
@@ -182,39 +180,9 @@ def test_the_semantic_cache_is_keyed_by_the_standalone_question(offline_app: str
 # --- persistence: `askai serve` processes ------------------------------------------------------
 
 
-class Serve:
-    """``askai serve`` as a process on a free port; ``with`` yields its URL and stops it."""
-
-    def __init__(self, database_url: str, index_cache: Path, log: Path) -> None:
-        self.port = free_port()
-        env = {name: value for name, value in os.environ.items() if not name.startswith("ASKAI_")}
-        env |= {"ASKAI_DATABASE_URL": database_url, "ASKAI_INDEX_CACHE_DIR": str(index_cache)}
-        self.log = log.open("ab")
-        command = [sys.executable, "-m", "askai_graph", "serve", "--port", str(self.port)]
-        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-
-    def __enter__(self) -> str:
-        base = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                break
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    return base
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        self.__exit__()
-        raise RuntimeError(f"askai serve did not start: {Path(self.log.name).read_text()[-2000:]}")
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
+def Serve(database_url: str, index_cache: Path, log: Path) -> AskaiServe:  # noqa: N802 (used like a class)
+    """``askai serve`` on ``database_url``, with the test session's BM25 cache."""
+    return AskaiServe({"ASKAI_DATABASE_URL": database_url, "ASKAI_INDEX_CACHE_DIR": str(index_cache)}, log)
 
 
 def test_a_restarted_askai_serve_keeps_the_thread_in_sqlite(tmp_path: Path, index_cache: Path) -> None:
