@@ -230,16 +230,21 @@ class IndexWriter:
         """Embed the passages that have no vector yet, then write every vector in document order."""
         from tqdm import tqdm
 
-        missing = self.db.execute(
-            "SELECT p.id, po.title, CASE WHEN p.id = (SELECT MIN(id) FROM passages WHERE post_id = p.post_id)"
-            " THEN po.summary ELSE '' END, p.text FROM passages p JOIN posts po ON po.id = p.post_id"
-            " WHERE p.id NOT IN (SELECT passage_id FROM embeddings) ORDER BY p.id"
-        ).fetchall()
+        # Ids first, texts a chunk at a time: a large first build never holds every passage.
+        missing = [row[0] for row in self.db.execute(
+            "SELECT id FROM passages WHERE id NOT IN (SELECT passage_id FROM embeddings) ORDER BY id"
+        )]
         bar = tqdm(total=len(missing), desc="embedding", unit=" passages", disable=not self.progress, delay=1.0,
                    file=sys.stderr)
         with bar:
-            for start in range(0, len(missing), EMBED_BATCH * 4):
-                rows = missing[start : start + EMBED_BATCH * 4]
+            for start in range(0, len(missing), EMBED_BATCH):  # at most 256 SQL parameters
+                chunk = missing[start : start + EMBED_BATCH]
+                rows = self.db.execute(
+                    "SELECT p.id, po.title, CASE WHEN p.id = (SELECT MIN(id) FROM passages WHERE post_id = p.post_id)"
+                    " THEN po.summary ELSE '' END, p.text FROM passages p JOIN posts po ON po.id = p.post_id"
+                    f" WHERE p.id IN ({','.join('?' * len(chunk))}) ORDER BY p.id",
+                    chunk,
+                ).fetchall()
                 vectors = embed_texts(embeddings, [dense_text(*row[1:]) for row in rows], bar.update)
                 pairs = zip(rows, vectors, strict=True)
                 self.db.executemany("INSERT INTO embeddings VALUES (?, ?)", ((row[0], v.tobytes()) for row, v in pairs))
