@@ -117,6 +117,16 @@ class Settings(BaseSettings):
         "to any other base_url (llama.cpp ignores max_completion_tokens; OpenAI rejects both at once).",
     )
 
+    # --- the graph on LangGraph Server (askai serve --graph-url) ----------------------
+    graph_url: str | None = Field(
+        None,
+        description="A LangGraph Server deployment of this repo's langgraph.json (http://host:2024); when set, "
+        "`askai serve` streams the graph from there instead of running it in process.",
+    )
+    graph_id: str = Field(
+        "ask_ai", min_length=1, max_length=200, description="The graph (assistant) to run on `graph_url`."
+    )
+
     # --- HTTP server -----------------------------------------------------------------
     host: str = Field("127.0.0.1", description="Address `askai serve` binds.")
     port: int = Field(4321, ge=0, le=65535, description="Port `askai serve` binds.")
@@ -221,6 +231,13 @@ class Settings(BaseSettings):
         if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("must be redis://host:port/db, rediss://... or unix:///path")
         return url
+
+    @field_validator("graph_url")
+    @classmethod
+    def _known_graph_url(cls, url: str | None) -> str | None:
+        if url is not None and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", url):
+            raise ValueError("must be the LangGraph Server's http(s) address, e.g. http://127.0.0.1:2024")
+        return url.rstrip("/") if url is not None else None
 
     @field_validator("rate_limit")
     @classmethod

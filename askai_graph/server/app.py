@@ -10,7 +10,8 @@ logs each answer under the ``run_id`` its ``done`` carries; ``feedback`` rates i
 Threads (``threads.ThreadLeases``): no ``thread_id`` starts a new one; an unknown or
 expired one is a 404; one whose answer is still streaming is a 409. The default graph
 persists threads in ``settings.database_url`` (opened for the app's lifespan), or in
-process memory when it is unset.
+process memory when it is unset. With ``settings.graph_url`` the graph, its threads
+included, runs on a LangGraph Server instead (``remote``).
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ def create_app(
             with a checkpointer for follow-ups to see their thread. ``None`` loads the
             configured corpus once (the bundled sample site by default), builds its BM25
             index and the default graph over it, with threads in
-            ``settings.database_url`` (in memory when unset).
+            ``settings.database_url`` (in memory when unset); or, when
+            ``settings.graph_url`` is set, streams ``settings.graph_id`` from that
+            LangGraph Server (``remote.RemoteAskGraph``).
         settings: Configuration; ``Settings()`` when ``None``.
         namespace: What cached answers depend on beyond ``settings`` (which are always
             digested into it); the corpus fingerprint by default. With a custom
@@ -85,7 +88,16 @@ def create_app(
     settings = settings or Settings()
     corpus_info: dict[str, Any] = {}
     lifespan = None
-    if graph is None:
+    if graph is None and settings.graph_url:
+        # The graph runs on LangGraph Server, threads and all: this app keeps no graph state.
+        from askai_graph.server.remote import RemoteAskGraph
+
+        graph = RemoteAskGraph(settings.graph_url, settings.graph_id)
+        corpus_info = {"graph_url": settings.graph_url, "graph_id": settings.graph_id}
+        # The deployment's corpus is not known here: its cached answers are keyed by where it runs.
+        namespace = namespace or f"langgraph-server:{settings.graph_url}#{settings.graph_id}"
+        lifespan = _closing_lifespan(lifespan, graph)
+    elif graph is None:
         make_graph, corpus_info = _default_graph(settings)
         namespace = namespace or corpus_info["corpus"]
         if settings.database_url:
