@@ -230,13 +230,11 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(f"--port must be between 0 and 65535 (got {port})")
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {args.workers})")
-    remote = {"graph_url": args.graph_url, "graph_id": args.graph_id}
-    if args.graph_id is not None and not (args.graph_url or settings.graph_url):
+    remote = {key: value for key, value in (("graph_url", args.graph_url), ("graph_id", args.graph_id)) if value}
+    if "graph_id" in remote and not (args.graph_url or settings.graph_url):
         raise UsageError("--graph-id needs --graph-url (or ASKAI_GRAPH_URL)")
-    # Validated like the environment's values (a bad URL is a one-line error).
-    settings = Settings.model_validate(
-        settings.model_dump() | {key: value for key, value in remote.items() if value is not None}
-    )
+    if remote:  # validated like the environment's values: a bad URL is a one-line error
+        settings = Settings.model_validate(settings.model_dump() | remote)
     settings = settings.model_copy(update={"database_url": threads_url(settings)})
     if settings.graph_url:
         from askai_graph.server.remote import RemoteUnavailable, check_reachable
@@ -256,7 +254,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    print(f"askai: serving on http://{shown}:{bound} (loading the corpus first)", flush=True)
+    loading = f"the graph runs on {settings.graph_url}" if settings.graph_url else "loading the corpus first"
+    print(f"askai: serving on http://{shown}:{bound} ({loading})", flush=True)
     from askai_graph.server import create_app
 
     if args.workers > 1:

@@ -59,6 +59,7 @@ class LangGraphDev:
     def __enter__(self) -> str:
         self.had_state = STATE_DIR.exists()
         command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser", "--no-reload"]
+        # Without --n-jobs-per-worker, runs here started one after another (concurrent streams queued).
         command += ["--config", str(self.config), "--port", self.url.rsplit(":", 1)[1], "--n-jobs-per-worker", "10"]
         started = time.monotonic()
         self.log = self.log_path.open("w+b")
