@@ -17,7 +17,14 @@ from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
 from askai_graph.server.remote import RemoteAskGraph
 from tests.fakes import ScriptedChatModel, cited_draft, fan_out_graph, replies, retriever, review
-from tests.langgraph_server import SCENARIO_GRAPH, SCENARIO_KEY, RemoteScenarios, remote_live_server, sync_calls
+from tests.langgraph_server import (
+    SCENARIO_GRAPH,
+    SCENARIO_KEY,
+    GraphHost,
+    RemoteScenarios,
+    remote_live_server,
+    sync_calls,
+)
 from tests.live import LiveServer, sse_events
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -36,9 +43,10 @@ def serve(settings: Settings, writer: ScriptedChatModel, critic: ScriptedChatMod
     return LiveServer(create_app(graph, settings))
 
 
-def test_a_full_run_of_the_slow_models_makes_every_attempt(settings: Settings) -> None:
+def test_a_full_run_of_the_slow_models_makes_every_attempt(settings: Settings, graph_host: GraphHost) -> None:
     writer, critic = slow_models()
-    with serve(settings, writer, critic) as base:
+    graph_kwargs = {"writer": writer, "critic": critic, "retriever": retriever(1, 2), "settings": settings}
+    with graph_host.live(settings, build_graph, **graph_kwargs) as base:
         events = sse_events(base, QUESTION)
     assert events[-1][1]["outcome"] == "degraded"
     assert (writer.calls, critic.calls) == (settings.max_attempts, settings.max_attempts)
