@@ -90,7 +90,7 @@ def main() -> None:
         env = {"ASKAI_CACHE_ENABLED": "false", "ASKAI_RATE_LIMIT": "", "ASKAI_INDEX_CACHE_DIR": str(tmp / "bm25"),
                "ASKAI_MAX_STREAMS": "1000", "ASKAI_DATABASE_URL": f"sqlite:///{tmp / 'threads.sqlite'}"}  # fmt: skip
         os.environ.pop("ASKAI_GRAPH_URL", None)
-        with LangGraphDev(ROOT / "langgraph.json", tmp / "langgraph-dev.log", env) as graph_url:
+        with LangGraphDev(ROOT / "langgraph.json", tmp / "langgraph-dev.log", env, cwd=ROOT) as graph_url:
             with (
                 AskaiServe(env, tmp / "in-process.log") as local,
                 AskaiServe(env, tmp / "remote.log", "--graph-url", graph_url) as remote,

@@ -1,8 +1,10 @@
 """A real ``langgraph dev`` as the LangGraph Server of the tests, and the graphs it serves them.
 
 ``LangGraphDev`` starts the server on a free port from a ``langgraph.json`` (the repo's,
-for the Studio tests) kept off the network, and stops it; ``.langgraph_api/``, where it
-keeps its threads, is removed after unless a developer had one.
+for the Studio tests) kept off the network, and stops it. It runs in ``cwd`` (graph
+paths in a ``langgraph.json`` are relative to it), by default the folder of its log;
+``.langgraph_api/``, where it keeps its threads, is removed after unless it was there
+before (a developer's own Studio threads).
 
 The remote-graph tests need the *same* test doubles on the server as in process
 (scripted models that count their calls, a fake retriever). ``RemoteScenarios`` writes
@@ -37,7 +39,6 @@ from langchain_core.runnables import RunnableConfig
 from askai_graph.local_model import free_port, stop
 
 ROOT = Path(__file__).resolve().parent.parent
-STATE_DIR = ROOT / ".langgraph_api"
 OFFLINE_ENV = {
     "LANGGRAPH_CLI_NO_ANALYTICS": "1",
     "LANGGRAPH_NO_VERSION_CHECK": "1",
@@ -51,20 +52,27 @@ SCENARIO_KEY = "askai_scenario"
 class LangGraphDev:
     """``langgraph dev`` on a free port from ``config``; ``with`` yields its URL, then stops it."""
 
-    def __init__(self, config: Path, log: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, config: Path, log: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
         self.config, self.log_path, self.url = config, log, f"http://127.0.0.1:{free_port()}"
+        self.cwd = cwd or log.parent
+        self.state = self.cwd / ".langgraph_api"
         base = {name: value for name, value in os.environ.items() if not name.startswith("ASKAI_")}
         self.env = base | OFFLINE_ENV | {"PYTHONPATH": str(ROOT)} | (env or {})
 
     def __enter__(self) -> str:
-        self.had_state = STATE_DIR.exists()
+        self.had_state = self.state.exists()
         command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser", "--no-reload"]
         # Without --n-jobs-per-worker, runs here started one after another (concurrent streams queued).
         command += ["--config", str(self.config), "--port", self.url.rsplit(":", 1)[1], "--n-jobs-per-worker", "10"]
         started = time.monotonic()
         self.log = self.log_path.open("w+b")
         self.process = subprocess.Popen(
-            command, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT
+            command,
+            cwd=self.cwd,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         try:
             self.wait_ok()
@@ -94,8 +102,8 @@ class LangGraphDev:
     def __exit__(self, *exc_info: object) -> None:
         stop(self.process)
         self.log.close()
-        if not self.had_state:  # never delete a developer's own Studio threads
-            shutil.rmtree(STATE_DIR, ignore_errors=True)
+        if not self.had_state:
+            shutil.rmtree(self.state, ignore_errors=True)
 
 
 # --- scenarios: the tests' graphs, built on the server ----------------------------------

@@ -47,7 +47,7 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Start ``langgraph dev`` on the repo's ``langgraph.json``; stop it and remove what it wrote."""
     tmp = tmp_path_factory.mktemp("studio")
     with LangGraphDev(
-        ROOT / "langgraph.json", tmp / "langgraph-dev.log", {"ASKAI_INDEX_CACHE_DIR": str(tmp / "bm25")}
+        ROOT / "langgraph.json", tmp / "langgraph-dev.log", {"ASKAI_INDEX_CACHE_DIR": str(tmp / "bm25")}, cwd=ROOT
     ) as url:
         yield url
 
