@@ -9,9 +9,9 @@ runs CLIENTS concurrent clients for ``--seconds`` against each server, alternati
 (in process, remote, in process, remote), and prints the median answers/s and ratio.
 
 ``langgraph dev`` is LangGraph Server's in-memory development runtime: its queue
-polls for new runs every 0.5 s, so a remote run starts up to half a second late. A
-deployed LangGraph Server (PostgreSQL + Redis) starts runs on a notification; these
-figures bound the front end's own overhead from above, not a deployment's latency.
+polls for new runs every 0.5 s, so a remote run starts up to half a second late. These
+figures bound the front end's own overhead from above; they are not a deployed
+LangGraph Server's (PostgreSQL + Redis) latency.
 
     .venv/bin/python bench/remote_graph.py [--rounds 15] [--seconds 10] [--clients 8]
 """
