@@ -12,7 +12,6 @@ import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -179,6 +178,6 @@ def test_a_server_that_stops_answering_ends_at_the_deadline_as_a_fallback(settin
     assert "couldn't answer" in "".join(data["text"] for name, data, _ in events if name == "token")
 
 
-def test_the_graph_url_is_validated_like_any_setting(tmp_path: Path) -> None:
+def test_the_graph_url_is_validated_like_any_setting() -> None:
     result = subprocess.run([*ASKAI, "serve", "--graph-url", "ftp://x"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "graph_url" in result.stderr and len(result.stderr.strip().splitlines()) == 1
