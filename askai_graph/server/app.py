@@ -120,8 +120,8 @@ def create_app(
     app = FastAPI(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
     )
-    app.state.graph, app.state.cache, app.state.settings, app.state.slots = graph, cache, settings, slots
-    app.state.run_log = run_log
+    # The one piece of app state: the graph, which a threads database opens only in the lifespan.
+    app.state.graph = graph
     leases = ThreadLeases(settings)
     if settings.trusted_proxies.strip():
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_hosts(settings.trusted_proxies))
