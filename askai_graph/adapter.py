@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from askai_graph.condensing import CondenseRequest, condenser_messages
 from askai_graph.reviewing import ReviewRequest, reviewer_messages
 from askai_graph.writing import DraftRequest, writer_messages
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 
 class ChatModelAdapter:

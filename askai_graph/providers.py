@@ -16,11 +16,11 @@ A failed call raises; the Writer and Critic nodes turn that into a gate failure.
 from __future__ import annotations
 
 import os
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import urlsplit
 
 import httpx2 as httpx  # the HTTP client the OpenAI SDK (3.x) runs on
-from langchain_core.language_models import BaseChatModel
 
 from askai_graph.adapter import ChatModelAdapter
 from askai_graph.condensing import Condenser
@@ -32,6 +32,9 @@ from askai_graph.retrieval import BM25Retriever
 from askai_graph.reviewing import Critic
 from askai_graph.settings import Settings
 from askai_graph.writing import Writer
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 # BM25 returns up to this many posts; Research trims to the per-run ``top_k``.
 RETRIEVER_CEILING = 50
@@ -140,9 +143,19 @@ def critique_schema(*, grammar: bool = False) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
+def is_chat_model(value: object) -> TypeGuard[BaseChatModel]:
+    """Whether ``value`` is a LangChain chat model.
+
+    Without importing langchain-core's model classes (a sizeable share of a command's
+    start-up): an object can only be a ``BaseChatModel`` once that module is loaded.
+    """
+    models = sys.modules.get("langchain_core.language_models")
+    return models is not None and isinstance(value, models.BaseChatModel)
+
+
 def as_writer(writer: BaseChatModel | Writer) -> Writer:
     """Wrap a chat model with the Writer prompts; pass a ready Writer through."""
-    if isinstance(writer, BaseChatModel):
+    if is_chat_model(writer):
         return ChatModelAdapter(writer)
     if isinstance(writer, Writer):
         return writer
@@ -151,7 +164,7 @@ def as_writer(writer: BaseChatModel | Writer) -> Writer:
 
 def as_critic(critic: BaseChatModel | Critic) -> Critic:
     """Wrap a chat model with the Critic prompts; pass a ready Critic through."""
-    if isinstance(critic, BaseChatModel):
+    if is_chat_model(critic):
         return ChatModelAdapter(critic)
     if isinstance(critic, Critic):
         return critic
@@ -164,7 +177,7 @@ def default_condenser(settings: Settings, writer: BaseChatModel | Writer | None 
     A Writer passed in that is not a chat model (the extractive one, a custom class)
     keeps the condenser offline too: no model is called behind the caller's back.
     """
-    if isinstance(writer, BaseChatModel):
+    if is_chat_model(writer):
         return ChatModelAdapter(writer)
     model = settings.writer_model or settings.model
     if writer is None and model:

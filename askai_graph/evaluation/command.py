@@ -18,7 +18,6 @@ from typing import Any
 from askai_graph.evaluation.baseline import changed_outcomes, regressions
 from askai_graph.evaluation.chart import ChartsUnavailable, write_eval_chart
 from askai_graph.evaluation.dataset import DatasetError, load_questions
-from askai_graph.evaluation.report import build_report, render_markdown, render_table
 from askai_graph.evaluation.runner import StreamableGraph, run_questions
 from askai_graph.settings import Settings
 
@@ -71,6 +70,9 @@ def _default_graph(settings: Settings) -> tuple[StreamableGraph, dict[str, Any]]
 def run_eval(args: argparse.Namespace, settings: Settings, graph: StreamableGraph | None = None) -> int:
     """Run the evaluation the arguments describe; return the exit status."""
     from tqdm import tqdm
+
+    # Here, not at the top: the metrics use numpy, which ``askai --help`` need not load.
+    from askai_graph.evaluation.report import build_report, render_markdown, render_table
 
     try:
         questions = load_questions(args.questions)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -62,9 +61,8 @@ class Review:
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review asynchronously."""
         try:
-            # Slicing the evidence analyses every retrieved post: CPU work, kept off the event loop.
-            request = await asyncio.to_thread(review_request, state, settings)
-            reply = await self.critic.areview(request)
+            # Inline: slicing the evidence reads cached sentence terms (well under a millisecond).
+            reply = await self.critic.areview(review_request(state, settings))
         except Exception as exc:
             return _provider_failed(exc)
         return judged(reply, settings)
