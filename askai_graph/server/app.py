@@ -32,6 +32,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from askai_graph.runlog import RunLog, open_run_log
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
+from askai_graph.server.collector import tune_collector
 from askai_graph.server.events import Event
 from askai_graph.server.feedback import add_feedback_route
 from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, trusted_hosts
@@ -117,6 +118,7 @@ def create_app(
         rate_limit = SharedRateLimit(settings.rate_limit, settings.cache_url)
         lifespan = _closing_lifespan(lifespan, rate_limit)
     slots = StreamSlots(settings.max_streams)
+    lifespan = _collector_lifespan(lifespan)
     app = FastAPI(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
     )
@@ -214,6 +216,22 @@ def _closing_lifespan(inner: Any, resource: object) -> Any:
                     yield
         finally:
             await close()
+
+    return lifespan
+
+
+def _collector_lifespan(inner: Any) -> Any:
+    """Run ``inner`` (if any); once it has started (the graph is built), tune the collector."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if inner is None:
+            tune_collector()
+            yield
+            return
+        async with inner(app):
+            tune_collector()
+            yield
 
     return lifespan
 
