@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 
 from askai_graph import plaintext
 from askai_graph.evidence import SearchResult
@@ -33,6 +34,16 @@ CATALOG_INTRO = "Here is what the site has:"
 def markdown_link(result: SearchResult) -> str:
     """Return ``[title](url)``; the title is plain text, escaped so it renders as written."""
     return plaintext.markdown_link(result.title, result.source_url)
+
+
+@lru_cache(maxsize=4096)
+def quotable_sentences(content: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Return the sentences of a post that may be quoted, with their terms (cached per post text)."""
+    return tuple(
+        (sentence, terms)
+        for sentence, terms in sentence_terms(content)
+        if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS
+    )
 
 
 class ExtractiveWriter:
@@ -71,8 +82,8 @@ class ExtractiveWriter:
         quotable = [
             (post, sentence, terms)
             for post, result in enumerate(results)
-            for sentence, terms in sentence_terms(result.content)
-            if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS and terms & wanted
+            for sentence, terms in quotable_sentences(result.content)
+            if terms & wanted
         ]
         # Except for the question's most specific term: the one strictly fewest sentences
         # mention ("heartbeats" in "Why do Server-Sent Events need heartbeats?"). A
