@@ -87,7 +87,7 @@ class LexicalCritic:
         self.min_list_items = min_list_items
 
     async def areview(self, request: ReviewRequest) -> str:
-        """Review inline: scoring is cheap CPU work, cheaper than a hop to a worker thread."""
+        """Review inline: the evidence is already a bounded slice and scoring it is cheaper than a thread hop."""
         return self.review(request)
 
     def review(self, request: ReviewRequest) -> str:

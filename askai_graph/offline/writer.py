@@ -10,13 +10,14 @@ was not retrieved, and says so plainly when nothing matches.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 from collections import Counter
 from functools import lru_cache
 
 from askai_graph import plaintext
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence import SearchResult, analysed_inline
 from askai_graph.text import content_terms, sentence_terms
 from askai_graph.writing import DraftRequest
 
@@ -61,8 +62,10 @@ class ExtractiveWriter:
         return self._answer(request.question, request.search_results)
 
     async def awrite(self, request: DraftRequest) -> str:
-        """Write inline: extraction is cheap CPU work (cached sentence terms), cheaper than a worker-thread hop."""
-        return self.write(request)
+        """Write inline when the retrieved text is small (see ``evidence.INLINE_CHARS``), else in a worker thread."""
+        if analysed_inline(request.search_results):
+            return self.write(request)
+        return await asyncio.to_thread(self.write, request)
 
     @staticmethod
     def _catalog(results: list[SearchResult]) -> str:
