@@ -270,15 +270,31 @@ class _SlotResponse(EventSourceResponse):
             self._slot.release()  # the stream never started, or ended without its generator closing
 
 
+# The final answer's events arrive in one burst (the answer is complete before its first
+# token is sent): they leave in one write with the event after them, not one per chunk.
+_BURST = frozenset({"token", "sources"})
+
+
 async def _framed(
     run: AsyncGenerator[Event, None], release: Callable[[], Awaitable[None]], slot: Slot
-) -> AsyncIterator[ServerSentEvent]:
+) -> AsyncIterator[ServerSentEvent | bytes]:
     """Give every event a JSON body and an ``id`` (1, 2, 3... within the stream); ``release`` the thread at the end."""
     counter = itertools.count(1)
+    burst: list[bytes] = []
     try:
         async for name, data in run:
             data_json = json.dumps(data, ensure_ascii=False)
-            yield ServerSentEvent(event=name, data=data_json, id=str(next(counter)), sep=SEP)
+            event = ServerSentEvent(event=name, data=data_json, id=str(next(counter)), sep=SEP)
+            if name in _BURST:
+                burst.append(event.encode())
+            elif burst:
+                burst.append(event.encode())
+                yield b"".join(burst)
+                burst.clear()
+            else:
+                yield event
+        if burst:
+            yield b"".join(burst)
     finally:
         # The answer is out: free the slot now, before the response's own teardown, so a
         # client asking again on the same connection is never refused by its own stream.
