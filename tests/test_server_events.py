@@ -124,8 +124,8 @@ def test_the_answer_burst_leaves_in_one_write_after_each_step_in_its_own() -> No
         pass
 
     async def frames() -> list[Any]:
-        slots = StreamSlots(1)
-        return [frame async for frame in _framed(run(), release, slots.try_acquire())]  # type: ignore[arg-type]
+        slot = await StreamSlots(1).try_acquire()
+        return [frame async for frame in _framed(run(), release, slot)]  # type: ignore[arg-type]
 
     step_frame, burst = asyncio.run(frames())
     assert step_frame.encode() == b'id: 1\nevent: step\ndata: {"node": "writer"}\n\n'
