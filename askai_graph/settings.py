@@ -21,6 +21,10 @@ from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAG
 _ORIGIN = re.compile(r"https?://[^/\s?#@]+")
 
 
+DEFAULT_RATE_LIMIT = "30/minute"
+"""Questions per client unless ``rate_limit`` says otherwise."""
+
+
 class Settings(BaseSettings):
     """Every knob of askai-graph, with its default and meaning."""
 
@@ -177,7 +181,7 @@ class Settings(BaseSettings):
         "holding it (live workers renew theirs every third of it).",
     )
     rate_limit: str = Field(
-        "30/minute",
+        DEFAULT_RATE_LIMIT,
         description="Questions per client (limits syntax, e.g. '30/minute;5/second'; empty = no limit); beyond it 429.",
     )
     trusted_proxies: str = Field(
@@ -251,7 +255,8 @@ class Settings(BaseSettings):
     @classmethod
     def _rate_limit_parses(cls, value: str) -> str:
         """Refuse a rate limit that the ``limits`` notation cannot read, at startup."""
-        if value.strip():
+        # The default is known good: every command reads settings, few need ``limits`` loaded.
+        if value.strip() and value != DEFAULT_RATE_LIMIT:
             from limits import parse_many
 
             try:
