@@ -4,22 +4,67 @@ No source card is ever shown under an answer that failed review, and no citation
 the reader unless it was actually retrieved.
 """
 
-from askai_graph.catalog import is_catalog_question
-from askai_graph.condensing import Condenser, CondenseRequest
-from askai_graph.corpus import Corpus, CorpusError, Post, load_corpus
-from askai_graph.critique import Critique, MalformedReview, ReviewCode, parse_critique
-from askai_graph.evidence import ImageRef, SearchResult
-from askai_graph.gates import should_expose_retrieved_links
-from askai_graph.graph import build_graph
-from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
-from askai_graph.retrieval import BM25Retriever
-from askai_graph.reviewing import Critic, ReviewRequest
-from askai_graph.settings import RunOptions, Settings
-from askai_graph.state import AskState, InputState, Outcome, ReviewFailure, Source, Turn
-from askai_graph.validation import ValidationIssue, ValidationReport, validate_draft
-from askai_graph.writing import DraftRequest, Writer
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names below are imported on first use (see __getattr__)
+    from askai_graph.catalog import is_catalog_question
+    from askai_graph.condensing import Condenser, CondenseRequest
+    from askai_graph.corpus import Corpus, CorpusError, Post, load_corpus
+    from askai_graph.critique import Critique, MalformedReview, ReviewCode, parse_critique
+    from askai_graph.evidence import ImageRef, SearchResult
+    from askai_graph.gates import should_expose_retrieved_links
+    from askai_graph.graph import build_graph
+    from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
+    from askai_graph.retrieval import BM25Retriever
+    from askai_graph.reviewing import Critic, ReviewRequest
+    from askai_graph.settings import RunOptions, Settings
+    from askai_graph.state import AskState, InputState, Outcome, ReviewFailure, Source, Turn
+    from askai_graph.validation import ValidationIssue, ValidationReport, validate_draft
+    from askai_graph.writing import DraftRequest, Writer
 
 __version__ = "0.1.0"
+
+# Where each public name lives. Importing the package imports none of them: a command
+# line that needs only ``askai_graph.settings`` (``askai --help``) does not pay for
+# LangGraph, langchain-core's model classes and bm25s (PEP 562 lazy attributes).
+_EXPORTS = {
+    "AskState": "askai_graph.state",
+    "BM25Retriever": "askai_graph.retrieval",
+    "CondenseRequest": "askai_graph.condensing",
+    "Condenser": "askai_graph.condensing",
+    "Corpus": "askai_graph.corpus",
+    "CorpusError": "askai_graph.corpus",
+    "Critic": "askai_graph.reviewing",
+    "Critique": "askai_graph.critique",
+    "DraftRequest": "askai_graph.writing",
+    "ExtractiveWriter": "askai_graph.offline",
+    "ImageRef": "askai_graph.evidence",
+    "InputState": "askai_graph.state",
+    "LexicalCondenser": "askai_graph.offline",
+    "LexicalCritic": "askai_graph.offline",
+    "MalformedReview": "askai_graph.critique",
+    "Outcome": "askai_graph.state",
+    "Post": "askai_graph.corpus",
+    "ReviewCode": "askai_graph.critique",
+    "ReviewFailure": "askai_graph.state",
+    "ReviewRequest": "askai_graph.reviewing",
+    "RunOptions": "askai_graph.settings",
+    "SearchResult": "askai_graph.evidence",
+    "Settings": "askai_graph.settings",
+    "Source": "askai_graph.state",
+    "Turn": "askai_graph.state",
+    "ValidationIssue": "askai_graph.validation",
+    "ValidationReport": "askai_graph.validation",
+    "Writer": "askai_graph.writing",
+    "build_graph": "askai_graph.graph",
+    "is_catalog_question": "askai_graph.catalog",
+    "load_corpus": "askai_graph.corpus",
+    "parse_critique": "askai_graph.critique",
+    "should_expose_retrieved_links": "askai_graph.gates",
+    "validate_draft": "askai_graph.validation",
+}
+
 
 __all__ = [
     "AskState",
@@ -58,3 +103,18 @@ __all__ = [
     "should_expose_retrieved_links",
     "validate_draft",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first use (and keep it)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """List the public names with the module's own."""
+    return sorted(set(globals()) | set(__all__))

@@ -222,9 +222,10 @@ def chat(args: argparse.Namespace, settings: Settings) -> int:
 def serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the HTTP API with uvicorn, every limit set (see ``askai_graph.server.serving``).
 
-    The threads database is opened and the port bound before the corpus loads, so
-    either problem is reported at once, and the address actually bound (``--port 0``
-    picks a free port) is printed first.
+    The threads database is opened (or, with ``--graph-url``, the LangGraph Server
+    asked for the graph) and the port bound before the corpus loads, so any of these
+    problems is reported at once, and the address actually bound (``--port 0`` picks a
+    free port) is printed first.
     """
     import uvicorn
 
@@ -237,9 +238,23 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(f"--port must be between 0 and 65535 (got {port})")
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {args.workers})")
+    remote = {key: value for key, value in (("graph_url", args.graph_url), ("graph_id", args.graph_id)) if value}
+    if "graph_id" in remote and not (args.graph_url or settings.graph_url):
+        raise UsageError("--graph-id needs --graph-url (or ASKAI_GRAPH_URL)")
+    if remote:  # validated like the environment's values: a bad URL is a one-line error
+        settings = Settings.model_validate(settings.model_dump() | remote)
     settings = settings.model_copy(update={"database_url": threads_url(settings)})
-    with open_checkpointer(settings.database_url or ""):
-        pass  # fail now, in one line, if the threads database cannot be opened (and create its tables)
+    if settings.graph_url:
+        from askai_graph.server.remote import RemoteUnavailable, check_reachable
+
+        try:
+            check_reachable(settings.graph_url, settings.graph_id)
+        except RemoteUnavailable as exc:
+            print(f"askai: error: {exc}", file=sys.stderr)
+            return 1
+    else:
+        with open_checkpointer(settings.database_url or ""):
+            pass  # fail now, in one line, if the threads database cannot be opened (and create its tables)
     try:
         sock = bind(host, port)
     except BindError as exc:
@@ -247,7 +262,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    print(f"askai: serving on http://{shown}:{bound} (loading the corpus first)", flush=True)
+    loading = f"the graph runs on {settings.graph_url}" if settings.graph_url else "loading the corpus first"
+    print(f"askai: serving on http://{shown}:{bound} ({loading})", flush=True)
     from askai_graph.server import create_app
 
     if args.workers > 1:
@@ -275,7 +291,7 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
 def _unshared_state(settings: Settings) -> list[str]:
     """Say what several workers will not share with these settings."""
     warnings = []
-    if not (settings.database_url or "").startswith(("postgresql://", "postgres://")):
+    if not settings.graph_url and not (settings.database_url or "").startswith(("postgresql://", "postgres://")):
         warnings.append("threads are in SQLite: a thread answering on one worker is not refused (409) on another; "
                         "set ASKAI_DATABASE_URL=postgresql://...")
     if not settings.cache_url:
@@ -325,6 +341,11 @@ def parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=1, help="server processes on the one port (default 1; share state via "
         "ASKAI_DATABASE_URL=postgresql://... and ASKAI_CACHE_URL=redis://...)"
     )
+    serve_cmd.add_argument(
+        "--graph-url", metavar="URL", help="run the graph on this LangGraph Server (langgraph.json deployed there; "
+        "default ASKAI_GRAPH_URL, unset = in this process)"
+    )
+    serve_cmd.add_argument("--graph-id", metavar="ID", help="graph to run on --graph-url (default ask_ai)")
     serve_cmd.set_defaults(run=serve)
     from askai_graph.evaluation.command import add_parser as add_eval_parser
     from askai_graph.reporting.command import add_parser as add_report_parser

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
@@ -80,19 +79,3 @@ def _fenced(text: str) -> str:
     for tag in ("turn", "source", "draft"):
         text = text.replace(f"</{tag}", f"<\\/{tag}").replace(f"<{tag}", f"<\\{tag}")
     return text
-
-
-class ChatModelCondenser:
-    """A Condenser backed by any LangChain chat model, wrapped with the condensation prompt."""
-
-    def __init__(self, model: BaseChatModel) -> None:
-        """Wrap ``model``."""
-        self.model = model
-
-    def condense(self, request: CondenseRequest) -> str:
-        """Ask the model for the standalone question."""
-        return self.model.invoke(condenser_messages(request)).text
-
-    async def acondense(self, request: CondenseRequest) -> str:
-        """Ask the model for the standalone question, asynchronously."""
-        return (await self.model.ainvoke(condenser_messages(request))).text

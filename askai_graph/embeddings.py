@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
-
 if TYPE_CHECKING:
     import httpx2 as httpx
 
@@ -153,6 +151,7 @@ def openai_embeddings(settings: Settings, *, transport: httpx.MockTransport | No
     from langchain_openai import OpenAIEmbeddings
     from openai import DefaultAsyncHttpxClient, DefaultHttpxClient
 
+    from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
     from askai_graph.providers import is_openai
 
     kwargs: dict[str, Any] = {

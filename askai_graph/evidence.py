@@ -39,6 +39,18 @@ class SearchResult(BaseModel):
     """Retriever score, for display and debugging only."""
 
 
+INLINE_CHARS = 100_000
+"""Retrieved text an async run analyses on the event loop. Posts of a few kilobytes are
+analysed in about a millisecond (less than a hop to a worker thread) and cached; a
+retrieved text larger than this (a pathological page) goes to a worker thread, so it
+never stalls the other streams."""
+
+
+def analysed_inline(search_results: Sequence[SearchResult]) -> bool:
+    """Whether the offline models may analyse ``search_results`` on the event loop."""
+    return sum(len(result.content) for result in search_results) <= INLINE_CHARS
+
+
 def allowed_link_urls(search_results: Sequence[SearchResult]) -> frozenset[str]:
     """Return the exact URLs an answer may link to."""
     return frozenset(result.source_url for result in search_results)

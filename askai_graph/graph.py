@@ -8,9 +8,8 @@ and resolves the run's settings from it (once per run).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, get_args, get_type_hints
+from typing import TYPE_CHECKING, Any, get_args, get_type_hints
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 
 # LangGraph's own node runnable (what add_node wraps a plain function in): it takes a sync
@@ -43,6 +42,9 @@ from askai_graph.reviewing import Critic
 from askai_graph.settings import RunOptions, Settings
 from askai_graph.state import AskState, InputState
 from askai_graph.writing import Writer
+
+if TYPE_CHECKING:  # imported by whoever builds a chat model, never at start-up
+    from langchain_core.language_models import BaseChatModel
 
 Update = dict[str, Any]
 NodeFn = Callable[[AskState, Settings], Update]

@@ -16,14 +16,15 @@ A failed call raises; the Writer and Critic nodes turn that into a gate failure.
 from __future__ import annotations
 
 import os
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import urlsplit
 
 import httpx2 as httpx  # the HTTP client the OpenAI SDK (3.x) runs on
 from langchain_core.documents import BaseDocumentCompressor
-from langchain_core.language_models import BaseChatModel
 
-from askai_graph.condensing import ChatModelCondenser, Condenser
+from askai_graph.adapter import ChatModelAdapter
+from askai_graph.condensing import Condenser
 from askai_graph.corpus import corpus_for
 from askai_graph.critique import Critique
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
@@ -32,9 +33,12 @@ from askai_graph.embeddings import EmbeddingsError, embeddings_for, model_key
 from askai_graph.hybrid import DenseRetriever, HybridRetriever
 from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
 from askai_graph.retrieval import BM25Retriever, PageRetriever
-from askai_graph.reviewing import ChatModelCritic, Critic
+from askai_graph.reviewing import Critic
 from askai_graph.settings import Settings
-from askai_graph.writing import ChatModelWriter, Writer
+from askai_graph.writing import Writer
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 # A retriever invoked without ``k`` returns up to this many pages; Research asks for its ``top_k``.
 RETRIEVER_CEILING = 50
@@ -45,7 +49,6 @@ SCORE_SCALE = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]
 # Bound list and string sizes so a looping model cannot spend its whole token budget.
 GRAMMAR_MAX_ITEMS = 3
 GRAMMAR_MAX_CHARS = 120
-
 
 
 def chat_model(
@@ -144,10 +147,20 @@ def critique_schema(*, grammar: bool = False) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
+def is_chat_model(value: object) -> TypeGuard[BaseChatModel]:
+    """Whether ``value`` is a LangChain chat model.
+
+    Without importing langchain-core's model classes (a sizeable share of a command's
+    start-up): an object can only be a ``BaseChatModel`` once that module is loaded.
+    """
+    models = sys.modules.get("langchain_core.language_models")
+    return models is not None and isinstance(value, models.BaseChatModel)
+
+
 def as_writer(writer: BaseChatModel | Writer) -> Writer:
     """Wrap a chat model with the Writer prompts; pass a ready Writer through."""
-    if isinstance(writer, BaseChatModel):
-        return ChatModelWriter(writer)
+    if is_chat_model(writer):
+        return ChatModelAdapter(writer)
     if isinstance(writer, Writer):
         return writer
     raise TypeError(f"writer must be a BaseChatModel or a Writer, not {type(writer).__name__}")
@@ -155,8 +168,8 @@ def as_writer(writer: BaseChatModel | Writer) -> Writer:
 
 def as_critic(critic: BaseChatModel | Critic) -> Critic:
     """Wrap a chat model with the Critic prompts; pass a ready Critic through."""
-    if isinstance(critic, BaseChatModel):
-        return ChatModelCritic(critic)
+    if is_chat_model(critic):
+        return ChatModelAdapter(critic)
     if isinstance(critic, Critic):
         return critic
     raise TypeError(f"critic must be a BaseChatModel or a Critic, not {type(critic).__name__}")
@@ -168,24 +181,24 @@ def default_condenser(settings: Settings, writer: BaseChatModel | Writer | None 
     A Writer passed in that is not a chat model (the extractive one, a custom class)
     keeps the condenser offline too: no model is called behind the caller's back.
     """
-    if isinstance(writer, BaseChatModel):
-        return ChatModelCondenser(writer)
+    if is_chat_model(writer):
+        return ChatModelAdapter(writer)
     model = settings.writer_model or settings.model
     if writer is None and model:
-        return ChatModelCondenser(chat_model(model, settings))
+        return ChatModelAdapter(chat_model(model, settings))
     return LexicalCondenser()
 
 
 def default_writer(settings: Settings) -> Writer:
     """Return the configured Writer: a chat model if one is set, else the extractive one."""
     model = settings.writer_model or settings.model
-    return ChatModelWriter(chat_model(model, settings)) if model else ExtractiveWriter()
+    return ChatModelAdapter(chat_model(model, settings)) if model else ExtractiveWriter()
 
 
 def default_critic(settings: Settings) -> Critic:
     """Return the configured Critic: a chat model in JSON mode if set, else the lexical one."""
     model = settings.critic_model or settings.model
-    return ChatModelCritic(chat_model(model, settings, json_mode=True)) if model else LexicalCritic()
+    return ChatModelAdapter(chat_model(model, settings, json_mode=True)) if model else LexicalCritic()
 
 
 def default_retriever(settings: Settings, *, reranker: BaseDocumentCompressor | None = None) -> PageRetriever:

@@ -1,10 +1,9 @@
-"""The Critic seam: the review request and chat-model reviewers."""
+"""The Critic seam: the review request, the Critic protocol and its chat-model prompt."""
 
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
@@ -56,19 +55,3 @@ def reviewer_messages(request: ReviewRequest) -> list[BaseMessage]:
         evidence=evidence,
     )
     return [SystemMessage(CRITIC_SYSTEM), HumanMessage(user)]
-
-
-class ChatModelCritic:
-    """A Critic backed by any LangChain chat model, wrapped with the project's prompts."""
-
-    def __init__(self, model: BaseChatModel) -> None:
-        """Wrap ``model``."""
-        self.model = model
-
-    def review(self, request: ReviewRequest) -> str:
-        """Ask the model for a review."""
-        return self.model.invoke(reviewer_messages(request)).text
-
-    async def areview(self, request: ReviewRequest) -> str:
-        """Ask the model for a review, asynchronously."""
-        return (await self.model.ainvoke(reviewer_messages(request))).text

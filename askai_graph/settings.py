@@ -21,6 +21,10 @@ from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAG
 _ORIGIN = re.compile(r"https?://[^/\s?#@]+")
 
 
+DEFAULT_RATE_LIMIT = "30/minute"
+"""Questions per client unless ``rate_limit`` says otherwise."""
+
+
 class Settings(BaseSettings):
     """Every knob of askai-graph, with its default and meaning."""
 
@@ -150,6 +154,16 @@ class Settings(BaseSettings):
         "to any other base_url (llama.cpp ignores max_completion_tokens; OpenAI rejects both at once).",
     )
 
+    # --- the graph on LangGraph Server (askai serve --graph-url) ----------------------
+    graph_url: str | None = Field(
+        None,
+        description="A LangGraph Server deployment of this repo's langgraph.json (http://host:2024); when set, "
+        "`askai serve` streams the graph from there instead of running it in process.",
+    )
+    graph_id: str = Field(
+        "ask_ai", min_length=1, max_length=200, description="The graph (assistant) to run on `graph_url`."
+    )
+
     # --- HTTP server -----------------------------------------------------------------
     host: str = Field("127.0.0.1", description="Address `askai serve` binds.")
     port: int = Field(4321, ge=0, le=65535, description="Port `askai serve` binds.")
@@ -200,7 +214,7 @@ class Settings(BaseSettings):
         "holding it (live workers renew theirs every third of it).",
     )
     rate_limit: str = Field(
-        "30/minute",
+        DEFAULT_RATE_LIMIT,
         description="Questions per client (limits syntax, e.g. '30/minute;5/second'; empty = no limit); beyond it 429.",
     )
     trusted_proxies: str = Field(
@@ -272,11 +286,19 @@ class Settings(BaseSettings):
             raise ValueError("must be redis://host:port/db, rediss://... or unix:///path")
         return url
 
+    @field_validator("graph_url")
+    @classmethod
+    def _known_graph_url(cls, url: str | None) -> str | None:
+        if url is not None and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", url):
+            raise ValueError("must be the LangGraph Server's http(s) address, e.g. http://127.0.0.1:2024")
+        return url.rstrip("/") if url is not None else None
+
     @field_validator("rate_limit")
     @classmethod
     def _rate_limit_parses(cls, value: str) -> str:
         """Refuse a rate limit that the ``limits`` notation cannot read, at startup."""
-        if value.strip():
+        # The default is known good: every command reads settings, few need ``limits`` loaded.
+        if value.strip() and value != DEFAULT_RATE_LIMIT:
             from limits import parse_many
 
             try:

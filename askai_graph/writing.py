@@ -1,12 +1,10 @@
-"""The Writer seam: what a draft request holds, and how a chat model answers one."""
+"""The Writer seam: what a draft request holds, the Writer protocol and its chat-model prompt."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import Protocol, runtime_checkable
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
@@ -100,21 +98,3 @@ def writer_messages(request: DraftRequest) -> list[BaseMessage]:
         question=request.question, history=history_block(request.history), feedback=feedback, sources=sources
     )
     return [SystemMessage(WRITER_SYSTEM), HumanMessage(user)]
-
-
-class ChatModelWriter:
-    """A Writer backed by any LangChain chat model, wrapped with the project's prompts."""
-
-    def __init__(self, model: BaseChatModel) -> None:
-        """Wrap ``model``."""
-        self.model = model
-
-    def write(self, request: DraftRequest) -> str:
-        """Ask the model for a draft."""
-        return self.model.invoke(writer_messages(request)).text
-
-    async def awrite(self, request: DraftRequest) -> str:
-        """Ask the model for a draft, asynchronously."""
-        # Slicing the evidence analyses every retrieved post: CPU work, kept off the event loop.
-        messages = await asyncio.to_thread(writer_messages, request)
-        return (await self.model.ainvoke(messages)).text

@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from askai_graph import Settings, build_graph  # noqa: E402
+from askai_graph.evidence import evidence_slice  # noqa: E402
 from askai_graph.local_model import (  # noqa: E402
     CONTEXT_TOKENS,
     MODEL_ALIAS,
@@ -36,7 +37,7 @@ from askai_graph.local_model import (  # noqa: E402
 )
 from askai_graph.nodes.research import to_search_results  # noqa: E402
 from askai_graph.providers import chat_model, default_retriever  # noqa: E402
-from askai_graph.reviewing import ReviewRequest, evidence_slice, reviewer_messages  # noqa: E402
+from askai_graph.reviewing import ReviewRequest, reviewer_messages  # noqa: E402
 from askai_graph.writing import DraftRequest, writer_messages  # noqa: E402
 
 COUNTING = "Count from 1 to 300, one number per line."

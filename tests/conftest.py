@@ -18,7 +18,7 @@ import pytest
 
 from askai_graph import Settings
 
-pytest_plugins = ["tests.browser"]  # the widget tests' Chromium fixtures
+pytest_plugins = ["tests.browser", "tests.langgraph_server"]  # the widget tests' Chromium fixtures
 
 _INDEX_CACHE = tempfile.mkdtemp(prefix="askai-test-bm25-")
 os.environ["ASKAI_INDEX_CACHE_DIR"] = _INDEX_CACHE

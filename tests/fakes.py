@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun, Callbacks
@@ -82,6 +83,8 @@ class ScriptedChatModel(BaseChatModel):
     delay: float = 0.0
     prompts: list[str] = []
     rendezvous: Any = None
+    calls_file: str | None = None
+    """Where a copy running on a LangGraph Server writes its call count (``tests.langgraph_server``)."""
 
     @property
     def _llm_type(self) -> str:
@@ -92,6 +95,8 @@ class ScriptedChatModel(BaseChatModel):
             reply = self.script[min(self.calls, len(self.script) - 1)]
             self.calls += 1
             self.prompts.append("\n".join(str(m.content) for m in messages))
+            if self.calls_file:
+                Path(self.calls_file).write_text(str(self.calls))
         if isinstance(reply, Exception):
             raise reply
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])

@@ -26,6 +26,7 @@ import pytest
 from langchain_core.messages import AIMessageChunk
 
 from askai_graph import ExtractiveWriter, Outcome, Settings, build_graph, parse_critique, should_expose_retrieved_links
+from askai_graph.adapter import ChatModelAdapter
 from askai_graph.cli import main
 from askai_graph.evidence import evidence_slice
 from askai_graph.local_model import (
@@ -40,8 +41,8 @@ from askai_graph.local_model import (
     server_command,
 )
 from askai_graph.providers import chat_model
-from askai_graph.reviewing import ChatModelCritic, ReviewRequest
-from askai_graph.writing import ChatModelWriter, DraftRequest
+from askai_graph.reviewing import ReviewRequest
+from askai_graph.writing import DraftRequest
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
@@ -111,13 +112,13 @@ def test_critic_json_mode_yields_a_valid_critique(local: LocalModel, index_cache
 
     settings = local.settings(max_tokens=400, timeout=120, index_cache_dir=index_cache)
     results = to_search_results(default_retriever(settings).invoke(QUESTIONS[0]), 3)
-    draft = ChatModelWriter(chat_model(local.model, settings)).write(
+    draft = ChatModelAdapter(chat_model(local.model, settings)).write(
         DraftRequest(question=QUESTIONS[0], search_results=results)
     )
     evidence = evidence_slice(QUESTIONS[0], draft, results, 3000)
     request = ReviewRequest(question=QUESTIONS[0], draft=draft, evidence=evidence)
     started = time.monotonic()
-    reply = ChatModelCritic(chat_model(local.model, settings, json_mode=True)).review(request)
+    reply = ChatModelAdapter(chat_model(local.model, settings, json_mode=True)).review(request)
     print(f"\ncritic reply in {time.monotonic() - started:.1f}s: {reply}")
     parse_critique(reply)  # the schema-constrained reply is always a valid Critique
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -19,7 +20,7 @@ from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
 from askai_graph.reviewing import ReviewRequest
 from askai_graph.writing import DraftRequest
-from tests.fakes import post, url
+from tests.fakes import huge_post, post, url
 
 SITE_URLS = {p.url for p in load_corpus().posts}
 
@@ -238,3 +239,21 @@ def test_critic_does_not_count_a_list_lead_in_as_a_claim() -> None:
     draft = f"Here are the articles I found on the site:\n\n- [Post 1]({url(1)}): {EVIDENCE}"
     reply = critique("What course articles do you have?", draft, EVIDENCE)
     assert reply["ungrounded_claims"] == []
+
+
+@pytest.mark.parametrize(("sentences", "hops"), [(5, 0), (40_000, 1)])
+def test_offline_writer_hops_to_a_worker_thread_only_for_a_huge_retrieved_text(
+    sentences: int, hops: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[Any] = []
+    real = asyncio.to_thread
+
+    async def counted(fn: Any, *args: Any) -> Any:
+        threads.append(fn)
+        return await real(fn, *args)
+
+    monkeypatch.setattr(asyncio, "to_thread", counted)
+    results = to_search_results([huge_post(sentences)], top_k=1)
+    request = DraftRequest(question="What is a cache token?", search_results=results)
+    draft = asyncio.run(ExtractiveWriter().awrite(request))
+    assert draft and len(threads) == hops

@@ -16,6 +16,7 @@ import httpx2
 import pytest
 
 from askai_graph import ExtractiveWriter, LexicalCritic, Settings, build_graph, parse_critique
+from askai_graph.adapter import ChatModelAdapter
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
 from askai_graph.providers import (
     SCORE_SCALE,
@@ -24,8 +25,6 @@ from askai_graph.providers import (
     default_critic,
     default_writer,
 )
-from askai_graph.reviewing import ChatModelCritic
-from askai_graph.writing import ChatModelWriter
 from tests.fakes import PASSING, retriever, url
 
 LOCAL = "http://127.0.0.1:9/v1"
@@ -177,7 +176,7 @@ def test_askai_model_env_switches_both_roles(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("ASKAI_BASE_URL", "http://127.0.0.1:11434/v1")
     settings = Settings()
     writer, reviewer = default_writer(settings), default_critic(settings)
-    assert isinstance(writer, ChatModelWriter) and isinstance(reviewer, ChatModelCritic)
+    assert isinstance(writer, ChatModelAdapter) and isinstance(reviewer, ChatModelAdapter)
     assert writer.model.model_name == reviewer.model.model_name == "llama3.2"  # type: ignore[attr-defined]
 
 

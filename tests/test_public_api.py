@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 
 import askai_graph
 
@@ -37,3 +39,24 @@ def test_validation_report_items_carry_code_and_message() -> None:
     report = askai_graph.validate_draft("See [x](https://nowhere.example/).", [])
     assert report.ok is False
     assert report.errors[0].code and report.errors[0].message
+
+
+
+def loaded_after(statements: str, modules: list[str]) -> list[str]:
+    """Return which of ``modules`` a new process has loaded after ``statements`` (this one has them all)."""
+    script = f"import sys; {statements}; print(','.join(m for m in {modules!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    return [name for name in out.strip().split(",") if name]
+
+
+def test_importing_the_package_loads_none_of_its_dependencies() -> None:
+    assert loaded_after("import askai_graph", ["langgraph", "langchain_core", "bm25s", "numpy", "mistletoe"]) == []
+
+
+def test_askai_help_loads_no_search_web_or_markdown_library() -> None:
+    statements = "import askai_graph.cli as cli; cli.parser().format_help()"
+    assert loaded_after(statements, ["bm25s", "numpy", "fastapi", "mistletoe"]) == []
+
+
+def test_a_public_name_is_imported_on_first_use() -> None:
+    assert loaded_after("import askai_graph; askai_graph.build_graph", ["langgraph"]) == ["langgraph"]

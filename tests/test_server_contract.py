@@ -1,17 +1,21 @@
-"""The SSE contract of POST /api/chat, one test per line of the README's SSE table, over real HTTP."""
+"""The SSE contract of POST /api/chat, one test per line of the README's SSE table, over real HTTP.
+
+Every test runs twice (``graph_host``): the graph in the server's process, and on a
+LangGraph Server (``langgraph dev``) streamed through ``--graph-url``'s ``RemoteAskGraph``.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import httpx
 import pytest
 
 from askai_graph import Settings, build_graph
-from askai_graph.server import create_app
 from tests.fakes import (
     LOW_CONFIDENCE,
     PASSING,
@@ -23,6 +27,7 @@ from tests.fakes import (
     review,
     url,
 )
+from tests.langgraph_server import GraphHost
 from tests.live import LiveServer, sse_events
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -42,9 +47,26 @@ STEP_KEYS = {
 }
 
 
-def serve(settings: Settings, writer: Any, critic: Any, *posts: int, **app_kwargs: Any) -> LiveServer:
-    graph = build_graph(writer=writer, critic=critic, retriever=retriever(*posts), settings=settings)
-    return LiveServer(create_app(graph, settings, **app_kwargs))
+Serve = Callable[..., LiveServer]
+
+
+@pytest.fixture
+def serve(graph_host: GraphHost) -> Serve:
+    def serve(settings: Settings, writer: Any, critic: Any, *posts: int, **app_kwargs: Any) -> LiveServer:
+        return cast(
+            LiveServer,
+            graph_host.live(
+                settings,
+                build_graph,
+                app_kwargs=app_kwargs,
+                writer=writer,
+                critic=critic,
+                retriever=retriever(*posts),
+                settings=settings,
+            ),
+        )
+
+    return serve
 
 
 def names(events: list[tuple[str, Any, str]]) -> list[str]:
@@ -61,7 +83,7 @@ def answer(events: list[tuple[str, Any, str]]) -> str:
     return "".join(data["text"] for name, data, _ in events if name == "token")
 
 
-def test_accepted_answer_streams_steps_then_tokens_then_sources_then_done(settings: Settings) -> None:
+def test_accepted_answer_streams_steps_then_tokens_then_sources_then_done(settings: Settings, serve: Serve) -> None:
     with serve(settings, replies(cited_draft(1, 2)), replies(PASSING), 1, 2, 3) as base:
         events = sse_events(base, QUESTION)
     order = names(events)
@@ -80,7 +102,7 @@ def test_accepted_answer_streams_steps_then_tokens_then_sources_then_done(settin
 
 
 def test_catalog_early_acceptance_with_low_confidence_streams_tokens_and_done_without_sources(
-    settings: Settings,
+    settings: Settings, serve: Serve
 ) -> None:
     with serve(settings, replies(catalog_draft(1, 2, 3, 4)), replies(LOW_CONFIDENCE), 1, 2, 3, 4) as base:
         events = sse_events(base, CATALOG)
@@ -91,7 +113,9 @@ def test_catalog_early_acceptance_with_low_confidence_streams_tokens_and_done_wi
     assert without_ids(events[-1][1]) == {"outcome": "accepted_early", "attempts": 1, "cached": False, "gates": gates}
 
 
-def test_fallback_when_nothing_is_retrieved_streams_the_fixed_message_without_sources(settings: Settings) -> None:
+def test_fallback_when_nothing_is_retrieved_streams_the_fixed_message_without_sources(
+    settings: Settings, serve: Serve
+) -> None:
     writer = replies(cited_draft(1))
     with serve(settings, writer, replies(PASSING)) as base:
         events = sse_events(base, QUESTION)
@@ -107,7 +131,7 @@ def test_fallback_when_nothing_is_retrieved_streams_the_fixed_message_without_so
     assert writer.calls == 0
 
 
-def test_provider_failure_is_a_gate_failure_and_a_fallback_not_an_error_event(settings: Settings) -> None:
+def test_provider_failure_is_a_gate_failure_and_a_fallback_not_an_error_event(settings: Settings, serve: Serve) -> None:
     writer = replies(ConnectionError("provider down"))
     with serve(settings, writer, replies(PASSING), 1, 2) as base:
         events = sse_events(base, QUESTION)
@@ -117,7 +141,7 @@ def test_provider_failure_is_a_gate_failure_and_a_fallback_not_an_error_event(se
     assert writer.calls == settings.max_attempts
 
 
-def test_cache_hit_streams_only_tokens_and_done_with_cached_true(settings: Settings) -> None:
+def test_cache_hit_streams_only_tokens_and_done_with_cached_true(settings: Settings, serve: Serve) -> None:
     writer = replies(cited_draft(1, 2))
     with serve(settings, writer, replies(PASSING), 1, 2) as base:
         first = sse_events(base, "What is semantic caching?")
@@ -134,7 +158,7 @@ def test_cache_hit_streams_only_tokens_and_done_with_cached_true(settings: Setti
     assert writer.calls == 1
 
 
-def test_cache_does_not_serve_a_different_question_sharing_words(settings: Settings) -> None:
+def test_cache_does_not_serve_a_different_question_sharing_words(settings: Settings, serve: Serve) -> None:
     writer = replies(cited_draft(1))
     with serve(settings, writer, replies(PASSING), 1, 2) as base:
         sse_events(base, "What is semantic caching?")
@@ -151,7 +175,7 @@ def test_cache_does_not_serve_a_different_question_sharing_words(settings: Setti
     ],
 )
 def test_only_accepted_answers_are_cached(
-    settings: Settings, question: str, writer_script: list[str], critic_script: list[str], outcome: str
+    settings: Settings, serve: Serve, question: str, writer_script: list[str], critic_script: list[str], outcome: str
 ) -> None:
     writer = replies(*writer_script)
     with serve(settings, writer, replies(*critic_script), 1, 2, 3, 4) as base:
@@ -160,7 +184,7 @@ def test_only_accepted_answers_are_cached(
     assert second[-1][1]["cached"] is False and "step:research" in names(second)
 
 
-def test_cache_setting_off_runs_the_graph_every_time(settings: Settings) -> None:
+def test_cache_setting_off_runs_the_graph_every_time(settings: Settings, serve: Serve) -> None:
     writer = replies(cited_draft(1))
     off = settings.model_copy(update={"cache_enabled": False})
     with serve(off, writer, replies(PASSING), 1) as base:
@@ -169,15 +193,17 @@ def test_cache_setting_off_runs_the_graph_every_time(settings: Settings) -> None
     assert again[-1][1]["cached"] is False and writer.calls == 2
 
 
-def test_internal_error_streams_one_error_event_then_ends(settings: Settings) -> None:
-    with LiveServer(create_app(exploding_graph("secret detail"), settings)) as base:
+def test_internal_error_streams_one_error_event_then_ends(settings: Settings, graph_host: GraphHost) -> None:
+    with graph_host.live(settings, exploding_graph, "secret detail") as base:
         events = sse_events(base, QUESTION)
     assert names(events) == ["step:research", "error"]
     assert events[-1][1] == {"message": "Internal error while answering; please try again."}
     assert "secret detail" not in json.dumps(events)
 
 
-def test_tokens_arrive_only_after_the_final_gate_decision_and_equal_the_final_answer(settings: Settings) -> None:
+def test_tokens_arrive_only_after_the_final_gate_decision_and_equal_the_final_answer(
+    settings: Settings, serve: Serve
+) -> None:
     rejected = f"Caching is covered in [a forged post]({url(9)})."
     writer = replies(rejected, cited_draft(2))
     with serve(settings, writer, replies(PASSING), 1, 2) as base:
@@ -191,7 +217,7 @@ def test_tokens_arrive_only_after_the_final_gate_decision_and_equal_the_final_an
     assert events[-1][1]["attempts"] == 2
 
 
-def test_step_events_carry_short_summaries_only(settings: Settings) -> None:
+def test_step_events_carry_short_summaries_only(settings: Settings, serve: Serve) -> None:
     critic = replies(review(confidence=0.1, ungrounded_claims=["made-up claim"], gaps=["gapword"]), PASSING)
     with serve(settings, replies(cited_draft(1)), critic, 1, 2) as base:
         events = sse_events(base, QUESTION)
@@ -206,13 +232,13 @@ def test_step_events_carry_short_summaries_only(settings: Settings) -> None:
     assert steps[3]["failures"] == ["low_confidence", "ungrounded_claims"]  # codes, not the claims
 
 
-def test_every_event_has_an_increasing_id(settings: Settings) -> None:
+def test_every_event_has_an_increasing_id(settings: Settings, serve: Serve) -> None:
     with serve(settings, replies(cited_draft(1)), replies(PASSING), 1) as base:
         events = sse_events(base, QUESTION)
     assert [event_id for _, _, event_id in events] == [str(n) for n in range(1, len(events) + 1)]
 
 
-def test_stream_sets_no_store_no_buffering_and_sends_heartbeat_comments(settings: Settings) -> None:
+def test_stream_sets_no_store_no_buffering_and_sends_heartbeat_comments(settings: Settings, serve: Serve) -> None:
     fast_pings = settings.model_copy(update={"heartbeat_seconds": 0.05})
     with serve(fast_pings, replies(cited_draft(1), delay=0.3), replies(PASSING), 1) as base:
         with httpx.stream("POST", f"{base}/api/chat", json={"message": QUESTION}, timeout=10) as response:
@@ -224,7 +250,7 @@ def test_stream_sets_no_store_no_buffering_and_sends_heartbeat_comments(settings
     assert ": ping" in lines
 
 
-def test_concurrent_streams_do_not_wait_for_each_other(settings: Settings) -> None:
+def test_concurrent_streams_do_not_wait_for_each_other(settings: Settings, serve: Serve) -> None:
     # Each Writer call waits until all 8 are in flight at once: streams served one after
     # another would never meet, time out as a provider fault and fall back.
     writer = replies(cited_draft(1))
@@ -244,7 +270,9 @@ def test_concurrent_streams_do_not_wait_for_each_other(settings: Settings) -> No
     assert results == ["accepted"] * 8
 
 
-def test_app_stores_accepted_answers_in_the_given_store_under_the_given_namespace(settings: Settings) -> None:
+def test_app_stores_accepted_answers_in_the_given_store_under_the_given_namespace(
+    settings: Settings, serve: Serve
+) -> None:
     from askai_graph.server import InMemoryCacheStore
     from askai_graph.server.cache import config_digest
 

@@ -1,4 +1,7 @@
-"""A client that leaves mid-stream cancels its graph run: no model calls continue for it."""
+"""A client that leaves mid-stream cancels its graph run: no model calls continue for it.
+
+In process, and on a LangGraph Server (``--graph-url``), where the run is cancelled too.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +11,20 @@ import time
 import httpx
 import pytest
 from httpx_sse import connect_sse
+from langgraph_sdk import get_sync_client
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
+from askai_graph.server.remote import RemoteAskGraph
 from tests.fakes import ScriptedChatModel, cited_draft, fan_out_graph, replies, retriever, review
+from tests.langgraph_server import (
+    SCENARIO_GRAPH,
+    SCENARIO_KEY,
+    GraphHost,
+    RemoteScenarios,
+    remote_live_server,
+    sync_calls,
+)
 from tests.live import LiveServer, sse_events
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -30,9 +43,10 @@ def serve(settings: Settings, writer: ScriptedChatModel, critic: ScriptedChatMod
     return LiveServer(create_app(graph, settings))
 
 
-def test_a_full_run_of_the_slow_models_makes_every_attempt(settings: Settings) -> None:
+def test_a_full_run_of_the_slow_models_makes_every_attempt(settings: Settings, graph_host: GraphHost) -> None:
     writer, critic = slow_models()
-    with serve(settings, writer, critic) as base:
+    graph_kwargs = {"writer": writer, "critic": critic, "retriever": retriever(1, 2), "settings": settings}
+    with graph_host.live(settings, build_graph, **graph_kwargs) as base:
         events = sse_events(base, QUESTION)
     assert events[-1][1]["outcome"] == "degraded"
     assert (writer.calls, critic.calls) == (settings.max_attempts, settings.max_attempts)
@@ -66,3 +80,32 @@ def test_disconnect_cancels_parallel_node_tasks_too(settings: Settings) -> None:
         time.sleep(1.0)  # ten rounds of both branches, had they kept going
     assert json.loads(first.data)["node"] == "research"
     assert len(ticks) <= 2  # at most a round that was already finishing
+
+
+def test_disconnect_cancels_the_run_on_the_langgraph_server(
+    settings: Settings, langgraph_server: str, remote_scenarios: RemoteScenarios
+) -> None:
+    writer, critic = slow_models()
+    config = remote_scenarios.add(
+        build_graph, writer=writer, critic=critic, retriever=retriever(1, 2), settings=settings
+    )
+    graph = RemoteAskGraph(langgraph_server, SCENARIO_GRAPH, config=config)
+    with remote_live_server(create_app(graph, settings), graph) as base:
+        with httpx.Client(timeout=10) as client:
+            with connect_sse(client, "POST", f"{base}/api/chat", json={"message": QUESTION}) as source:
+                for sse in source.iter_sse():
+                    if sse.event == "step" and json.loads(sse.data)["node"] == "critic":
+                        break  # leave after the first review: two more attempts are pending
+        sync_calls(writer, critic)
+        at_disconnect = (writer.calls, critic.calls)
+        time.sleep(5 * DELAY)
+    sync_calls(writer, critic)
+    # The server's own record of the run says it was cancelled, not finished.
+    with get_sync_client(url=langgraph_server) as sdk:
+        threads = sdk.threads.search(metadata={"graph_id": SCENARIO_GRAPH}, limit=100)
+        runs = [run for thread in threads for run in sdk.runs.list(thread["thread_id"])]
+    scenario = config["configurable"][SCENARIO_KEY]
+    (run,) = [run for run in runs if run["kwargs"]["config"]["configurable"].get(SCENARIO_KEY) == scenario]
+    assert at_disconnect == (1, 1)
+    assert (writer.calls, critic.calls) == (1, 1)
+    assert run["status"] == "interrupted"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
@@ -9,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from askai_graph.critique import Critique
+from askai_graph.server.app import _framed
 from askai_graph.server.events import answer_events, step, token_chunks
+from askai_graph.server.limits import StreamSlots
 from askai_graph.state import ReviewFailure, Source
 from askai_graph.validation import ValidationIssue, ValidationReport
 
@@ -108,3 +112,24 @@ def test_cached_answer_events_have_no_sources_and_zero_attempts() -> None:
         ("token", {"text": "A."}),
         ("done", {"outcome": "accepted", "attempts": 0, "cached": True, "gates": {"critic": "passed"}}),
     ]
+
+
+def test_the_answer_burst_leaves_in_one_write_after_each_step_in_its_own() -> None:
+    async def run() -> AsyncGenerator[Any, None]:
+        for event in [("step", {"node": "writer"}), ("token", {"text": "An "}), ("token", {"text": "answer."})]:
+            yield event
+        yield "done", {"outcome": "accepted"}
+
+    async def release() -> None:
+        pass
+
+    async def frames() -> list[Any]:
+        slot = await StreamSlots(1).try_acquire()
+        return [frame async for frame in _framed(run(), release, slot)]  # type: ignore[arg-type]
+
+    step_frame, burst = asyncio.run(frames())
+    assert step_frame.encode() == b'id: 1\nevent: step\ndata: {"node": "writer"}\n\n'
+    assert burst == (
+        b'id: 2\nevent: token\ndata: {"text": "An "}\n\nid: 3\nevent: token\ndata: {"text": "answer."}\n\n'
+        b'id: 4\nevent: done\ndata: {"outcome": "accepted"}\n\n'
+    )

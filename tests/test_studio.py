@@ -8,16 +8,10 @@ with a changed setting.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, get_args
 
-import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
@@ -31,21 +25,14 @@ from askai_graph import (
     ValidationReport,
     should_expose_retrieved_links,
 )
-from askai_graph.local_model import free_port, stop
+from tests.langgraph_server import ROOT, LangGraphDev
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
-ROOT = Path(__file__).resolve().parents[1]
-STATE_DIR = ROOT / ".langgraph_api"
 GRAPH_ID = "ask_ai"
 ANSWERED = "How does BM25 rank documents?"
 # The offline critic never passes this one: it is retried up to the limit, then degrades.
 RETRIED = "Should I use Kubernetes for my database?"
-OFFLINE_ENV = {
-    "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-    "LANGGRAPH_NO_VERSION_CHECK": "1",
-    "LANGSMITH_TRACING": "false",
-}
 
 
 @pytest.fixture(autouse=True)
@@ -57,47 +44,12 @@ def _wall_time(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start ``langgraph dev`` from the repo root; stop it and remove what it wrote."""
+    """Start ``langgraph dev`` on the repo's ``langgraph.json``; stop it and remove what it wrote."""
     tmp = tmp_path_factory.mktemp("studio")
-    url = f"http://127.0.0.1:{free_port()}"
-    env = {name: value for name, value in os.environ.items() if not name.startswith("ASKAI_")}
-    env |= OFFLINE_ENV | {"ASKAI_INDEX_CACHE_DIR": str(tmp / "bm25")}
-    command = [str(Path(sys.executable).parent / "langgraph"), "dev", "--no-browser", "--no-reload"]
-    had_state = STATE_DIR.exists()
-    started = time.monotonic()
-    with (tmp / "langgraph-dev.log").open("w+b") as log:
-        process = subprocess.Popen(
-            [*command, "--port", url.rsplit(":", 1)[1]],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            wait_ok(url, process, log)
-            print(f"\nlanggraph dev up in {time.monotonic() - started:.1f}s at {url}")
-            yield url
-        finally:
-            stop(process)
-            if not had_state:  # never delete a developer's own Studio threads
-                shutil.rmtree(STATE_DIR, ignore_errors=True)
-
-
-def wait_ok(url: str, process: subprocess.Popen[bytes], log: Any, seconds: float = 90) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            log.seek(0)
-            pytest.fail(f"langgraph dev exited with {process.returncode}:\n{log.read().decode()[-3000:]}")
-        try:
-            if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.25)
-    log.seek(0)
-    pytest.fail(f"langgraph dev did not answer /ok within {seconds}s:\n{log.read().decode()[-3000:]}")
+    with LangGraphDev(
+        ROOT / "langgraph.json", tmp / "langgraph-dev.log", {"ASKAI_INDEX_CACHE_DIR": str(tmp / "bm25")}, cwd=ROOT
+    ) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -2,12 +2,27 @@
 
 ``dataset`` reads the questions, ``runner`` runs them, ``metrics`` scores them,
 ``report`` and ``chart`` render the result, ``baseline`` compares it with an earlier one
-and ``command`` is the CLI.
+and ``command`` is the CLI. Names are imported on first use (PEP 562): registering
+``askai eval`` on the command line loads none of them (nor numpy).
 """
 
-from askai_graph.evaluation.dataset import DatasetError, EvalQuestion, load_questions
-from askai_graph.evaluation.metrics import compute_metrics
-from askai_graph.evaluation.runner import GateVerdict, QuestionResult, run_questions
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from askai_graph.evaluation.dataset import DatasetError, EvalQuestion, load_questions
+    from askai_graph.evaluation.metrics import compute_metrics
+    from askai_graph.evaluation.runner import GateVerdict, QuestionResult, run_questions
+
+_EXPORTS = {
+    "DatasetError": "askai_graph.evaluation.dataset",
+    "EvalQuestion": "askai_graph.evaluation.dataset",
+    "GateVerdict": "askai_graph.evaluation.runner",
+    "QuestionResult": "askai_graph.evaluation.runner",
+    "compute_metrics": "askai_graph.evaluation.metrics",
+    "load_questions": "askai_graph.evaluation.dataset",
+    "run_questions": "askai_graph.evaluation.runner",
+}
 
 __all__ = [
     "DatasetError",
@@ -18,3 +33,13 @@ __all__ = [
     "load_questions",
     "run_questions",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first use (and keep it)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

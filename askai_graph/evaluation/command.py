@@ -13,14 +13,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from askai_graph.evaluation.baseline import changed_outcomes, regressions
-from askai_graph.evaluation.chart import ChartsUnavailable, write_eval_chart
-from askai_graph.evaluation.dataset import DatasetError, load_questions
-from askai_graph.evaluation.report import build_report, render_markdown, render_table
-from askai_graph.evaluation.runner import StreamableGraph, run_questions
-from askai_graph.settings import Settings
+if TYPE_CHECKING:
+    from askai_graph.evaluation.runner import StreamableGraph
+    from askai_graph.settings import Settings
 
 
 class EvalUsageError(ValueError):
@@ -71,6 +68,14 @@ def _default_graph(settings: Settings) -> tuple[StreamableGraph, dict[str, Any]]
 def run_eval(args: argparse.Namespace, settings: Settings, graph: StreamableGraph | None = None) -> int:
     """Run the evaluation the arguments describe; return the exit status."""
     from tqdm import tqdm
+
+    # Here, not at the top: registering ``askai eval`` (every command does) loads none of
+    # the pipeline; the metrics use numpy.
+    from askai_graph.evaluation.baseline import changed_outcomes, regressions
+    from askai_graph.evaluation.chart import ChartsUnavailable, write_eval_chart
+    from askai_graph.evaluation.dataset import DatasetError, load_questions
+    from askai_graph.evaluation.report import build_report, render_markdown, render_table
+    from askai_graph.evaluation.runner import run_questions
 
     try:
         questions = load_questions(args.questions)

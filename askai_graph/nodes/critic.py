@@ -8,7 +8,7 @@ from typing import Any
 
 from askai_graph.condensing import recent_turns
 from askai_graph.critique import MalformedReview, ReviewCode, parse_critique
-from askai_graph.evidence import evidence_slice
+from askai_graph.evidence import analysed_inline, evidence_slice
 from askai_graph.gates import review_failures
 from askai_graph.reviewing import Critic, ReviewRequest
 from askai_graph.settings import Settings
@@ -62,8 +62,11 @@ class Review:
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review asynchronously."""
         try:
-            # Slicing the evidence analyses every retrieved post: CPU work, kept off the event loop.
-            request = await asyncio.to_thread(review_request, state, settings)
+            # Slicing the evidence analyses every retrieved post: inline when they are small.
+            if analysed_inline(state.get("search_results", [])):
+                request = review_request(state, settings)
+            else:
+                request = await asyncio.to_thread(review_request, state, settings)
             reply = await self.critic.areview(request)
         except Exception as exc:
             return _provider_failed(exc)

@@ -25,11 +25,13 @@ exercises the real contract.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
+from collections.abc import Mapping
+from functools import lru_cache
 
 from askai_graph.catalog import is_catalog_question
+from askai_graph.evidence import EvidencePassage
 from askai_graph.reviewing import ReviewRequest
 from askai_graph.text import STOP_WORDS, content_terms, sentences, stem, words
 
@@ -57,6 +59,25 @@ def gives_orders(question: str) -> bool:
     return bool(_INSTRUCTION.search(question))
 
 
+@lru_cache(maxsize=4096)
+def _post_terms(title: str, summary: str) -> frozenset[str]:
+    return frozenset(content_terms(f"{title} {summary}"))
+
+
+@lru_cache(maxsize=4096)
+def _passage_terms(text: str) -> frozenset[str]:
+    return frozenset(content_terms(text))
+
+
+def _evidence_terms(passage: EvidencePassage) -> frozenset[str]:
+    """Return the content terms of a passage and its post's title and summary.
+
+    Cached: the same posts (and mostly the same passages) come back request after
+    request; tokenising and stemming them again on every review is wasted work.
+    """
+    return _post_terms(passage.result.title, passage.result.summary) | _passage_terms(passage.text)
+
+
 class LexicalCritic:
     """Deterministic lexical reviewer (see module docstring)."""
 
@@ -66,16 +87,13 @@ class LexicalCritic:
         self.min_list_items = min_list_items
 
     async def areview(self, request: ReviewRequest) -> str:
-        """Review in a worker thread: scoring is CPU work."""
-        return await asyncio.to_thread(self.review, request)
+        """Review inline: the evidence is already a bounded slice and scoring it is cheaper than a thread hop."""
+        return self.review(request)
 
     def review(self, request: ReviewRequest) -> str:
         """Return the Critique JSON text for ``request``."""
         question_terms = set(content_terms(request.question))
-        evidence_by_url = {
-            p.result.source_url: set(content_terms(f"{p.result.title} {p.result.summary} {p.text}"))
-            for p in request.evidence
-        }
+        evidence_by_url = {p.result.source_url: _evidence_terms(p) for p in request.evidence}
         all_evidence = set().union(*evidence_by_url.values()) if evidence_by_url else set()
         claims = self._claims(request.draft)
         ungrounded = [
@@ -131,7 +149,7 @@ class LexicalCritic:
         return claims
 
     @staticmethod
-    def _support(terms: set[str], cited: set[str], by_url: dict[str, set[str]], everything: set[str]) -> float:
+    def _support(terms: set[str], cited: set[str], by_url: Mapping[str, frozenset[str]], everything: set[str]) -> float:
         known = set().union(*(by_url[url] for url in cited if url in by_url)) if cited else everything
         return len(terms & known) / len(terms)
 

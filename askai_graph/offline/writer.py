@@ -14,9 +14,10 @@ import asyncio
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 
 from askai_graph import plaintext
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence import SearchResult, analysed_inline
 from askai_graph.text import content_terms, sentence_terms
 from askai_graph.writing import DraftRequest
 
@@ -36,6 +37,16 @@ def markdown_link(result: SearchResult) -> str:
     return plaintext.markdown_link(result.title, result.source_url)
 
 
+@lru_cache(maxsize=4096)
+def quotable_sentences(content: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Return the sentences of a post that may be quoted, with their terms (cached per post text)."""
+    return tuple(
+        (sentence, terms)
+        for sentence, terms in sentence_terms(content)
+        if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS
+    )
+
+
 class ExtractiveWriter:
     """Deterministic extractive answer writer (see module docstring)."""
 
@@ -51,7 +62,9 @@ class ExtractiveWriter:
         return self._answer(request.question, request.search_results)
 
     async def awrite(self, request: DraftRequest) -> str:
-        """Write in a worker thread: extraction is CPU work."""
+        """Write inline when the retrieved text is small (see ``evidence.INLINE_CHARS``), else in a worker thread."""
+        if analysed_inline(request.search_results):
+            return self.write(request)
         return await asyncio.to_thread(self.write, request)
 
     @staticmethod
@@ -72,8 +85,8 @@ class ExtractiveWriter:
         quotable = [
             (post, sentence, terms)
             for post, result in enumerate(results)
-            for sentence, terms in sentence_terms(result.content)
-            if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS and terms & wanted
+            for sentence, terms in quotable_sentences(result.content)
+            if terms & wanted
         ]
         # Except for the question's most specific term: the one strictly fewest sentences
         # mention ("heartbeats" in "Why do Server-Sent Events need heartbeats?"). A

@@ -1,7 +1,34 @@
-"""The HTTP API: ``POST /api/chat`` streaming the SSE contract, with a semantic cache."""
+"""The HTTP API: ``POST /api/chat`` streaming the SSE contract, with a semantic cache.
 
-from askai_graph.server.app import create_app
-from askai_graph.server.cache import CachedAnswer, CacheStore, InMemoryCacheStore, SemanticCache
-from askai_graph.server.embeddings import LexicalEmbeddings
+Names are imported on first use (PEP 562): ``server.embeddings`` or ``server.cache``
+alone, as ``askai report`` uses them, do not load FastAPI and the app.
+"""
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from askai_graph.server.app import create_app
+    from askai_graph.server.cache import CachedAnswer, CacheStore, InMemoryCacheStore, SemanticCache
+    from askai_graph.server.embeddings import LexicalEmbeddings
+
+_EXPORTS = {
+    "CacheStore": "askai_graph.server.cache",
+    "CachedAnswer": "askai_graph.server.cache",
+    "InMemoryCacheStore": "askai_graph.server.cache",
+    "LexicalEmbeddings": "askai_graph.server.embeddings",
+    "SemanticCache": "askai_graph.server.cache",
+    "create_app": "askai_graph.server.app",
+}
 
 __all__ = ["CacheStore", "CachedAnswer", "InMemoryCacheStore", "LexicalEmbeddings", "SemanticCache", "create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first use (and keep it)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -10,7 +10,8 @@ logs each answer under the ``run_id`` its ``done`` carries; ``feedback`` rates i
 Threads (``threads.ThreadLeases``): no ``thread_id`` starts a new one; an unknown or
 expired one is a 404; one whose answer is still streaming is a 409. The default graph
 persists threads in ``settings.database_url`` (opened for the app's lifespan), or in
-process memory when it is unset.
+process memory when it is unset. With ``settings.graph_url`` the graph, its threads
+included, runs on a LangGraph Server instead (``remote``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from askai_graph.runlog import RunLog, open_run_log
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
+from askai_graph.server.collector import tune_collector
 from askai_graph.server.events import Event
 from askai_graph.server.feedback import add_feedback_route
 from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, trusted_hosts
@@ -43,6 +45,7 @@ from askai_graph.server.run import StreamingGraph, run_question
 from askai_graph.server.threads import ThreadLeases
 from askai_graph.server.web import add_web
 from askai_graph.settings import Settings
+from askai_graph.validation.parsing import load_parser
 
 SEP = "\n"
 """Line separator of the event stream (sse-starlette defaults to CRLF; LF is what most clients log)."""
@@ -64,7 +67,9 @@ def create_app(
             with a checkpointer for follow-ups to see their thread. ``None`` loads the
             configured corpus once (the bundled sample site by default), builds its BM25
             index and the default graph over it, with threads in
-            ``settings.database_url`` (in memory when unset).
+            ``settings.database_url`` (in memory when unset); or, when
+            ``settings.graph_url`` is set, streams ``settings.graph_id`` from that
+            LangGraph Server (``remote.RemoteAskGraph``).
         settings: Configuration; ``Settings()`` when ``None``.
         namespace: What cached answers depend on beyond ``settings`` (which are always
             digested into it); the corpus fingerprint by default. With a custom
@@ -85,7 +90,16 @@ def create_app(
     settings = settings or Settings()
     corpus_info: dict[str, Any] = {}
     lifespan = None
-    if graph is None:
+    if graph is None and settings.graph_url:
+        # The graph runs on LangGraph Server, threads and all: this app keeps no graph state.
+        from askai_graph.server.remote import RemoteAskGraph
+
+        graph = RemoteAskGraph(settings.graph_url, settings.graph_id)
+        corpus_info = {"graph_url": settings.graph_url, "graph_id": settings.graph_id}
+        # The deployment's corpus is not known here: its cached answers are keyed by where it runs.
+        namespace = namespace or f"langgraph-server:{settings.graph_url}#{settings.graph_id}"
+        lifespan = _closing_lifespan(lifespan, graph)
+    elif graph is None:
         make_graph, corpus_info = _default_graph(settings)
         namespace = namespace or corpus_info["corpus"]
         if settings.database_url:
@@ -122,11 +136,12 @@ def create_app(
 
         slots = SharedStreamSlots(settings.max_streams, settings.cache_url, lease_seconds=settings.stream_lease_seconds)
         lifespan = _closing_lifespan(lifespan, slots)
+    lifespan = _serving_lifespan(lifespan)
     app = FastAPI(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
     )
-    app.state.graph, app.state.cache, app.state.settings, app.state.slots = graph, cache, settings, slots
-    app.state.run_log = run_log
+    # The one piece of app state: the graph, which a threads database opens only in the lifespan.
+    app.state.graph = graph
     leases = ThreadLeases(settings)
     if settings.trusted_proxies.strip():
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_hosts(settings.trusted_proxies))
@@ -223,6 +238,30 @@ def _closing_lifespan(inner: Any, resource: object) -> Any:
     return lifespan
 
 
+def _serving_lifespan(inner: Any) -> Any:
+    """Run ``inner`` (if any); once it has started (the graph is built), get ready to serve.
+
+    That is: load the Validation parser (its import scans all of Unicode, ~0.1 s of CPU
+    that would otherwise land on the first questions), then tune the collector.
+    """
+
+    def ready() -> None:
+        load_parser()
+        tune_collector()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if inner is None:
+            ready()
+            yield
+            return
+        async with inner(app):
+            ready()
+            yield
+
+    return lifespan
+
+
 def _default_store(settings: Settings) -> CacheStore:
     """Return the Redis store when ``cache_url`` is set, else an in-process LRU."""
     if settings.cache_url:
@@ -259,15 +298,31 @@ class _SlotResponse(EventSourceResponse):
                 await self._slot.release()
 
 
+# The final answer's events arrive in one burst (the answer is complete before its first
+# token is sent): they leave in one write with the event after them, not one per chunk.
+_BURST = frozenset({"token", "sources"})
+
+
 async def _framed(
     run: AsyncGenerator[Event, None], release: Callable[[], Awaitable[None]], slot: Slot
-) -> AsyncIterator[ServerSentEvent]:
+) -> AsyncIterator[ServerSentEvent | bytes]:
     """Give every event a JSON body and an ``id`` (1, 2, 3... within the stream); ``release`` the thread at the end."""
     counter = itertools.count(1)
+    burst: list[bytes] = []
     try:
         async for name, data in run:
             data_json = json.dumps(data, ensure_ascii=False)
-            yield ServerSentEvent(event=name, data=data_json, id=str(next(counter)), sep=SEP)
+            event = ServerSentEvent(event=name, data=data_json, id=str(next(counter)), sep=SEP)
+            if name in _BURST:
+                burst.append(event.encode())
+            elif burst:
+                burst.append(event.encode())
+                yield b"".join(burst)
+                burst.clear()
+            else:
+                yield event
+        if burst:
+            yield b"".join(burst)
     finally:
         # The answer is out: free the slot now, before the response's own teardown, so a
         # client asking again on the same connection is never refused by its own stream.

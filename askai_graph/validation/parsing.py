@@ -21,6 +21,11 @@ from typing import Any
 _PARSE_LOCK = threading.Lock()
 
 
+def load_parser() -> None:
+    """Import mistletoe now (a server does it at start-up, not on a reader's first question)."""
+    import mistletoe.block_token  # noqa: F401
+
+
 def parse_markdown(lines: Sequence[str]) -> Any:
     """Parse ``lines`` (no terminators) into a mistletoe ``Document``."""
     # Imported on first use: mistletoe's import scans every Unicode code point (~0.1 s),
