@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from askai_graph.checkpoints import DatabaseError, default_database_url
 from askai_graph.corpus import CorpusError
+from askai_graph.embeddings import EmbeddingsError
 from askai_graph.evaluation.command import EvalUsageError
 from askai_graph.question import QuestionError, checked_question
 from askai_graph.reporting.command import ReportUsageError
@@ -133,8 +134,10 @@ def ask(args: argparse.Namespace, settings: Settings) -> int:
 
 def index(args: argparse.Namespace, settings: Settings) -> int:
     """Build (or update) the site index and print what changed and what was skipped."""
+    from askai_graph.embeddings import embeddings_for, model_key
     from askai_graph.indexing import StrictIndexError, build_index
 
+    embeddings = embeddings_for(settings, batch=True)
     try:
         summary = build_index(
             Path(args.source),
@@ -145,6 +148,8 @@ def index(args: argparse.Namespace, settings: Settings) -> int:
             passage_chars=settings.passage_chars,
             max_file_bytes=settings.max_page_bytes,
             max_front_matter_bytes=settings.max_front_matter_bytes,
+            embeddings=embeddings,
+            embeddings_model=model_key(settings),
         )
     except StrictIndexError as exc:
         print(render_index_summary(exc.summary, written=False))
@@ -162,6 +167,8 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
         f"  added {len(summary.added)}, changed {len(summary.changed)}, removed {len(summary.removed)}"
         f" since the last index; {summary.parsed} files parsed, the rest unchanged",
     ]
+    if summary.embeddings_model:
+        lines.append(f"  embedded {summary.embedded} passages with {summary.embeddings_model}, the rest unchanged")
     for label, urls in (("added", summary.added), ("changed", summary.changed), ("removed", summary.removed)):
         lines += [f"  {label}: {url}" for url in urls[:20]]
         if len(urls) > 20:
@@ -169,7 +176,8 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
     lines.append(f"  skipped {len(summary.errors)} files" + (f" and {len(drafts)} drafts" if drafts else ""))
     lines += [f"  skipped {skip.where}: {skip.reason}" for skip in summary.skips]
     if written:
-        lines.append(f"serve it: ASKAI_CORPUS={summary.out} askai ask \"QUESTION\"")
+        embedded = f" ASKAI_EMBEDDINGS={summary.embeddings_model.split(':')[0]}" if summary.embeddings_model else ""
+        lines.append(f"serve it: ASKAI_CORPUS={summary.out}{embedded} askai ask \"QUESTION\"")
     return "\n".join(lines)
 
 
@@ -339,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, EvalUsageError, ReportUsageError) as exc:
         print(f"askai: error: {exc}", file=sys.stderr)
         return 2
-    except (CorpusError, ValidationError, DatabaseError, RunLogError) as exc:
+    except (CorpusError, ValidationError, DatabaseError, RunLogError, EmbeddingsError) as exc:
         print(f"askai: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
     except BrokenPipeError:

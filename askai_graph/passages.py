@@ -51,6 +51,16 @@ def passage_text(post: Post, passage: Passage, first: bool) -> str:
     return f"{lead} {lead} {passage.text}"
 
 
+def dense_text(title: str, summary: str, text: str) -> str:
+    """Return the text an embedding model reads for a passage: page title, summary, passage.
+
+    Pass the page summary with its first passage only (as ``passage_text`` does). Models
+    read a few hundred tokens (all-MiniLM-L6-v2: 256) and ignore the rest, so the title
+    and the passage's opening carry its vector.
+    """
+    return "\n\n".join(part for part in (title, summary, text) if part)
+
+
 def passage_terms(post: Post, passage: Passage, first: bool) -> list[str]:
     """Return the BM25 terms of ``passage`` (see ``passage_text``)."""
     return content_terms(passage_text(post, passage, first))

@@ -26,13 +26,15 @@ from askai_graph.condensing import ChatModelCondenser, Condenser
 from askai_graph.corpus import corpus_for
 from askai_graph.critique import Critique
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
+from askai_graph.embeddings import EmbeddingsError, embeddings_for, model_key
+from askai_graph.hybrid import DenseRetriever, HybridRetriever
 from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval import BM25Retriever, PageRetriever
 from askai_graph.reviewing import ChatModelCritic, Critic
 from askai_graph.settings import Settings
 from askai_graph.writing import ChatModelWriter, Writer
 
-# BM25 returns up to this many posts; Research trims to the per-run ``top_k``.
+# A retriever invoked without ``k`` returns up to this many pages; Research asks for its ``top_k``.
 RETRIEVER_CEILING = 50
 
 # Grammar-constrained servers (llama.cpp) cannot bound a JSON number, but they can an
@@ -184,11 +186,34 @@ def default_critic(settings: Settings) -> Critic:
     return ChatModelCritic(chat_model(model, settings, json_mode=True)) if model else LexicalCritic()
 
 
-def default_retriever(settings: Settings) -> BM25Retriever:
-    """Return BM25 over the configured corpus (the bundled sample site by default)."""
-    return BM25Retriever(
-        corpus=corpus_for(settings),
-        k=RETRIEVER_CEILING,
-        cache_dir=settings.index_cache_dir,
-        passage_chars=settings.passage_chars,
+def default_retriever(settings: Settings) -> PageRetriever:
+    """Return the configured retriever over the configured corpus (the bundled sample site by default).
+
+    BM25 unless an embedding model is set (``ASKAI_EMBEDDINGS``): then hybrid, or what
+    ``settings.retrieval`` names. Each returns up to ``RETRIEVER_CEILING`` pages when
+    invoked plainly; Research asks for its ``top_k`` only.
+
+    Raises:
+        EmbeddingsError: the embedding model cannot be loaded (e.g. the ``neural`` extra is missing).
+        CorpusError: the corpus cannot be loaded, or a built index holds another model's vectors.
+    """
+    common: dict[str, Any] = {
+        "corpus": corpus_for(settings),
+        "k": RETRIEVER_CEILING,
+        "cache_dir": settings.index_cache_dir,
+        "passage_chars": settings.passage_chars,
+        "rerank_candidates": settings.rerank_candidates,
+    }
+    mode = settings.retrieval if settings.retrieval != "auto" else ("hybrid" if settings.embeddings else "bm25")
+    if mode == "bm25":
+        return BM25Retriever(**common)
+    embeddings, model = embeddings_for(settings), model_key(settings)
+    if embeddings is None or model is None:  # Settings refuses dense/hybrid without a model
+        raise EmbeddingsError(f"retrieval={mode} needs an embedding model: set ASKAI_EMBEDDINGS=local or openai")
+    dense = {**common, "embeddings": embeddings, "embeddings_model": model,
+             "min_similarity": settings.dense_min_similarity}
+    if mode == "dense":
+        return DenseRetriever(**dense)
+    return HybridRetriever(
+        **dense, rrf_k=settings.rrf_k, lexical_depth=settings.lexical_depth, dense_depth=settings.dense_depth
     )

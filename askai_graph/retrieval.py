@@ -1,11 +1,17 @@
-"""BM25 retrieval over page passages, one Document per page, as a LangChain ``BaseRetriever``.
+"""Page retrieval over passages, one Document per page, as LangChain ``BaseRetriever``s.
 
-Pages are split into passages at headings (``askai_graph.passages``) and BM25 ranks the
-passages; the best passages of each page are then grouped into one Document whose
-``source_url`` is the page URL, so citations and source cards stay one per page. For a
-built index (``askai index``) the BM25 matrix is memory-mapped from the index and pages
-are read from it per query; for a corpus loaded in memory it is built at start-up and
-cached on disk under the corpus fingerprint, so a restart loads instead of re-indexing.
+Pages are split into passages at headings (``askai_graph.passages``); a retriever ranks
+the passages and groups the best ones of each page into one Document whose
+``source_url`` is the page URL, so citations and source cards stay one per page.
+``PageRetriever`` holds what every ranking shares (passages, grouping, Documents, the
+site catalog, an optional reranker); ``BM25Retriever`` ranks lexically, and
+``askai_graph.hybrid`` adds dense and hybrid ranking over the same passages.
+
+For a built index (``askai index``) the BM25 matrix is memory-mapped from the index and
+pages are read from it per query; for a corpus loaded in memory it is built at start-up
+and cached on disk under the corpus fingerprint, so a restart loads instead of
+re-indexing. Only the pages a query keeps become Documents: Research asks for its
+``top_k`` (the ``k`` keyword of ``invoke``), not for every candidate.
 """
 
 from __future__ import annotations
@@ -14,14 +20,18 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import bm25s
-from langchain_core.callbacks import CallbackManagerForRetrieverRun
-from langchain_core.documents import Document
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, PrivateAttr
+from langchain_core.runnables.config import run_in_executor
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from askai_graph.bm25 import Vocabulary, build_bm25, top_documents
 from askai_graph.catalog import site_order_key
@@ -56,88 +66,110 @@ def post_to_document(post: Post, content: str | None = None) -> Document:
     )
 
 
-class BM25Retriever(BaseRetriever):
-    """Lexical retriever over a corpus' passages; returns only pages sharing a term with the query."""
+@dataclass(frozen=True)
+class PageHit:
+    """One ranked page: its score and its matching passages."""
+
+    post_id: int
+    """The page (row id in a built index, position in an in-memory corpus)."""
+    score: float
+    """The page's score in its ranking (its best passage's, or the fused score)."""
+    passages: tuple[int, ...]
+    """Its matching passages (document ids), best first."""
+
+
+def group_pages(ranked: Sequence[tuple[int, float]], post_of: dict[int, int]) -> list[PageHit]:
+    """Group ranked passages ``(document, score)`` by page; a page ranks by its best passage."""
+    pages: dict[int, list[tuple[int, float]]] = {}
+    for document, score in ranked:
+        pages.setdefault(post_of[document], []).append((document, score))
+    order = sorted(pages.items(), key=lambda item: -item[1][0][1])  # stable: ties keep passage order
+    return [PageHit(post_id, hits[0][1], tuple(doc for doc, _ in hits)) for post_id, hits in order]
+
+
+class PageRetriever(BaseRetriever):
+    """Base of the page retrievers: ranks passages (``_rank``), returns one Document per page.
+
+    A ``reranker`` (any LangChain ``BaseDocumentCompressor``, e.g. a cross-encoder)
+    reorders the first ``rerank_candidates`` ranked pages before the best ``k`` are kept.
+    """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     corpus: Corpus
     """The posts it searches."""
     k: int = 6
-    """Pages returned per query at most."""
+    """Pages returned per query at most (``invoke(query, k=...)`` overrides it per call)."""
     cache_dir: Path | None = None
     """Index cache folder for an in-memory corpus; ``default_cache_dir()`` when unset."""
     passage_chars: int = DEFAULT_PASSAGE_CHARS
     """Pages longer than this are split into passages (in-memory corpora; a built index keeps its own)."""
+    reranker: BaseDocumentCompressor | None = None
+    """Reorders (and may drop) the ranked pages before the best ``k`` are kept."""
+    rerank_candidates: int = Field(20, ge=1)
+    """Ranked pages the reranker sees at most (the rest follow unreranked)."""
 
-    _index: bm25s.BM25 = PrivateAttr()
     _passages: list[tuple[int, Passage]] = PrivateAttr(default_factory=list)
+    _first: frozenset[int] = PrivateAttr(default=frozenset())
 
     def model_post_init(self, __context: object) -> None:
-        """Open the built index, or load the cached index for this corpus, or build and cache it."""
-        if self.corpus.index is not None:
-            self._index = self.corpus.index.load_bm25()
-            return
-        self._passages = [
-            (number, passage)
-            for number, post in enumerate(self.corpus.posts)
-            for passage in split_passages(post.body, self.passage_chars)
-        ]
-        key = f"{self.corpus.fingerprint}-{_CACHE_FORMAT}-{self.passage_chars}"
-        folder = (self.cache_dir or default_cache_dir()) / key
-        if (folder / "params.index.json").exists():
-            try:
-                self._index = bm25s.BM25.load(str(folder), mmap=False, load_vocab=True)
-                if self._index.scores["num_docs"] == len(self._passages):
-                    return
-            except Exception:  # a corrupt cache must not stop the app: rebuild it
-                pass
-            logger.warning("BM25 index cache at %s is unreadable; rebuilding", folder)
-        vocabulary = Vocabulary()
-        first = {number: i for i, (number, _) in reversed(list(enumerate(self._passages)))}
-        tokens = [
-            vocabulary.encode_text(passage_text(self.corpus.posts[number], passage, first[number] == i))
-            for i, (number, passage) in enumerate(self._passages)
-        ]
-        self._index = build_bm25(tokens, vocabulary)
-        self._save(folder)
+        """Split an in-memory corpus into passages, then open the ranking's indexes."""
+        if self.corpus.index is None:
+            self._passages = [
+                (number, passage)
+                for number, post in enumerate(self.corpus.posts)
+                for passage in split_passages(post.body, self.passage_chars)
+            ]
+            firsts = {number: i for i, (number, _) in reversed(list(enumerate(self._passages)))}
+            self._first = frozenset(firsts.values())
+        self._open()
 
-    def _save(self, folder: Path) -> None:
-        staging: Path | None = None
-        try:
-            folder.parent.mkdir(parents=True, exist_ok=True)
-            # Write to a temp folder and rename, so concurrent starts never see half an index.
-            staging = Path(tempfile.mkdtemp(dir=folder.parent))
-            self._index.save(str(staging), show_progress=False)
-            shutil.rmtree(folder, ignore_errors=True)  # an unreadable earlier cache
-            staging.rename(folder)
-        except OSError as exc:
-            logger.info("BM25 index not cached (%s); it will be rebuilt next start", exc)
-            if staging is not None:
-                shutil.rmtree(staging, ignore_errors=True)
+    def _open(self) -> None:
+        """Load or build the indexes the ranking needs."""
+
+    def _rank(self, query: str, pages: int) -> list[PageHit]:
+        """Return up to ``pages`` ranked pages for ``query``."""
+        raise NotImplementedError
+
+    def _candidates(self, query: str, k: int) -> tuple[list[Document], list[Document]]:
+        """Return the Documents for the reranker (possibly none) and those that follow them."""
+        wanted = max(k, self.rerank_candidates) if self.reranker is not None else k
+        hits = self._rank(query, wanted) if content_terms(query) else []
+        documents = self._documents(hits)
+        if self.reranker is None:
+            return [], documents
+        return documents[: self.rerank_candidates], documents[self.rerank_candidates :]
 
     def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
     ) -> list[Document]:
-        terms = content_terms(query)
-        if not terms:
-            return []
-        ranked = top_documents(self._index, terms, self.k * PASSAGES_PER_PAGE)
-        found = self._passages_of(ranked)
-        pages: dict[int, list[tuple[int, float, Passage]]] = {}
-        for passage_id, score in ranked:
-            post_id, passage = found[passage_id]
-            pages.setdefault(post_id, []).append((passage_id, score, passage))
-        # A page ranks by its best passage; its other matching passages ride along as evidence.
-        order = sorted(pages.items(), key=lambda item: -item[1][0][1])
+        limit = self.k if k is None else k
+        head, tail = self._candidates(query, limit)
+        if self.reranker is not None and head:
+            head = list(self.reranker.compress_documents(head, query, callbacks=run_manager.get_child()))
+        return [*head, *tail][:limit]
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, k: int | None = None
+    ) -> list[Document]:
+        limit = self.k if k is None else k
+        # Ranking is CPU and disk work (and a model call for dense): off the event loop.
+        head, tail = await run_in_executor(None, self._candidates, query, limit)
+        if self.reranker is not None and head:
+            head = list(await self.reranker.acompress_documents(head, query, callbacks=run_manager.get_child()))
+        return [*head, *tail][:limit]
+
+    def _documents(self, hits: Sequence[PageHit]) -> list[Document]:
+        """Build one Document per page: its best passages (page order), score and section headings."""
+        found = self._passage_texts([doc for hit in hits for doc in hit.passages[:EVIDENCE_PASSAGES]])
         documents = []
-        for post_id, hits in order[: self.k]:
-            post = self._post(post_id)
-            best = sorted(hits[:EVIDENCE_PASSAGES])  # page order reads better than score order
-            whole = len(best) == 1 and best[0][2].text == post.body
-            document = post_to_document(post, None if whole else "\n\n".join(hit[2].text for hit in best))
-            document.metadata["score"] = hits[0][1]
-            document.metadata["sections"] = [hit[2].heading for hit in best]
+        for hit in hits:
+            post = self._post(hit.post_id)
+            best = sorted(hit.passages[:EVIDENCE_PASSAGES])  # page order reads better than score order
+            whole = len(best) == 1 and found[best[0]].text == post.body
+            document = post_to_document(post, None if whole else "\n\n".join(found[doc].text for doc in best))
+            document.metadata["score"] = hit.score
+            document.metadata["sections"] = [found[doc].heading for doc in best]
             documents.append(document)
         return documents
 
@@ -156,12 +188,83 @@ class BM25Retriever(BaseRetriever):
     def _site_order(self) -> list[Post]:
         return sorted(self.corpus.posts, key=lambda p: site_order_key(p.weight, p.date, p.title, p.url))
 
-    def _passages_of(self, ranked: list[tuple[int, float]]) -> dict[int, tuple[int, Passage]]:
+    def _posts_of(self, documents: Sequence[int]) -> dict[int, int]:
+        """Return the page of each passage document."""
         if self.corpus.index is None:
-            return {passage_id: self._passages[passage_id] for passage_id, _ in ranked}
-        rows = self.corpus.index.passages([document for document, _ in ranked])
-        return {document: (post_id, Passage(heading, text)) for document, (post_id, heading, text) in rows.items()}
+            return {doc: self._passages[doc][0] for doc in documents}
+        return self.corpus.index.passage_posts(documents)  # type: ignore[no-any-return]
+
+    def _passage_texts(self, documents: Sequence[int]) -> dict[int, Passage]:
+        """Return the passage behind each document (read from a built index only for these)."""
+        if self.corpus.index is None:
+            return {doc: self._passages[doc][1] for doc in documents}
+        rows = self.corpus.index.passages(documents)
+        return {doc: Passage(heading, text) for doc, (_, heading, text) in rows.items()}
 
     def _post(self, post_id: int) -> Post:
         # A built index names posts by row id; an in-memory corpus by position.
         return self.corpus.index.post(post_id) if self.corpus.index is not None else self.corpus.posts[post_id]
+
+    def _is_first(self, document: int) -> bool:
+        """Whether an in-memory passage opens its page (it is indexed with the page summary)."""
+        return document in self._first
+
+
+class BM25Retriever(PageRetriever):
+    """Lexical retriever over a corpus' passages; returns only pages sharing a term with the query."""
+
+    _index: bm25s.BM25 = PrivateAttr()
+
+    def _open(self) -> None:
+        self._index = open_bm25(self)
+
+    def _rank(self, query: str, pages: int) -> list[PageHit]:
+        ranked = lexical_passages(self._index, query, pages * PASSAGES_PER_PAGE)
+        return group_pages(ranked, self._posts_of([doc for doc, _ in ranked]))[:pages]
+
+
+def lexical_passages(index: bm25s.BM25, query: str, n: int) -> list[tuple[int, float]]:
+    """Return up to ``n`` passages ``(document, BM25 score)`` sharing a term with ``query``, best first."""
+    terms = content_terms(query)
+    return top_documents(index, terms, n) if terms else []
+
+
+def open_bm25(retriever: PageRetriever) -> bm25s.BM25:
+    """Open the built index's BM25 matrix, or load the cached one for this corpus, or build and cache it."""
+    corpus = retriever.corpus
+    if corpus.index is not None:
+        return corpus.index.load_bm25()
+    passages = retriever._passages
+    key = f"{corpus.fingerprint}-{_CACHE_FORMAT}-{retriever.passage_chars}"
+    folder = (retriever.cache_dir or default_cache_dir()) / key
+    if (folder / "params.index.json").exists():
+        try:
+            index = bm25s.BM25.load(str(folder), mmap=False, load_vocab=True)
+            if index.scores["num_docs"] == len(passages):
+                return index
+        except Exception:  # a corrupt cache must not stop the app: rebuild it
+            pass
+        logger.warning("BM25 index cache at %s is unreadable; rebuilding", folder)
+    vocabulary = Vocabulary()
+    tokens = [
+        vocabulary.encode_text(passage_text(corpus.posts[number], passage, retriever._is_first(i)))
+        for i, (number, passage) in enumerate(passages)
+    ]
+    index = build_bm25(tokens, vocabulary)
+    _save_bm25(index, folder)
+    return index
+
+
+def _save_bm25(index: Any, folder: Path) -> None:
+    staging: Path | None = None
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        # Write to a temp folder and rename, so concurrent starts never see half an index.
+        staging = Path(tempfile.mkdtemp(dir=folder.parent))
+        index.save(str(staging), show_progress=False)
+        shutil.rmtree(folder, ignore_errors=True)  # an unreadable earlier cache
+        staging.rename(folder)
+    except OSError as exc:
+        logger.info("BM25 index not cached (%s); it will be rebuilt next start", exc)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -92,7 +92,40 @@ class Settings(BaseSettings):
         65_536, ge=256, le=10_000_000, description="Longer front matter is skipped unparsed (YAML aliases can explode)."
     )
     index_cache_dir: Path | None = Field(
-        None, description="Where BM25 indexes are cached by corpus fingerprint; a user cache folder when unset."
+        None,
+        description="Where BM25 indexes (and passage embeddings) of a corpus loaded in memory are cached by corpus "
+        "fingerprint; a user cache folder when unset.",
+    )
+    embeddings: Literal["", "local", "openai"] = Field(
+        "",
+        description="Embedding model for dense and hybrid retrieval: '' none (BM25 only), local (all-MiniLM-L6-v2 "
+        "on the CPU, the `neural` extra), openai (any OpenAI-compatible embeddings endpoint at `base_url`).",
+    )
+    embeddings_model: str | None = Field(
+        None,
+        description="The embedding model: for local, a sentence-transformers model folder (default: the "
+        "all-MiniLM-L6-v2 the `neural` extra installs); for openai, the model name (default "
+        "text-embedding-3-small). Index-time and query-time models must match.",
+    )
+    retrieval: Literal["auto", "bm25", "dense", "hybrid"] = Field(
+        "auto",
+        description="How Research ranks pages: bm25, dense (embeddings alone) or hybrid (both, fused by reciprocal "
+        "rank); auto = hybrid when `embeddings` is set, else bm25.",
+    )
+    rrf_k: int = Field(
+        60, ge=1, le=10_000, description="Reciprocal rank fusion constant: a page scores 1/(rrf_k + rank) per side."
+    )
+    lexical_depth: int = Field(30, ge=1, le=1000, description="Pages BM25 contributes to hybrid fusion.")
+    dense_depth: int = Field(30, ge=1, le=1000, description="Pages the dense index contributes to hybrid fusion.")
+    dense_min_similarity: float = Field(
+        0.0,
+        ge=-1,
+        le=1,
+        description="Passages less cosine-similar than this to the question are no dense candidates (0 keeps all; "
+        "model-dependent).",
+    )
+    rerank_candidates: int = Field(
+        20, ge=1, le=1000, description="Fused pages a reranker (BaseDocumentCompressor, Python API) sees at most."
     )
 
     # --- models (offline when no model is set) ---------------------------------------
@@ -213,6 +246,15 @@ class Settings(BaseSettings):
         30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
     )
     max_feedback_chars: int = Field(1000, ge=0, le=100_000, description="Longest feedback comment accepted.")
+
+    @model_validator(mode="after")
+    def _retrieval_has_embeddings(self) -> Settings:
+        """Refuse dense or hybrid retrieval without an embedding model, at startup."""
+        if self.retrieval in ("dense", "hybrid") and not self.embeddings:
+            raise ValueError(
+                f"retrieval={self.retrieval} needs an embedding model: set ASKAI_EMBEDDINGS=local or openai"
+            )
+        return self
 
     @field_validator("database_url")
     @classmethod

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from langchain_core.embeddings import Embeddings
+
 from askai_graph.corpus import CorpusError
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, Skip
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES
@@ -47,14 +49,22 @@ def build_index(
     passage_chars: int = DEFAULT_PASSAGE_CHARS,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     max_front_matter_bytes: int = DEFAULT_MAX_FRONT_MATTER_BYTES,
+    embeddings: Embeddings | None = None,
+    embeddings_model: str | None = None,
 ) -> IndexSummary:
     """Index ``source`` (docs tree, built HTML site or JSONL) into the folder ``out``.
+
+    With ``embeddings`` (named ``embeddings_model``, e.g. ``embeddings.model_key(settings)``)
+    every passage gets a vector for dense and hybrid retrieval; an update embeds only
+    the passages of new and changed pages unless the model changed.
 
     Raises:
         CorpusError: the source is unusable or holds no post, or ``out`` exists and is
             not an index. ``StrictIndexError`` when ``strict`` and a file was skipped.
     """
     started = time.perf_counter()
+    if embeddings is not None and not embeddings_model:
+        raise ValueError("embeddings need a model name (embeddings_model) to be stored under")
     if out.exists() and not is_built_index(out) and any(out.iterdir()):
         raise CorpusError(f"{out}: exists and is not an askai index; choose another --out")
     src = open_source(source, base_url, max_file_bytes=max_file_bytes, max_front_matter_bytes=max_front_matter_bytes)
@@ -66,7 +76,9 @@ def build_index(
     os.umask(umask)
     staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; an index is as readable as any output
     try:
-        summary = _write(staging, src.units, previous, src.kind, out, passage_chars, progress)
+        summary = IndexSummary(out=out, kind=src.kind, embeddings_model=embeddings_model if embeddings else None)
+        writer = IndexWriter(staging, previous, summary, passage_chars, embeddings, progress)
+        summary = _write(writer, src.units, progress)
         if strict and summary.errors:
             message = f"{len(summary.errors)} file(s) skipped and --strict is set; the previous index is kept"
             raise StrictIndexError(message, summary)
@@ -90,12 +102,9 @@ def _previous(out: Path, context: str) -> IndexReader | None:
     return reader if reader.manifest.get("context") == context else None
 
 
-def _write(
-    staging: Path, units: Any, previous: IndexReader | None, kind: str, out: Path, passage_chars: int, progress: bool
-) -> IndexSummary:
+def _write(builder: IndexWriter, units: Any, progress: bool) -> IndexSummary:
     from tqdm import tqdm
 
-    builder = IndexWriter(staging, previous, IndexSummary(out=out, kind=kind), passage_chars)
     for unit in tqdm(units, desc="indexing", unit=" files", disable=not progress, delay=1.0, file=sys.stderr):
         if isinstance(unit, Skip):
             builder.summary.skips.append(unit)
@@ -116,6 +125,9 @@ def _write_manifest(staging: Path, summary: IndexSummary, source: Path, base_url
         "base_url": base_url,
         "context": context,
         "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "embeddings": {"model": summary.embeddings_model, "dimensions": summary.dimensions, "dtype": "float16"}
+        if summary.embeddings_model
+        else None,
         "skipped": [{"file": s.where, "reason": s.reason, "draft": s.draft} for s in summary.skips],
     }
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=1), "utf-8")

