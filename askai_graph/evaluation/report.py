@@ -52,7 +52,7 @@ def summary_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("attempts per question", f"{metrics['attempts']['mean']:.2f} (max {metrics['attempts']['max']})"),
         ("citation precision", f"{citations['precision']:.3f} ({citations['citing_answers']} citing answers)"),
         ("source cards with an expected page", _pct(citations["source_card_hit_rate"])),
-        ("accepted and cites an expected page", _pct(citations["accepted_citing_expected"])),
+        ("accepted, cites an expected page", _pct(citations["accepted_citing_expected"])),
         ("off-topic without sources", f"{_pct(refusals['offtopic_without_sources'])} (must be 100%)"),
         ("answerable turned away", _pct(refusals["answerable_turned_away"])),
         ("false source cards", f"{metrics['false_source_cards']} (must be 0)"),
