@@ -158,3 +158,29 @@ def test_with_the_local_model_no_contrast_pair_hits_and_more_paraphrases_do(
     neural = sum(hits(pair["a"], pair["b"], model, space) for pair in PARAPHRASES)
     keys = sum(hits(pair["a"], pair["b"]) for pair in PARAPHRASES)
     assert neural >= keys + 3, (neural, keys)
+
+
+def test_the_servers_cache_shares_the_retrievers_local_model_and_serves_its_synonyms(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("sentence_transformers", reason="the neural extra is not installed")
+    import askai_graph.embeddings
+    from askai_graph.server import InMemoryCacheStore, create_app
+
+    def second_copy(_: Settings) -> None:
+        raise AssertionError("the cache loaded a second copy of the retriever's model")
+
+    # The retriever loads the model through providers (bound at import); only the cache would call this.
+    monkeypatch.setattr(askai_graph.embeddings, "embeddings_for", second_copy)
+    local = settings.model_copy(update={"embeddings": "local"})
+    cache = create_app(settings=local, cache_store=InMemoryCacheStore(8)).state.cache
+    assert (cache.space, cache.threshold) == ("local:all-MiniLM-L6-v2", 0.88)
+
+    async def scenario() -> tuple[bool, bool]:
+        probe = await cache.lookup("How do I choose a chunk size?")
+        await cache.remember(probe, {"answer": "A.", "outcome": "accepted", "gates": GATES})
+        synonym = await cache.lookup("How do I pick a chunk size?")
+        sibling = await cache.lookup("How do I choose a page size?")
+        return synonym.hit is not None, sibling.hit is not None
+
+    assert asyncio.run(scenario()) == (True, False)
