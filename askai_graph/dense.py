@@ -87,6 +87,20 @@ class DenseIndex:
         return sorted(ranked, key=lambda pair: (-pair[1], pair[0]))
 
 
+def check_embedded_with(corpus: Corpus, model: str) -> None:
+    """Refuse a built index whose passages were embedded with another model (or none).
+
+    Raises:
+        CorpusError: one line naming the command that embeds the index with ``model``.
+    """
+    stored = corpus.index.embeddings_model if corpus.index is not None else model
+    if stored != model:
+        raise CorpusError(
+            f"{corpus.index.path}: its passages are embedded with {stored or 'no model'}, not {model}; "
+            f"run `askai index SOURCE --out {corpus.index.path}` with the embedding settings used now"
+        )
+
+
 def open_dense(
     corpus: Corpus,
     passages: Sequence[tuple[int, Passage]],
@@ -102,12 +116,7 @@ def open_dense(
         CorpusError: a built index holds no vectors, or another model's.
     """
     if corpus.index is not None:
-        stored = corpus.index.embeddings_model
-        if stored != model:
-            raise CorpusError(
-                f"{corpus.index.path}: its passages are embedded with {stored or 'no model'}, not {model}; "
-                f"run `askai index SOURCE --out {corpus.index.path}` with the embedding settings used now"
-            )
+        check_embedded_with(corpus, model)
         return DenseIndex(corpus.index.load_embeddings(), model)
     digest = hashlib.sha256(model.encode()).hexdigest()[:16]
     path = cache_dir / f"{corpus.fingerprint}-{_CACHE_FORMAT}-{passage_chars}-{digest}.npy"

