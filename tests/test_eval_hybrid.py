@@ -3,6 +3,9 @@
 Retrieval only (the ranking Research gets for each answerable question, scored by the
 eval's own metrics), so the gate costs seconds rather than two full ``askai eval`` runs;
 ``make eval-compare`` prints the whole three-way table with answers and gates.
+
+Needs the ``neural`` extra (``make test`` installs it); without it the tests fail, unless
+``ASKAI_SKIP_LOCAL_MODEL=1``.
 """
 
 from __future__ import annotations
@@ -16,14 +19,12 @@ from askai_graph import Settings
 from askai_graph.evaluation import EvalQuestion, QuestionResult, load_questions
 from askai_graph.evaluation.metrics import retrieval_scores
 
-pytest.importorskip("sentence_transformers", reason="the neural extra is not installed")
-
 ROOT = Path(__file__).resolve().parents[1]
 TOP_K = Settings.model_fields["top_k"].default
 
 
 @pytest.fixture(scope="module")
-def retrievers(index_cache: Path) -> dict[str, Any]:
+def retrievers(index_cache: Path, neural_extra: None) -> dict[str, Any]:
     from askai_graph.providers import default_retriever
 
     modes = ("bm25", "hybrid")
