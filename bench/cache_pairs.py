@@ -1,10 +1,12 @@
 """The answer cache on its labelled set: paraphrase hit rate and contrast false hits.
 
-Run: ``.venv/bin/python bench/cache_pairs.py``. No network, about a second. For each pair
+Run: ``.venv/bin/python bench/cache_pairs.py``. No network; about a second, plus the
+model's load (~10 s) with the ``neural`` extra. For each pair
 of ``tests/data/cache_pairs.jsonl`` it caches an accepted answer to one question and asks
 the other (both ways for contrast pairs), and prints, per category:
 
-- the default cache (exact key, no embeddings): what ``askai serve`` does;
+- the default cache (exact key, no embeddings): what ``askai serve`` does without
+  ``ASKAI_EMBEDDINGS``;
 - with ``LexicalEmbeddings`` as a paraphrase finder (threshold 0.9);
 - with the worst possible paraphrase model (every pair "identical"): what the contrast
   check alone refuses, the bound for any neural ``Embeddings`` you plug in;
