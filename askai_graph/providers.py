@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2 as httpx  # the HTTP client the OpenAI SDK (3.x) runs on
+from langchain_core.documents import BaseDocumentCompressor
 from langchain_core.language_models import BaseChatModel
 
 from askai_graph.condensing import ChatModelCondenser, Condenser
@@ -187,12 +188,17 @@ def default_critic(settings: Settings) -> Critic:
     return ChatModelCritic(chat_model(model, settings, json_mode=True)) if model else LexicalCritic()
 
 
-def default_retriever(settings: Settings) -> PageRetriever:
+def default_retriever(settings: Settings, *, reranker: BaseDocumentCompressor | None = None) -> PageRetriever:
     """Return the configured retriever over the configured corpus (the bundled sample site by default).
 
     BM25 unless an embedding model is set (``ASKAI_EMBEDDINGS``): then hybrid, or what
     ``settings.retrieval`` names. Each returns up to ``RETRIEVER_CEILING`` pages when
     invoked plainly; Research asks for its ``top_k`` only.
+
+    Args:
+        settings: Corpus, retrieval mode, embedding model, fusion and rerank settings.
+        reranker: Reorders the first ``settings.rerank_candidates`` ranked pages (e.g. a
+            cross-encoder wrapped as a LangChain ``BaseDocumentCompressor``).
 
     Raises:
         EmbeddingsError: the embedding model cannot be loaded (e.g. the ``neural`` extra is missing).
@@ -203,6 +209,7 @@ def default_retriever(settings: Settings) -> PageRetriever:
         "k": RETRIEVER_CEILING,
         "cache_dir": settings.index_cache_dir,
         "passage_chars": settings.passage_chars,
+        "reranker": reranker,
         "rerank_candidates": settings.rerank_candidates,
     }
     mode = settings.retrieval if settings.retrieval != "auto" else ("hybrid" if settings.embeddings else "bm25")

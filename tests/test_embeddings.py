@@ -17,6 +17,7 @@ from askai_graph import BM25Retriever, Settings
 from askai_graph.cli import main
 from askai_graph.embeddings import INSTALL_HINT, embeddings_for, model_key
 from askai_graph.providers import default_retriever
+from tests.fakes import ReversingReranker
 
 SITE = Path(__file__).parent / "data" / "sites" / "hugo"
 LOCAL = "http://127.0.0.1:9/v1"
@@ -26,6 +27,13 @@ def test_without_an_embedding_model_retrieval_is_bm25_as_before(settings: Settin
     assert embeddings_for(settings) is None
     assert type(default_retriever(settings)) is BM25Retriever
     assert type(default_retriever(settings.model_copy(update={"retrieval": "bm25"}))) is BM25Retriever
+
+
+def test_the_default_retriever_takes_a_reranker_with_the_configured_budget(settings: Settings) -> None:
+    reranker = ReversingReranker(seen=[])
+    retriever = default_retriever(settings.model_copy(update={"rerank_candidates": 4}), reranker=reranker)
+    retriever.invoke("How does BM25 rank documents?", k=2)
+    assert reranker.seen == [4]
 
 
 @pytest.mark.parametrize("mode", ["dense", "hybrid"])
