@@ -176,8 +176,9 @@ class Settings(BaseSettings):
     )
     cache_url: str | None = Field(
         None,
-        description="Redis server shared by several `askai serve` processes for the answer cache and the rate "
-        "limit (redis://host:6379/0); unset = in process memory. Losing Redis only costs cache misses.",
+        description="Redis server shared by several `askai serve` processes for the answer cache, the rate "
+        "limit and the stream cap (redis://host:6379/0); unset = in process memory. Losing Redis only costs "
+        "cache misses (and the caps fall back to per process).",
     )
     cache_ttl_seconds: int = Field(
         7 * 24 * 3600, ge=1, description="Seconds a cached answer lives in the Redis cache after it is stored."
@@ -199,6 +200,13 @@ class Settings(BaseSettings):
     )
     max_streams: int = Field(
         64, ge=1, le=100_000, description="Answers streamed at once; beyond it /api/chat answers 503 with Retry-After."
+    )
+    stream_lease_seconds: float = Field(
+        15.0,
+        ge=1,
+        le=3600,
+        description="With cache_url: how long a stream slot counted in Redis outlives a worker that died "
+        "holding it (live workers renew theirs every third of it).",
     )
     rate_limit: str = Field(
         "30/minute",

@@ -1,9 +1,10 @@
 """Load on POST /api/chat: N concurrent SSE clients against askai serve vs a bare SSE ceiling.
 
 Run: ``.venv/bin/python bench/server_load.py [--levels 50,200] [--seconds 4] [--capacity 8]
-[--phases load,overload]``. Loopback only, every loop bounded in time; about 60 s with the
-defaults on 2 cores. It starts four servers itself, each a uvicorn subprocess on a free
-127.0.0.1 port (so the clients, in this process, do not share a GIL with them):
+[--phases load,overload,workers,shared-cache]``. Loopback only, every loop bounded in
+time; about 2 minutes with the defaults on 2 cores. The ``load`` and ``overload`` phases
+start four servers, each a uvicorn subprocess on a free 127.0.0.1 port (so the clients,
+in this process, do not share a GIL with them):
 
 - ``askai``: ``create_app`` over the bundled sample site, offline writer and critic,
   semantic cache *off*, so every request runs the whole graph;
@@ -34,20 +35,39 @@ the pressure on). It
 prints answers/s, the share of requests refused with 503 and with 429, and the p99 time
 to first token of the *admitted* requests next to the baseline's: admission control
 should keep it near the baseline instead of growing with the offered load.
+
+The ``workers`` and ``shared-cache`` phases run the real ``askai serve`` as deployed for
+several workers: threads in a PostgreSQL database of their own (created on
+``ASKAI_TEST_POSTGRES``, default ``postgresql://postgres@127.0.0.1:5432``, and dropped),
+and a ``redis-server`` of their own on a free port (``ASKAI_CACHE_URL``, which also
+counts the stream cap across workers).
+
+- ``workers``: cache off, ``askai serve --workers 1`` and ``--workers 2`` side by side;
+  ``--worker-clients`` users (16) ask the mixed set, alternating between the two
+  servers for ``WORKER_ROUNDS`` rounds. It prints each one's median answers/s over the
+  rounds and the ratio 2 workers / 1 worker, of the medians and the median of each
+  round's ratio (the ceiling is the cores the machine gives them).
+- ``shared-cache``: one worker with the cache in process and one with it in Redis, both
+  warmed with the same question; one client then asks it of each in turn ``--hits``
+  times. It prints each store's median time to the first byte of the hit and the ratio
+  Redis / in process.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -396,6 +416,140 @@ async def run(levels: list[int], seconds: float, bases: dict[str, str]) -> None:
         )
 
 
+# --- several workers: askai serve on PostgreSQL and Redis --------------------------------
+
+
+WORKER_ROUNDS = 5
+
+
+async def workers_phase(servers: dict[int, tuple[str, int]], clients: int, seconds: float) -> None:
+    """Answers/s of 1 vs 2 workers, cache off, interleaved rounds (see module docstring).
+
+    ``servers`` maps a worker count to the server's URL and the ``askai serve`` parent pid.
+    """
+    rates: dict[int, list[float]] = {1: [], 2: []}
+    errors, answers, cpu = dict.fromkeys(rates, 0), dict.fromkeys(rates, 0), dict.fromkeys(rates, 0.0)
+    load_before = os.getloadavg()[0]
+    for _ in range(WORKER_ROUNDS):
+        for workers, (base, pid) in servers.items():
+            used = tree_cpu_seconds(pid)
+            result = await load(base, MIXED, clients, seconds)
+            cpu[workers] += tree_cpu_seconds(pid) - used
+            rates[workers].append(result.answers / result.seconds)
+            errors[workers] += result.errors
+            answers[workers] += result.answers
+    print(f"\nworkers: cache off, threads in PostgreSQL, {clients} clients, {seconds:g} s x {WORKER_ROUNDS} rounds"
+          f" (load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after,"
+          f" {os.cpu_count()} cpus)")  # fmt: skip
+    for workers, samples in rates.items():
+        rounds = " ".join(f"{rate:.1f}" for rate in samples)
+        per_answer = cpu[workers] / answers[workers] if answers[workers] else float("nan")
+        print(f"  askai serve --workers {workers}   median {statistics.median(samples):6.1f} answers/s"
+              f"   (rounds {rounds})   errors {errors[workers]}"
+              f"   server CPU {per_answer * 1000:.1f} ms/answer"
+              f" = {1 / per_answer:.0f} answers/s per busy core")  # fmt: skip
+    ratio = statistics.median(rates[2]) / statistics.median(rates[1])
+    # Each round's pair ran back to back: its ratio is the least exposed to drifting background load.
+    paired = statistics.median(two / one for one, two in zip(rates[1], rates[2], strict=True))
+    print(f"  ratio 2 workers / 1 worker: {ratio:.2f} of the medians, {paired:.2f} median of the rounds'")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) used so far by ``pid`` and its live children (Linux ``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry.name) == pid or int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+async def shared_cache_phase(bases: dict[str, str], hits: int) -> None:
+    """Cache-hit time to first byte, Redis store vs in process, interleaved (see module docstring)."""
+    question = ACCEPTED[0]
+    times: dict[str, list[float]] = {store: [] for store in bases}
+    cached = dict.fromkeys(bases, 0)
+    connections = {store: Connection(*_host_port(base)) for store, base in bases.items()}
+    try:
+        for connection in connections.values():  # store the answer
+            async for _ in connection.ask(question):
+                pass
+        for _ in range(hits):
+            for store, connection in connections.items():
+                result = Result()
+                await one_request(connection, question, result)
+                times[store] += result.first_event
+                cached[store] += result.cached
+    finally:
+        for connection in connections.values():
+            connection.close()
+    print(f"\nshared cache: time to first byte of a cache hit, {hits} requests per store, alternating")
+    for store, samples in times.items():
+        print(f"  cache {store:<12} median {statistics.median(samples) * 1000:6.2f} ms"
+              f"   p99 {pct(samples, 99):6.2f} ms   hits {cached[store]}/{len(samples)}")  # fmt: skip
+    ratio = statistics.median(times["in Redis"]) / statistics.median(times["in process"])
+    print(f"  ratio Redis / in process: {ratio:.2f}")
+
+
+def _host_port(base: str) -> tuple[str, int]:
+    host, port = base.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+@contextlib.contextmanager
+def deployed_engines() -> Iterator[dict[str, str]]:
+    """A PostgreSQL database and a redis-server of this run's own; yields the askai env for them."""
+    import psycopg
+
+    from tests.redis_server import RedisServer
+
+    postgres = os.environ.get("ASKAI_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432")
+    name = f"askai_bench_{uuid.uuid4().hex[:12]}"
+    with tempfile.TemporaryDirectory() as folder:
+        redis = RedisServer(Path(folder))
+        redis.start()
+        try:
+            with psycopg.connect(f"{postgres}/postgres", autocommit=True) as admin:
+                admin.execute(f'CREATE DATABASE "{name}"')
+                try:
+                    yield {
+                        "ASKAI_DATABASE_URL": f"{postgres}/{name}",
+                        "ASKAI_CACHE_URL": redis.url,
+                        "ASKAI_INDEX_CACHE_DIR": str(Path(folder) / "index"),
+                        "ASKAI_RATE_LIMIT": "",
+                        "ASKAI_MAX_STREAMS": "100000",
+                        "ASKAI_RUN_LOG": "false",
+                    }
+                finally:
+                    admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            redis.stop()
+
+
+def scale_out(phases: set[str], clients: int, seconds: float, hits: int) -> None:
+    """Run the ``workers`` and ``shared-cache`` phases against real ``askai serve`` processes."""
+    from tests.live import AskaiServe
+
+    log = Path(os.environ.get("ASKAI_BENCH_LOG", os.devnull))
+    with deployed_engines() as env, contextlib.ExitStack() as stack:
+        if "workers" in phases:
+            off = env | {"ASKAI_CACHE_ENABLED": "false"}
+            serves = {n: AskaiServe(off, log, "--workers", str(n)) for n in (1, 2)}
+            servers = {n: (stack.enter_context(serve), serve.process.pid) for n, serve in serves.items()}
+            asyncio.run(workers_phase(servers, clients, seconds))
+            stack.close()
+        if "shared-cache" in phases:
+            local = {name: value for name, value in env.items() if name != "ASKAI_CACHE_URL"}
+            stores = {"in process": AskaiServe(local, log), "in Redis": AskaiServe(env, log)}
+            asyncio.run(shared_cache_phase({store: stack.enter_context(s) for store, s in stores.items()}, hits))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default="50,200", help="comma-separated client counts")
@@ -403,7 +557,11 @@ def main() -> None:
     parser.add_argument("--capacity", type=int, default=CAPACITY, help="max_streams of the overload server")
     parser.add_argument("--rate", default=RATE, help="per-client rate limit of the overload server")
     parser.add_argument("--retry-pause", type=float, default=0.05, help="seconds a refused user waits to ask again")
-    parser.add_argument("--phases", default="load,overload", help="which phases to run: load, overload")
+    parser.add_argument(
+        "--phases", default="load,overload,workers,shared-cache", help="which phases to run (comma separated)"
+    )
+    parser.add_argument("--worker-clients", type=int, default=16, help="concurrent clients of the workers phase")
+    parser.add_argument("--hits", type=int, default=300, help="cache hits timed per store (shared-cache phase)")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index-cache", help=argparse.SUPPRESS)
@@ -422,8 +580,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as index_cache:
         servers = {kind: start(kind, index_cache, args.capacity, args.rate) for kind in kinds}
         try:
-            names = ", ".join(f"{kind} {base}" for kind, (_, base) in servers.items())
-            print(f"servers: {names} ({os.cpu_count()} cpus)")
+            if servers:
+                names = ", ".join(f"{kind} {base}" for kind, (_, base) in servers.items())
+                print(f"servers: {names} ({os.cpu_count()} cpus)")
             bases = {kind: base for kind, (_, base) in servers.items()}
             if "load" in phases:
                 asyncio.run(run(levels, args.seconds, bases))
@@ -433,6 +592,8 @@ def main() -> None:
             for process, _ in servers.values():
                 process.terminate()
                 process.wait(10)
+    if phases & {"workers", "shared-cache"}:
+        scale_out(phases, args.worker_clients, max(args.seconds, 5.0), args.hits)
     print(f"\ntotal {time.monotonic() - started:.0f} s")
 
 

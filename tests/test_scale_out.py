@@ -8,8 +8,10 @@ free port.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +20,7 @@ import httpx
 import pytest
 
 from askai_graph import Settings
+from tests.fakes import GatedChatServer
 from tests.live import AskaiServe, LiveServer
 from tests.redis_server import RedisServer
 from tests.test_server_threads import BM25_POST, FOLLOW_UP, chat, postgres_database
@@ -28,13 +31,18 @@ __all__ = ["postgres_database"]  # the fixture, shared with the threads tests
 
 
 @pytest.fixture
-def redis_url(tmp_path: Path) -> Iterator[str]:
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     server = RedisServer(tmp_path)
     server.start()
     try:
-        yield server.url
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    return redis_server.url
 
 
 Serve = AskaiServe
@@ -170,3 +178,94 @@ def test_concurrent_first_questions_on_a_new_postgresql_database_all_succeed(
     with LiveServer(app, config) as base, ThreadPoolExecutor(8) as pool:
         replies = list(pool.map(lambda n: chat(base, f"What is BM25? ({n})"), range(8)))
     assert [reply.status for reply in replies] == [200] * 8
+
+
+def test_two_processes_share_one_rate_limit(
+    postgres_database: str, redis_url: str, tmp_path: Path, index_cache: Path
+) -> None:
+    env = shared_env(postgres_database, redis_url, index_cache) | {"ASKAI_RATE_LIMIT": "2/minute"}
+    with Serve(env, tmp_path / "a.log") as first, Serve(env, tmp_path / "b.log") as second:
+        statuses = [chat(base, "What is BM25?").status for base in (first, second, first, second)]
+    assert statuses == [200, 200, 429, 429]
+
+
+def test_with_redis_stopped_both_processes_keep_answering_and_hits_resume_when_it_returns(
+    postgres_database: str, redis_server: RedisServer, tmp_path: Path, index_cache: Path
+) -> None:
+    env = shared_env(postgres_database, redis_server.url, index_cache)
+    with Serve(env, tmp_path / "a.log") as first, Serve(env, tmp_path / "b.log") as second:
+        chat(first, "What is BM25?")
+        redis_server.stop()
+        down = [chat(base, "What is BM25?") for base in (first, second, first, second)]
+        redis_server.start()  # empty: the answer must be stored again
+        time.sleep(1.2)  # past the stores' retry window
+        stored = chat(first, "What is BM25?")
+        hit = chat(second, "What is BM25?")
+    assert [reply.status for reply in down] == [200] * 4
+    assert [reply.done["cached"] for reply in down] == [False] * 4
+    assert stored.done["cached"] is False and hit.done["cached"] is True
+    logged = (tmp_path / "a.log").read_text()
+    assert logged.count("answer cache: Redis unreachable") == 1 and "answer cache: Redis reachable again" in logged
+
+
+def test_an_answer_given_by_one_process_is_rated_through_another_in_one_run_log(
+    postgres_database: str, redis_url: str, tmp_path: Path, index_cache: Path
+) -> None:
+    from askai_graph.runlog import open_run_log
+
+    env = shared_env(postgres_database, redis_url, index_cache)
+    with Serve(env, tmp_path / "a.log") as first, Serve(env, tmp_path / "b.log") as second:
+        run_ids = [chat(first, "What is BM25?").done["run_id"], chat(second, "What is a thread?").done["run_id"]]
+        rated = httpx.post(f"{second}/api/feedback", json={"run_id": run_ids[0], "rating": "up"}, timeout=10)
+    log = open_run_log(postgres_database)
+    try:
+        runs = {run.run_id: run.rating for run in log.runs()}
+    finally:
+        log.close()
+    assert rated.status_code == 200, rated.text
+    assert runs == {run_ids[0]: "up", run_ids[1]: None}
+
+
+def test_the_stream_cap_holds_across_processes_and_a_dead_workers_slot_frees_itself(
+    redis_url: str, tmp_path: Path, index_cache: Path
+) -> None:
+    model = GatedChatServer()
+    env = {
+        "ASKAI_CACHE_URL": redis_url,
+        "ASKAI_INDEX_CACHE_DIR": str(index_cache),
+        "ASKAI_RATE_LIMIT": "",
+        "ASKAI_CACHE_ENABLED": "false",
+        "ASKAI_MAX_STREAMS": "1",
+        "ASKAI_STREAM_LEASE_SECONDS": "3",
+        # Bounds a wrongly admitted answer (it would wait at the gated model) so a broken cap fails soon.
+        "ASKAI_REQUEST_TIMEOUT_SECONDS": "30",
+    }
+    with LiveServer(model.app()) as model_url:
+        env |= {"ASKAI_MODEL": "gated", "ASKAI_BASE_URL": f"{model_url}/v1", "ASKAI_API_KEY": "x"}
+        doomed = Serve(env, tmp_path / "a.log")
+        with doomed as first, Serve(env, tmp_path / "b.log") as second:
+            # The first process's answer waits at the model, holding the one slot.
+            threading.Thread(target=ask_until_cut_off, args=(first,), daemon=True).start()
+            assert model.asked.wait(30)
+            refused = chat(second, "What is BM25?")
+            doomed.process.send_signal(signal.SIGKILL)  # dies holding it: nothing gives it back
+            doomed.process.wait()
+            still_held = chat(second, "What is BM25?").status
+            model.gate.set()
+            # Within the 3 s lease (renewed each second until the kill) the slot frees itself.
+            for _ in range(100):
+                admitted = chat(second, "What is BM25?")
+                if admitted.status != 503:
+                    break
+                time.sleep(0.1)
+    assert refused.status == 503 and "retry" in (refused.detail or "")
+    assert still_held == 503
+    assert admitted.status == 200 and admitted.events[-1][0] == "done"
+
+
+def ask_until_cut_off(base: str) -> None:
+    """Ask a question whose answer the test cuts off by killing the server."""
+    try:
+        chat(base, "What is BM25?")
+    except (httpx.HTTPError, ValueError):  # cut off: refused, reset, or an event cut in half
+        pass

@@ -125,6 +125,11 @@ def create_app(
         rate_limit = SharedRateLimit(settings.rate_limit, settings.cache_url)
         lifespan = _closing_lifespan(lifespan, rate_limit)
     slots = StreamSlots(settings.max_streams)
+    if settings.cache_url:
+        from askai_graph.server.shared_streams import SharedStreamSlots
+
+        slots = SharedStreamSlots(settings.max_streams, settings.cache_url, lease_seconds=settings.stream_lease_seconds)
+        lifespan = _closing_lifespan(lifespan, slots)
     app = FastAPI(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
     )
@@ -157,19 +162,19 @@ def create_app(
         try:
             check_content_type(request.headers.get("content-type"))
             # Full first: refusing costs nothing and, unlike a 429, uses none of the client's quota.
-            if slots.full():
+            if await slots.full():
                 return _busy(settings)
             wait = await rate_limit.admit(request.client.host if request.client else "unknown")
             if wait is not None:
                 return _refused(429, f"rate limit of {settings.rate_limit} per client reached; retry later", wait)
             chat = await read_chat(request, settings)
-            slot = slots.try_acquire()
+            slot = await slots.try_acquire()
             if slot is None:
                 return _busy(settings)
             try:
                 thread, release = await leases.claim(graph, chat.thread_id)
             except BaseException as exc:
-                slot.release()
+                await slot.release()
                 if isinstance(exc, Exception) and database_outage(exc):
                     return _refused(503, THREADS_UNREACHABLE, settings.retry_after_seconds)
                 raise
@@ -257,7 +262,9 @@ class _SlotResponse(EventSourceResponse):
         try:
             await super().__call__(scope, receive, send)
         finally:
-            self._slot.release()  # the stream never started, or ended without its generator closing
+            # The stream never started, or ended without its generator closing (shielded: maybe cancelled).
+            with anyio.CancelScope(shield=True):
+                await self._slot.release()
 
 
 async def _framed(
@@ -272,9 +279,9 @@ async def _framed(
     finally:
         # The answer is out: free the slot now, before the response's own teardown, so a
         # client asking again on the same connection is never refused by its own stream.
-        slot.release()
-        # Shielded: after a disconnect this runs in a cancelled scope, and the lease must still go.
+        # Shielded: after a disconnect this runs in a cancelled scope, and slot and lease must still go.
         with anyio.CancelScope(shield=True):
+            await slot.release()
             await release()
         # Closing the inner generator runs its ``finally``, which cancels the graph task.
         await run.aclose()

@@ -168,7 +168,7 @@ SERVING_SETTINGS = frozenset(
     | {"header_timeout_seconds", "body_timeout_seconds", "max_header_bytes", "max_connections", "max_streams"}
     | {"rate_limit", "trusted_proxies", "request_timeout_seconds", "retry_after_seconds"}
     | {"cors_origins", "database_url", "thread_ttl_hours", "thread_lease_seconds"}
-    | {"cache_url", "cache_ttl_seconds", "cache_paraphrases"}
+    | {"cache_url", "cache_ttl_seconds", "stream_lease_seconds", "cache_paraphrases"}
 )
 
 

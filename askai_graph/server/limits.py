@@ -9,7 +9,9 @@
   it: ``429`` with ``Retry-After`` in seconds until the window lets one more through.
 - **Stream cap.** ``max_streams`` answers at once; beyond it ``503`` with
   ``Retry-After`` at once, never a queue of long waits. A slot is held from admission
-  until the response ends, however it ends (completed, failed, client gone).
+  until the response ends, however it ends (completed, failed, client gone). The
+  methods are coroutines because the cap may be counted in Redis across processes
+  (``shared_streams``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ class Slot:
         """Hold a place in ``slots`` (already counted)."""
         self._slots: StreamSlots | None = slots
 
-    def release(self) -> None:
+    async def release(self) -> None:
         """Give the place back (once)."""
         if self._slots is not None:
             self._slots.in_use -= 1
@@ -46,13 +48,13 @@ class StreamSlots:
     in_use: int = field(default=0, init=False)
     """Answers in flight now."""
 
-    def full(self) -> bool:
+    async def full(self) -> bool:
         """Say whether a new answer would be refused."""
         return self.in_use >= self.capacity
 
-    def try_acquire(self) -> Slot | None:
+    async def try_acquire(self) -> Slot | None:
         """Take a slot if one is free; never wait."""
-        if self.full():
+        if await self.full():
             return None
         self.in_use += 1
         return Slot(self)

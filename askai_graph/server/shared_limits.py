@@ -6,8 +6,7 @@ not N times. Losing Redis must not lock everyone out: a failing count is logged 
 and the question is admitted (the stream cap still bounds the load), and Redis is
 tried again on the next question; its return is logged.
 
-The stream cap (``max_streams``) stays per process: N workers stream at most
-N × ``max_streams`` answers.
+The stream cap (``max_streams``) is shared the same way, in ``shared_streams``.
 """
 
 from __future__ import annotations

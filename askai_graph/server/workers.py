@@ -4,7 +4,7 @@ The parent binds the socket (so a port conflict is reported once, at once) and f
 workers; each loads the corpus, builds the app and runs uvicorn on the inherited socket,
 and the kernel spreads connections among them. State the workers must share lives in
 the engines configured for it: threads in PostgreSQL (``ASKAI_DATABASE_URL``), the
-answer cache and the per-client rate limit in Redis (``ASKAI_CACHE_URL``). Without
+answer cache, the per-client rate limit and the stream cap in Redis (``ASKAI_CACHE_URL``). Without
 them each worker keeps its own (a SQLite threads file is shared, with SQLite's
 single-writer locking).
 

@@ -1,0 +1,202 @@
+"""The stream cap (``max_streams``) counted across every ``askai serve`` process through Redis.
+
+With ``cache_url`` set, the answers in flight are members of one Redis sorted set, each
+scored by the moment its lease runs out. Taking a slot is one small Lua script, so the
+"count, then add" step is atomic however many workers race for the last slot: it drops
+the expired leases, counts the rest and adds the new one only below the cap. Scores
+come from the Redis server's own clock (``TIME``), so workers on machines whose clocks
+differ still agree on what has expired.
+
+A worker renews the leases it holds every third of ``lease_seconds`` (one script call
+for all of them) and removes a slot when its answer ends. A worker that dies without
+removing its slots stops renewing them: they expire after ``lease_seconds`` and the
+others may use them again.
+
+Every process also keeps its own count, so no worker streams more than ``max_streams``
+even when Redis is gone. Losing Redis must not refuse questions the process could
+answer: a failing command is logged once, the cap falls back to that per-process count
+(so N workers stream at most N × ``max_streams``), and Redis is tried again after
+``retry_seconds``; its return is logged. A slot taken while Redis was away holds only a
+local place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from functools import partial
+from typing import Any
+
+from askai_graph.server.limits import Slot, StreamSlots
+
+logger = logging.getLogger(__name__)
+
+# KEYS[1]: the sorted set of leases. ARGV: cap, lease in ms, slot id. Returns 1 if taken.
+ACQUIRE = """
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], ms + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1
+"""
+
+# KEYS[1]: the sorted set. ARGV: lease in ms, then the ids to renew (only those still held).
+RENEW = """
+local now = redis.call('TIME')
+local until_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[1])
+for i = 2, #ARGV do
+  redis.call('ZADD', KEYS[1], 'XX', until_ms, ARGV[i])
+end
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))
+return 1
+"""
+
+# KEYS[1]: the sorted set. Returns how many unexpired leases it holds.
+COUNT = """
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], '(' .. ms, '+inf')
+"""
+
+
+class SharedStreamSlots(StreamSlots):
+    """``StreamSlots`` whose capacity holds across processes (see module docstring)."""
+
+    def __init__(
+        self,
+        capacity: int,
+        url: str,
+        *,
+        lease_seconds: float = 15.0,
+        key: str = "askai:streams",
+        timeout_seconds: float = 0.5,
+        retry_seconds: float = 1.0,
+    ) -> None:
+        """Count ``capacity`` answers at once in the Redis at ``url``.
+
+        Args:
+            capacity: Answers allowed at once, across every process on this Redis.
+            url: The Redis server (``redis://``, ``rediss://`` or ``unix://``).
+            lease_seconds: How long a slot outlives its process if that process dies.
+            key: The sorted set holding the leases (several sites may share a server).
+            timeout_seconds: Longest a Redis command may take before it counts as a failure.
+            retry_seconds: After a failure, how long only the per-process cap applies
+                before Redis is tried again.
+        """
+        import redis.asyncio as aioredis
+
+        super().__init__(capacity)
+        self.key, self.lease_ms, self.retry_seconds = key, max(1, int(lease_seconds * 1000)), retry_seconds
+        self._client = aioredis.Redis.from_url(
+            url, socket_timeout=timeout_seconds, socket_connect_timeout=timeout_seconds
+        )
+        self._acquire = self._client.register_script(ACQUIRE)
+        self._renew = self._client.register_script(RENEW)
+        self._count = self._client.register_script(COUNT)
+        self._held: set[str] = set()
+        self._renewer: asyncio.Task[None] | None = None
+        self._down_since: float | None = None
+        self._retry_at = 0.0
+
+    async def full(self) -> bool:
+        """Say whether a new answer would be refused, here or across the processes."""
+        if await super().full():
+            return True
+        in_use = await self._call(lambda: self._count(keys=[self.key]), None)
+        return in_use is not None and int(in_use) >= self.capacity
+
+    async def try_acquire(self) -> Slot | None:
+        """Take a slot if this process and Redis both have one free; never wait."""
+        if await super().full():
+            return None
+        slot_id = uuid.uuid4().hex
+        acquire = partial(self._acquire, keys=[self.key], args=[self.capacity, self.lease_ms, slot_id])
+        taken = await self._call(acquire, None)
+        if taken is not None and not int(taken):
+            return None
+        if await super().full():  # other questions of this process took the last place meanwhile
+            if taken is not None:
+                await self._call(lambda: self._client.zrem(self.key, slot_id), None)
+            return None
+        self.in_use += 1
+        if taken is None:  # Redis unreachable: a place in this process only
+            return Slot(self)
+        self._held.add(slot_id)
+        self._keep_renewing()
+        return _SharedSlot(self, slot_id)
+
+    async def _give_back(self, slot_id: str) -> None:
+        self._held.discard(slot_id)
+        # If Redis cannot hear it, the lease runs out by itself.
+        await self._call(lambda: self._client.zrem(self.key, slot_id), None)
+
+    def _keep_renewing(self) -> None:
+        if self._renewer is None or self._renewer.done():
+            self._renewer = asyncio.get_running_loop().create_task(self._renew_forever())
+
+    async def _renew_forever(self) -> None:
+        while self._held:
+            await asyncio.sleep(self.lease_ms / 3000)
+            if self._held:
+                renew = partial(self._renew, keys=[self.key], args=[self.lease_ms, *self._held])
+                await self._call(renew, None)
+
+    async def aclose(self) -> None:
+        """Stop renewing, give back the slots still held, and close the connections."""
+        if self._renewer is not None:
+            self._renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._renewer
+        if self._held:
+            await self._call(partial(self._client.zrem, self.key, *self._held), None)
+        await self._client.aclose()
+
+    async def _call(self, command: Any, fallback: Any) -> Any:
+        """Run ``command``; on a Redis failure log once, answer ``fallback`` and back off."""
+        from redis.exceptions import RedisError
+
+        now = time.monotonic()
+        if self._down_since is not None and now < self._retry_at:
+            return fallback
+        try:
+            result = await command()
+        except (RedisError, OSError) as exc:
+            if self._down_since is None:
+                self._down_since = now
+                logger.warning(
+                    "stream cap: Redis unreachable (%s); capping streams per process, retrying every %.1f s",
+                    exc,
+                    self.retry_seconds,
+                )
+            self._retry_at = now + self.retry_seconds
+            return fallback
+        if self._down_since is not None:
+            logger.warning(
+                "stream cap: Redis reachable again after %.1f s; capping streams across processes",
+                now - self._down_since,
+            )
+            self._down_since = None
+        return result
+
+
+class _SharedSlot(Slot):
+    """A slot with a lease in Redis as well as a place in this process."""
+
+    def __init__(self, slots: SharedStreamSlots, slot_id: str) -> None:
+        super().__init__(slots)
+        self._shared: SharedStreamSlots | None = slots
+        self._id = slot_id
+
+    async def release(self) -> None:
+        """Give the place and the lease back (once)."""
+        await super().release()
+        shared, self._shared = self._shared, None
+        if shared is not None:
+            await shared._give_back(self._id)
