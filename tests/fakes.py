@@ -280,6 +280,47 @@ def postgres_database(base_url: str) -> Any:
     return database()
 
 
+class GatedChatServer:
+    """An OpenAI-compatible ``/v1/chat/completions`` that holds every request until ``gate`` is set.
+
+    For ``askai serve`` processes (``ASKAI_MODEL``, ``ASKAI_BASE_URL``) whose answers must
+    stay in flight while a test looks at them: ``asked`` is set by the first request. It
+    answers ``content`` (plain or as a streamed completion).
+    """
+
+    def __init__(self, content: str = "BM25 ranks passages by term frequency.") -> None:
+        self.gate, self.asked, self.content = threading.Event(), threading.Event(), content
+
+    def app(self) -> Any:
+        """The ASGI app (serve it with ``tests.live.LiveServer``)."""
+        from starlette.applications import Starlette
+        from starlette.requests import Request
+        from starlette.responses import JSONResponse, Response, StreamingResponse
+        from starlette.routing import Route
+
+        async def completions(request: Request) -> Response:
+            body = await request.json()
+            self.asked.set()
+            while not self.gate.is_set():
+                await asyncio.sleep(0.02)
+            reply = {"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"]}
+            if not body.get("stream"):
+                message = {"role": "assistant", "content": self.content}
+                choice = {"index": 0, "message": message, "finish_reason": "stop"}
+                return JSONResponse(reply | {"choices": [choice]})
+
+            async def chunks() -> Any:
+                delta = {"index": 0, "delta": {"role": "assistant", "content": self.content}, "finish_reason": None}
+                yield f"data: {json.dumps(reply | {'object': 'chat.completion.chunk', 'choices': [delta]})}\n\n"
+                end = {"index": 0, "delta": {}, "finish_reason": "stop"}
+                yield f"data: {json.dumps(reply | {'object': 'chat.completion.chunk', 'choices': [end]})}\n\n"
+                yield "data: [DONE]\n\n"
+
+            return StreamingResponse(chunks(), media_type="text/event-stream")
+
+        return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+
+
 class ConceptEmbeddings(Embeddings):
     """Deterministic embeddings that know synonyms: one dimension per concept, counted in the text.
 
@@ -329,44 +370,3 @@ class ReversingReranker(BaseDocumentCompressor):
     ) -> Sequence[Document]:
         self.seen.append(len(documents))
         return list(reversed(documents))
-
-
-class GatedChatServer:
-    """An OpenAI-compatible ``/v1/chat/completions`` that holds every request until ``gate`` is set.
-
-    For ``askai serve`` processes (``ASKAI_MODEL``, ``ASKAI_BASE_URL``) whose answers must
-    stay in flight while a test looks at them: ``asked`` is set by the first request. It
-    answers ``content`` (plain or as a streamed completion).
-    """
-
-    def __init__(self, content: str = "BM25 ranks passages by term frequency.") -> None:
-        self.gate, self.asked, self.content = threading.Event(), threading.Event(), content
-
-    def app(self) -> Any:
-        """The ASGI app (serve it with ``tests.live.LiveServer``)."""
-        from starlette.applications import Starlette
-        from starlette.requests import Request
-        from starlette.responses import JSONResponse, Response, StreamingResponse
-        from starlette.routing import Route
-
-        async def completions(request: Request) -> Response:
-            body = await request.json()
-            self.asked.set()
-            while not self.gate.is_set():
-                await asyncio.sleep(0.02)
-            reply = {"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"]}
-            if not body.get("stream"):
-                message = {"role": "assistant", "content": self.content}
-                choice = {"index": 0, "message": message, "finish_reason": "stop"}
-                return JSONResponse(reply | {"choices": [choice]})
-
-            async def chunks() -> Any:
-                delta = {"index": 0, "delta": {"role": "assistant", "content": self.content}, "finish_reason": None}
-                yield f"data: {json.dumps(reply | {'object': 'chat.completion.chunk', 'choices': [delta]})}\n\n"
-                end = {"index": 0, "delta": {}, "finish_reason": "stop"}
-                yield f"data: {json.dumps(reply | {'object': 'chat.completion.chunk', 'choices': [end]})}\n\n"
-                yield "data: [DONE]\n\n"
-
-            return StreamingResponse(chunks(), media_type="text/event-stream")
-
-        return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])

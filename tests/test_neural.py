@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,14 @@ def test_the_bundled_model_loads_offline_and_embeds_to_unit_vectors(model: Local
         ["Citations and grounding: every claim links to the page that supports it.", "How to bake sourdough bread."]
     )
     assert cosine(vector, page) > cosine(vector, unrelated) + 0.2
+
+
+def test_questions_embedded_from_many_threads_at_once_get_their_own_vectors(model: LocalEmbeddings) -> None:
+    questions = [f"How do I tune retrieval number {n}?" for n in range(8)]
+    alone = [model.embed_query(question) for question in questions]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(model.embed_query, questions))
+    assert np.allclose(together, alone, atol=1e-5)
 
 
 def test_the_default_retriever_with_local_embeddings_is_hybrid_and_finds_a_paraphrase(
