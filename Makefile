@@ -26,7 +26,7 @@ NPM ?= npm
 RENDERERS := tests/renderers
 NODE_HINT := make test needs Node.js 20+ and npm for the renderer differential test (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)
 
-.PHONY: demo test unit lint typecheck tests eval-check eval-baseline serve bench diagram clean web web-check chromium screenshot services
+.PHONY: demo test unit lint typecheck tests eval-check eval-baseline eval-compare serve bench diagram clean web web-check chromium screenshot services
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "askai-graph needs Python 3.11+; set PYTHON=python3.11")'
@@ -94,7 +94,8 @@ tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium services $(WEB_DEPS) $(R
 # The labelled sample-site questions against the committed baseline: a change that makes
 # answers worse (beyond a small tolerance) fails. Offline defaults only: a developer's
 # model or corpus settings would measure something else than the baseline did.
-OFFLINE_ENV := env -u ASKAI_MODEL -u ASKAI_WRITER_MODEL -u ASKAI_CRITIC_MODEL -u ASKAI_CORPUS -u ASKAI_BASE_URL
+OFFLINE_ENV := env -u ASKAI_MODEL -u ASKAI_WRITER_MODEL -u ASKAI_CRITIC_MODEL -u ASKAI_CORPUS -u ASKAI_BASE_URL \
+	-u ASKAI_EMBEDDINGS -u ASKAI_EMBEDDINGS_MODEL -u ASKAI_RETRIEVAL -u ASKAI_DENSE_MIN_SIMILARITY
 eval-check: $(VENV)/.installed-test
 	$(OFFLINE_ENV) $(BIN)/askai eval evals/sample_site.jsonl --baseline evals/baseline.json --out $(VENV)/eval-report
 
@@ -103,6 +104,14 @@ eval-baseline: $(VENV)/.installed-test
 	$(OFFLINE_ENV) $(BIN)/askai eval evals/sample_site.jsonl --out evals/sample_site-report
 	cp evals/sample_site-report/report.json evals/baseline.json
 	rm -rf evals/sample_site-report
+
+# BM25, dense and hybrid retrieval side by side on both labelled sets, with the local
+# embedding model (the neural extra, in TEST_EXTRAS): one table per set in $(VENV)/eval-compare/*/comparison.md.
+eval-compare: $(VENV)/.installed-test
+	for set in sample_site paraphrase; do \
+	  $(OFFLINE_ENV) ASKAI_EMBEDDINGS=local HF_HUB_OFFLINE=1 $(BIN)/askai eval evals/$$set.jsonl \
+	    --retrieval bm25,dense,hybrid --out $(VENV)/eval-compare/$$set || exit 1; \
+	done
 
 # The unit tests alone (about 10 s; no servers, no network): the loop while editing.
 unit: $(VENV)/.installed-test $(RENDERERS)/node_modules/.installed

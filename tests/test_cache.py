@@ -10,7 +10,17 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 from askai_graph import Settings
-from askai_graph.server.cache import CachedAnswer, CacheStore, InMemoryCacheStore, SemanticCache, config_digest
+from askai_graph.server.cache import (
+    DEFAULT_THRESHOLD,
+    SPACE_THRESHOLDS,
+    CachedAnswer,
+    CacheStore,
+    InMemoryCacheStore,
+    SemanticCache,
+    config_digest,
+    default_threshold,
+    embedding_space,
+)
 from askai_graph.server.embeddings import LexicalEmbeddings
 
 GATES = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
@@ -205,9 +215,7 @@ class BrokenStore:
     async def nearest(self, namespace: str, vector: Sequence[float]) -> tuple[float, CachedAnswer] | None:
         raise ConnectionError("redis down")
 
-    async def add(
-        self, namespace: str, key: str, entry: CachedAnswer, vector: Sequence[float] | None = None
-    ) -> None:
+    async def add(self, namespace: str, key: str, entry: CachedAnswer, vector: Sequence[float] | None = None) -> None:
         raise ConnectionError("redis down")
 
 
@@ -254,3 +262,34 @@ def test_store_compares_dense_vectors_by_cosine() -> None:
         assert await store.nearest("other", [1.0, 1.0, 1.0, 1.0]) is None
 
     asyncio.run(scenario())
+
+
+class Named(LexicalEmbeddings):
+    """Lexical vectors under another model's name (the threshold follows the space, not the class)."""
+
+
+def test_the_lexical_space_keeps_its_threshold_and_a_measured_space_gets_its_own() -> None:
+    assert cache(embeddings=LexicalEmbeddings()).threshold == DEFAULT_THRESHOLD == 0.9
+    measured = cache(embeddings=Named(), space="local:all-MiniLM-L6-v2")
+    assert measured.threshold == SPACE_THRESHOLDS["local:all-MiniLM-L6-v2"] == default_threshold(measured.space)
+    assert cache(embeddings=Named(), space="openai:text-embedding-3-small").threshold == DEFAULT_THRESHOLD
+
+
+def test_a_configured_threshold_overrides_the_space_default() -> None:
+    assert cache(embeddings=Named(), space="local:all-MiniLM-L6-v2", threshold=0.97).threshold == 0.97
+
+
+def test_the_space_names_the_namespace_and_a_model_object_is_not_a_name() -> None:
+    class Wrapped(Embeddings):
+        def __init__(self) -> None:
+            self.model = object()  # a loaded model, as a sentence-transformers wrapper holds it
+
+        def embed_query(self, text: str) -> list[float]:
+            return [1.0]
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [[1.0] for _ in texts]
+
+    assert embedding_space(Wrapped()) == "Wrapped"
+    assert cache(embeddings=Named(), space="local:m").namespace.endswith(":local:m")
+    assert cache(space="local:m").namespace.endswith(":keys-only")  # no embeddings, no vectors compared

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
 
-from askai_graph.cli import main
+from askai_graph import Settings, build_graph
+from askai_graph.cli import main, parser
+from askai_graph.evaluation.command import run_eval
 from askai_graph.evaluation.dataset import DatasetError, load_questions
+from tests.fakes import post, url
 
 BM25 = "https://course.askai.example/articles/bm25-and-lexical-search"
 QUESTIONS = [
@@ -134,3 +140,70 @@ def test_without_matplotlib_the_report_is_written_and_the_cli_says_how_to_get_th
     assert "askai: note: the PNG chart needs matplotlib: pip install 'askai-graph[charts]'" in err
     assert not (out / "report.png").exists() and "report.png" not in (out / "report.md").read_text()
     assert json.loads((out / "report.json").read_text())["metrics"]["questions"] == 3
+
+
+def test_dense_or_hybrid_without_an_embedding_model_is_one_line_naming_the_setting(
+    questions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["eval", str(questions), "--retrieval", "bm25,hybrid", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("askai: error: --retrieval hybrid needs an embedding model: set ASKAI_EMBEDDINGS=local")
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("modes", ["bm25,bm25", "bm25,vectors", ","])
+def test_unknown_or_repeated_retrieval_modes_are_refused(
+    questions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], modes: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", str(questions), "--retrieval", modes, "--out", str(tmp_path / "r")])
+    assert exit_.value.code == 2
+    assert "expected distinct modes among bm25, dense, hybrid" in capsys.readouterr().err
+
+
+def test_each_retrieval_mode_gets_a_report_and_a_row_of_the_comparison(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], settings: Settings
+) -> None:
+    path = write_jsonl(
+        tmp_path / "q.jsonl",
+        [json.dumps({"question": f"How does post {n} explain retrieval?", "expected_urls": [url(n)]}) for n in (1, 2)],
+    )
+    # Each mode ranks the two expected pages differently: MRR 1, 1/2 and 3/4.
+    rankings = {"bm25": [(1, 2), (2, 1)], "dense": [(2, 1), (1, 2)], "hybrid": [(1, 2), (1, 2)]}
+    built: list[str] = []
+
+    def graphs(run: Settings) -> tuple[Any, dict[str, Any]]:
+        built.append(run.retrieval)
+        order = iter(rankings[run.retrieval])
+        retriever = RankingPerQuestion(rankings=order)
+        return build_graph(retriever=retriever, settings=run), {"retrieval": run.retrieval}
+
+    out = tmp_path / "compare"
+    args = parser().parse_args(["eval", str(path), "--retrieval", "bm25,dense,hybrid", "--out", str(out)])
+    assert run_eval(args, settings.model_copy(update={"embeddings": "local"}), graphs=graphs) == 0
+    assert built == ["bm25", "dense", "hybrid"]
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split()[:4] == ["retrieval", "recall@6", "MRR", "nDCG@6"]
+    assert [line.split()[:3] for line in table[1:]] == [
+        ["bm25", "1.000", "1.000"],
+        ["dense", "1.000", "0.500"],
+        ["hybrid", "1.000", "0.750"],
+    ]
+    for mode in rankings:
+        assert json.loads((out / mode / "report.json").read_text())["config"] == {"retrieval": mode}
+    markdown = (out / "comparison.md").read_text()
+    assert "| dense | 1.000 | 0.500 |" in markdown and "| false source cards |" in markdown
+
+
+class RankingPerQuestion(BaseRetriever):
+    """Returns posts in the next order of ``rankings`` for each new question (a retry keeps it)."""
+
+    rankings: Any
+    question: str = "\0"
+    current: list[int] = []
+
+    def _get_relevant_documents(self, query: str, *, run_manager: Any) -> list[Document]:
+        if not query.startswith(self.question):  # a retry's query is the question plus the gaps
+            self.question, self.current = query, list(next(self.rankings))
+        return [post(n) for n in self.current]

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
-from askai_graph.evaluation import GateVerdict, QuestionResult, compute_metrics
+from askai_graph.evaluation import EvalQuestion, GateVerdict, QuestionResult, compute_metrics, runner
 from askai_graph.evaluation.metrics import false_source_cards
+from askai_graph.evidence import SearchResult
 
 A, B, C, X, Y = (f"https://site.example/{name}" for name in "abcxy")
 PASSED = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
@@ -34,6 +38,7 @@ FIXTURE = [
         answer="BM25 scores terms.",
         seconds=0.1,
         stage_seconds={"research": 0.02, "writer": 0.05},
+        retrieval_seconds=0.02,
     ),
     QuestionResult(
         question="q2",
@@ -55,6 +60,7 @@ FIXTURE = [
         answer="Streams send events.",
         seconds=0.3,
         stage_seconds={"research": 0.04, "writer": 0.2},
+        retrieval_seconds=0.01,
     ),
     QuestionResult(
         question="q3",
@@ -65,6 +71,7 @@ FIXTURE = [
         retrieved=(X,),
         seconds=0.2,
         stage_seconds={"research": 0.01},
+        retrieval_seconds=0.01,
     ),
 ]
 
@@ -93,7 +100,13 @@ def test_metrics_equal_the_hand_computed_values() -> None:
     assert m["gates"]["critic"]["pass_rate"] == pytest.approx(1 / 3)
     assert m["gates"]["critic"]["failures"] == {"low_relevance": 2, "drift": 1}
     # Precision: Q1 cites A, X (1/2), Q2 cites C (1/1). Source cards: Q1 shows A, Q2 none.
-    assert m["citations"] == {"precision": 0.75, "citing_answers": 2, "source_card_hit_rate": 0.5}
+    # Accepted and citing an expected page: Q1 (accepted, cites A); Q2 cites C but was degraded.
+    assert m["citations"] == {
+        "precision": 0.75,
+        "citing_answers": 2,
+        "source_card_hit_rate": 0.5,
+        "accepted_citing_expected": 0.5,
+    }
     assert m["refusals"] == {
         "offtopic": 1,
         "offtopic_without_sources": 1.0,
@@ -105,6 +118,8 @@ def test_metrics_equal_the_hand_computed_values() -> None:
     # Linear-interpolated percentiles of 0.1, 0.2, 0.3: p50 0.2, p95 0.2 + 0.9 * 0.1.
     assert m["latency"]["question"] == pytest.approx({"p50": 0.2, "p95": 0.29})
     assert m["latency"]["stages"]["writer"] == pytest.approx({"p50": 0.125, "p95": 0.1925})
+    # Retrieval: the first Research pass of each question (Q2's summed research stage is 0.04).
+    assert m["latency"]["retrieval"] == pytest.approx({"p50": 0.01, "p95": 0.019})
 
 
 def test_a_question_that_retrieved_nothing_scores_zero_not_missing() -> None:
@@ -128,3 +143,32 @@ def test_sources_outside_the_retrieved_set_are_false_source_cards() -> None:
 def test_off_topic_question_with_sources_breaks_the_refusal_rate() -> None:
     shown = FIXTURE[2].model_copy(update={"sources": (X,), "gates": PASSED, "outcome": "accepted"})
     assert compute_metrics([shown], k=2)["refusals"]["offtopic_without_sources"] == 0.0
+
+
+class ScriptedGraph:
+    """Streams a fixed run: Research, a rejected draft, Research again, the accepted draft."""
+
+    def stream(self, input: Any, *, stream_mode: Any = None) -> Iterator[tuple[str, Any]]:
+        first = [SearchResult(title="A", source_url=A, content="a")]
+        retry = [SearchResult(title="B", source_url=B, content="b")]
+        yield "updates", {"research": {"search_results": first}}
+        yield "updates", {"writer": {"draft": "x"}}
+        yield "updates", {"research": {"search_results": retry}}
+        yield "updates", {"writer": {"draft": "y"}}
+        yield "values", {"outcome": "accepted", "attempts": 2, "search_results": retry}
+
+
+def test_retrieval_time_is_the_first_research_pass_and_its_ranking_the_first_ranking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = iter([0.0, 0.5, 2.0, 2.25, 4.0, 4.0])  # start, then one reading per update
+    monkeypatch.setattr(runner.time, "perf_counter", lambda: next(clock))
+    result = runner.run_one(ScriptedGraph(), EvalQuestion.model_validate({"question": "q", "expected_urls": [A]}))
+    assert result.retrieval_seconds == 0.5
+    assert result.stage_seconds == {"research": 0.75, "writer": 3.25}
+    assert result.ranking == (A,) and result.retrieved == (B,)
+
+
+def test_a_run_without_research_has_no_retrieval_time() -> None:
+    m = compute_metrics([FIXTURE[0].model_copy(update={"retrieval_seconds": None})], k=2)
+    assert m["latency"]["retrieval"] == {"p50": 0.0, "p95": 0.0}

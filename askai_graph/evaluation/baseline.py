@@ -20,6 +20,7 @@ HIGHER_IS_BETTER = (
     ("retrieval", "ndcg_at_k"),
     ("citations", "precision"),
     ("citations", "source_card_hit_rate"),
+    ("citations", "accepted_citing_expected"),
     ("must_mention", "rate"),
     ("gates", "validation", "pass_rate"),
     ("gates", "critic", "pass_rate"),

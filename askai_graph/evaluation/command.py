@@ -1,10 +1,13 @@
-"""``askai eval QUESTIONS.jsonl [--json] [--out DIR] [--baseline REPORT.json]``.
+"""``askai eval QUESTIONS.jsonl [--json] [--out DIR] [--baseline REPORT.json] [--retrieval MODES]``.
 
 Runs every question through the graph as configured (offline defaults or a model, the
-configured corpus), writes ``report.json``, ``report.md`` and ``report.png`` into
-``--out``, and prints the table (or, with ``--json``, the metrics as JSON). Exit status:
-0, or 1 when a promise metric fails (a false source card, an off-topic question with
-sources) or ``--baseline`` finds a regression; 2 for bad input (one line on stderr).
+configured corpus and retrieval), writes ``report.json``, ``report.md`` and
+``report.png`` into ``--out``, and prints the table (or, with ``--json``, the metrics as
+JSON). ``--retrieval bm25,dense,hybrid`` runs the set once per retrieval mode, each
+into ``--out/<mode>/``, and prints (and writes to ``comparison.md``) one row per mode;
+with ``--baseline``, every mode is held to the baseline. Exit status: 0, or 1 when a
+promise metric fails (a false source card, an off-topic question with sources) or
+``--baseline`` finds a regression; 2 for bad input (one line on stderr).
 """
 
 from __future__ import annotations
@@ -16,8 +19,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from askai_graph.evaluation.dataset import EvalQuestion
     from askai_graph.evaluation.runner import StreamableGraph
     from askai_graph.settings import Settings
+
+    GraphFactory = Callable[[Settings], tuple[StreamableGraph, dict[str, Any]]]
+    """Builds the graph one run evaluates, and the configuration its report records."""
+
+# The pipeline (numpy metrics, the graph) is imported inside the functions that run it:
+# registering ``askai eval``, as every ``askai`` command does, loads none of it.
 
 
 class EvalUsageError(ValueError):
@@ -34,7 +46,26 @@ def add_parser(commands: Any) -> None:
     cmd.add_argument(
         "--tolerance", type=float, default=0.02, help="how much a share may drop against the baseline (0.02)"
     )
+    cmd.add_argument(
+        "--retrieval",
+        type=_retrieval_modes,
+        help="compare retrieval modes, comma separated (bm25,dense,hybrid): one run each, one table; dense and "
+        "hybrid need ASKAI_EMBEDDINGS (default: the configured ASKAI_RETRIEVAL, one run)",
+    )
     cmd.set_defaults(run=run_eval)
+
+
+def _retrieval_modes(text: str) -> list[str]:
+    from typing import get_args
+
+    from askai_graph.settings import Settings
+
+    known = [mode for mode in get_args(Settings.model_fields["retrieval"].annotation) if mode != "auto"]
+    modes = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [mode for mode in modes if mode not in known]
+    if not modes or unknown or len(set(modes)) != len(modes):
+        raise argparse.ArgumentTypeError(f"expected distinct modes among {', '.join(known)}, got {text!r}")
+    return modes
 
 
 def _load_baseline(path: Path) -> dict[str, Any]:
@@ -48,16 +79,20 @@ def _load_baseline(path: Path) -> dict[str, Any]:
 
 
 def _default_graph(settings: Settings) -> tuple[StreamableGraph, dict[str, Any]]:
-    from askai_graph.corpus import load_corpus
+    from askai_graph.embeddings import model_key
     from askai_graph.graph import build_graph
-    from askai_graph.providers import RETRIEVER_CEILING
-    from askai_graph.retrieval import BM25Retriever
+    from askai_graph.providers import default_retriever
 
-    corpus = load_corpus(settings.corpus)
-    retriever = BM25Retriever(corpus=corpus, k=RETRIEVER_CEILING, cache_dir=settings.index_cache_dir)
+    retriever = default_retriever(settings)
+    # Load the index (and the embedding model) now, so the first question's retrieval
+    # time measures a query, not the start-up.
+    retriever.invoke("warm up")
+    corpus = retriever.corpus
     config = {
         "corpus": corpus.fingerprint,
         "posts": len(corpus.posts),
+        "retrieval": type(retriever).__name__,
+        "embeddings": model_key(settings) or "none",
         "writer": settings.writer_model or settings.model or "offline",
         "critic": settings.critic_model or settings.model or "offline",
         "max_attempts": settings.max_attempts,
@@ -65,55 +100,125 @@ def _default_graph(settings: Settings) -> tuple[StreamableGraph, dict[str, Any]]
     return build_graph(retriever=retriever, settings=settings), config
 
 
-def run_eval(args: argparse.Namespace, settings: Settings, graph: StreamableGraph | None = None) -> int:
-    """Run the evaluation the arguments describe; return the exit status."""
-    from tqdm import tqdm
+def _with_retrieval(settings: Settings, mode: str) -> Settings:
+    if mode != "bm25" and not settings.embeddings:
+        raise EvalUsageError(
+            f"--retrieval {mode} needs an embedding model: set ASKAI_EMBEDDINGS=local "
+            "(pip install -e '.[neural]') or ASKAI_EMBEDDINGS=openai"
+        )
+    return settings.model_copy(update={"retrieval": mode})
 
-    # Here, not at the top: registering ``askai eval`` (every command does) loads none of
-    # the pipeline; the metrics use numpy.
-    from askai_graph.evaluation.baseline import changed_outcomes, regressions
-    from askai_graph.evaluation.chart import ChartsUnavailable, write_eval_chart
+
+def run_eval(
+    args: argparse.Namespace,
+    settings: Settings,
+    graph: StreamableGraph | None = None,
+    *,
+    graphs: GraphFactory | None = None,
+) -> int:
+    """Run the evaluation the arguments describe; return the exit status.
+
+    Args:
+        args: The parsed command line.
+        settings: The configuration (each ``--retrieval`` mode overrides its ``retrieval``).
+        graph: A ready graph to evaluate (one run; ``--retrieval`` is then refused).
+        graphs: Builds each run's graph from its settings; the configured default graph
+            when ``None``.
+    """
+    from askai_graph.evaluation.baseline import changed_outcomes
+    from askai_graph.evaluation.comparison import render_comparison_markdown, render_comparison_table
     from askai_graph.evaluation.dataset import DatasetError, load_questions
-    from askai_graph.evaluation.report import build_report, render_markdown, render_table
-    from askai_graph.evaluation.runner import run_questions
+    from askai_graph.evaluation.report import render_table
 
     try:
         questions = load_questions(args.questions)
     except DatasetError as exc:
         raise EvalUsageError(f"{args.questions}: {exc}" if str(exc).startswith("line") else str(exc)) from exc
     baseline = _load_baseline(args.baseline) if args.baseline else None
-    config: dict[str, Any] = {}
-    if graph is None:
-        graph, config = _default_graph(settings)
+    modes: list[str] | None = getattr(args, "retrieval", None)
+    if graph is not None and modes:
+        raise EvalUsageError("--retrieval builds its own graphs; it cannot evaluate a given graph")
+    runs = {mode: _with_retrieval(settings, mode) for mode in modes} if modes else {"": settings}
+    metrics_by_run: dict[str, dict[str, Any]] = {}
+    problems: list[str] = []
+    changed: list[str] = []
+    for mode, run_settings in runs.items():
+        config: dict[str, Any] = {}
+        if graph is not None:
+            run_graph = graph
+        else:
+            run_graph, config = (graphs or _default_graph)(run_settings)
+        out = args.out / mode if mode else args.out
+        report = _run(run_graph, questions, run_settings, config, out, baseline, label=mode)
+        metrics_by_run[mode] = report["metrics"]
+        found = _problems(report["metrics"], baseline, args.tolerance)
+        problems += [f"{mode}: {line}" if mode else line for line in found]
+        if found and baseline is not None:
+            changed += [f"{mode}: {line}" if mode else line for line in changed_outcomes(report, baseline)[:20]]
+    if modes:
+        (args.out / "comparison.md").write_text(
+            render_comparison_markdown(metrics_by_run, title=args.questions.name), encoding="utf-8"
+        )
+        print(
+            json.dumps(metrics_by_run, indent=2, ensure_ascii=False)
+            if args.json
+            else render_comparison_table(metrics_by_run)
+        )
+        print(f"report: {args.out / 'comparison.md'}", file=sys.stderr)
+    else:
+        metrics = metrics_by_run[""]
+        print(json.dumps(metrics, indent=2, ensure_ascii=False) if args.json else render_table(metrics))
+        print(f"report: {args.out / 'report.md'}", file=sys.stderr)
+    for line in problems:
+        print(f"askai: regression: {line}", file=sys.stderr)
+    for line in changed:  # context for a regression: which questions ended differently
+        print(f"askai: changed: {line}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _run(
+    graph: StreamableGraph,
+    questions: list[EvalQuestion],
+    settings: Settings,
+    config: dict[str, Any],
+    out: Path,
+    baseline: dict[str, Any] | None,
+    *,
+    label: str,
+) -> dict[str, Any]:
+    """Run the questions through ``graph``, write the report into ``out`` and return it."""
+    from tqdm import tqdm
+
+    from askai_graph.evaluation.chart import ChartsUnavailable, write_eval_chart
+    from askai_graph.evaluation.report import build_report, render_markdown
+    from askai_graph.evaluation.runner import run_questions
+
     if baseline is not None:
-        for key in ("corpus", "writer", "critic"):
+        for key in ("corpus", "retrieval", "embeddings", "writer", "critic"):
             before, now = baseline.get("config", {}).get(key), config.get(key)
             if before and now and before != now:
                 print(f"askai: note: the baseline's {key} was {before}, this run's is {now}", file=sys.stderr)
     # disable=None: a bar on an interactive terminal, nothing in CI logs or pipes.
-    with tqdm(total=len(questions), unit="q", file=sys.stderr, disable=None, desc="askai eval") as bar:
+    desc = f"askai eval {label}".rstrip()
+    with tqdm(total=len(questions), unit="q", file=sys.stderr, disable=None, desc=desc) as bar:
         results = run_questions(graph, questions, progress=lambda _: bar.update(1))
     report = build_report(results, k=settings.top_k, config=config)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     chart: str | None = "report.png"
     try:
-        write_eval_chart(report["metrics"], args.out / "report.png")
+        write_eval_chart(report["metrics"], out / "report.png")
     except ChartsUnavailable as exc:
         print(f"askai: note: {exc}", file=sys.stderr)
         chart = None
-    (args.out / "report.md").write_text(render_markdown(report, chart=chart), encoding="utf-8")
-    metrics = report["metrics"]
-    print(json.dumps(metrics, indent=2, ensure_ascii=False) if args.json else render_table(metrics))
-    print(f"report: {args.out / 'report.md'}", file=sys.stderr)
-    problems = regressions(metrics, baseline["metrics"], args.tolerance) if baseline else []
-    if baseline is None:
-        from askai_graph.evaluation.baseline import invariant_failures
+    (out / "report.md").write_text(render_markdown(report, chart=chart), encoding="utf-8")
+    return report
 
-        problems = invariant_failures(metrics)
-    for line in problems:
-        print(f"askai: regression: {line}", file=sys.stderr)
-    if problems and baseline is not None:
-        for line in changed_outcomes(report, baseline)[:20]:
-            print(f"askai: changed: {line}", file=sys.stderr)
-    return 1 if problems else 0
+
+def _problems(metrics: dict[str, Any], baseline: dict[str, Any] | None, tolerance: float) -> list[str]:
+    """Return the regressions against ``baseline`` (or, without one, the broken promises)."""
+    from askai_graph.evaluation.baseline import invariant_failures, regressions
+
+    if baseline is not None:
+        return regressions(metrics, baseline["metrics"], tolerance)
+    return invariant_failures(metrics)

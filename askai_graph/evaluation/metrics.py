@@ -12,13 +12,17 @@ Definitions (each a share in [0, 1] unless it says otherwise):
 - **citations**: *precision*, the mean share of an answer's cited URLs that are expected
   pages (labelled answers that cite anything); *source_card_hit_rate*, the share of
   labelled questions whose source cards include an expected page;
+  *accepted_citing_expected*, the share of labelled questions whose answer was accepted
+  (``accepted`` or ``accepted_early``) and cites at least one expected page: retrieval,
+  Writer and both gates working together;
 - **refusals**: the share of off-topic questions that ended without source cards (must be
   1), and of answerable (answer and catalog) questions that ended in fallback;
 - **false_source_cards**: questions whose source cards sit under an answer that failed a
   gate, or name a URL outside the final retrieved set (must be 0);
 - **must_mention**: the share of questions with ``must_mention`` terms whose shown answer
   (not a fallback) contains them all, case-insensitively;
-- **latency**: p50/p95 seconds per question and per stage.
+- **latency**: p50/p95 seconds per question, per stage, and of *retrieval* (the first
+  Research pass: the question as asked, before any retry).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import numpy as np
 from askai_graph.evaluation.runner import QuestionResult
 
 OUTCOMES = ("accepted", "accepted_early", "degraded", "fallback")
+ACCEPTED = ("accepted", "accepted_early")
 GATES = ("validation", "critic")
 STAGE_ORDER = (
     "condense", "research", "writer", "validation", "critic",
@@ -146,6 +151,9 @@ def compute_metrics(results: Sequence[QuestionResult], *, k: int) -> dict[str, A
             "precision": _mean([len(set(r.cited) & set(r.expected_urls)) / len(set(r.cited)) for r in citing]),
             "citing_answers": len(citing),
             "source_card_hit_rate": _mean([1.0 if set(r.sources) & set(r.expected_urls) else 0.0 for r in labelled]),
+            "accepted_citing_expected": _mean(
+                [1.0 if r.outcome in ACCEPTED and set(r.cited) & set(r.expected_urls) else 0.0 for r in labelled]
+            ),
         },
         "refusals": {
             "offtopic": len(offtopic),
@@ -161,6 +169,7 @@ def compute_metrics(results: Sequence[QuestionResult], *, k: int) -> dict[str, A
         },
         "latency": {
             "question": _percentiles([result.seconds for result in results]),
+            "retrieval": _percentiles([r.retrieval_seconds for r in results if r.retrieval_seconds is not None]),
             "stages": {stage: _percentiles(stages[stage]) for stage in sorted(stages, key=_stage_rank)},
         },
     }

@@ -30,6 +30,10 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms"
 
 
+def _p50_p95(percentiles: Mapping[str, float]) -> str:
+    return f"p50 {_ms(percentiles['p50'])}, p95 {_ms(percentiles['p95'])}"
+
+
 def summary_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Return the headline figures as (label, value) rows."""
     retrieval, citations, refusals = metrics["retrieval"], metrics["citations"], metrics["refusals"]
@@ -48,14 +52,13 @@ def summary_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("attempts per question", f"{metrics['attempts']['mean']:.2f} (max {metrics['attempts']['max']})"),
         ("citation precision", f"{citations['precision']:.3f} ({citations['citing_answers']} citing answers)"),
         ("source cards with an expected page", _pct(citations["source_card_hit_rate"])),
+        ("accepted, cites an expected page", _pct(citations["accepted_citing_expected"])),
         ("off-topic without sources", f"{_pct(refusals['offtopic_without_sources'])} (must be 100%)"),
         ("answerable turned away", _pct(refusals["answerable_turned_away"])),
         ("false source cards", f"{metrics['false_source_cards']} (must be 0)"),
         ("must_mention satisfied", _pct(metrics["must_mention"]["rate"])),
-        (
-            "latency per question",
-            f"p50 {_ms(metrics['latency']['question']['p50'])}, p95 {_ms(metrics['latency']['question']['p95'])}",
-        ),
+        ("latency per question", _p50_p95(metrics["latency"]["question"])),
+        ("retrieval per question", _p50_p95(metrics["latency"]["retrieval"])),
     ]
     return rows
 

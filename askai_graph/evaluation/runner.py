@@ -4,7 +4,8 @@ Each question is streamed (``updates`` and ``values``) so the run yields, beside
 final state, the first Research ranking (what retrieval found for the question as
 asked), every gate verdict of every draft, and how long each stage took: a stage's time
 is the wall time between the update before it and its own update (the graph runs its
-stages one after another).
+stages one after another). The first Research stage's time is also kept on its own: it
+is what retrieval costs for the question as asked, whatever the retries add.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class QuestionResult(BaseModel):
     """Wall time of the whole run."""
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     """Total wall time per stage (a stage that ran for several drafts is summed)."""
+    retrieval_seconds: float | None = None
+    """Wall time of the first Research pass (``None`` when Research did not run)."""
 
 
 def _verdict(node: str, update: Mapping[str, Any], state: Mapping[str, Any]) -> GateVerdict | None:
@@ -91,6 +94,7 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
     verdicts: list[GateVerdict] = []
     stage_seconds: dict[str, float] = {}
     ranking: tuple[str, ...] | None = None
+    retrieval_seconds: float | None = None
     start = last = time.perf_counter()
     for mode, chunk in graph.stream({"question": item.question}, stream_mode=["updates", "values"]):
         if mode == "values":
@@ -103,6 +107,7 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
                 continue
             if node == "research" and ranking is None:
                 ranking = tuple(result.source_url for result in update.get("search_results") or [])
+                retrieval_seconds = now - last
             verdict = _verdict(node, update, {**state, **update})
             if verdict is not None:
                 verdicts.append(verdict)
@@ -127,6 +132,7 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
         answer=str(state.get("answer") or ""),
         seconds=seconds,
         stage_seconds=stage_seconds,
+        retrieval_seconds=retrieval_seconds,
     )
 
 

@@ -26,6 +26,7 @@ import anyio
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from langchain_core.embeddings import Embeddings
+from langchain_core.retrievers import BaseRetriever
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 from starlette.types import Receive, Scope, Send
@@ -74,8 +75,10 @@ def create_app(
         namespace: What cached answers depend on beyond ``settings`` (which are always
             digested into it); the corpus fingerprint by default. With a custom
             ``graph`` and no namespace, the cache is private to this app.
-        embeddings: Optional paraphrase finder for the answer cache; without it only
-            the same question (see ``questions.exact_key``) is served from the cache.
+        embeddings: Optional paraphrase finder for the answer cache; when ``None``, the
+            configured embedding model (``settings.embeddings``, unless
+            ``cache_paraphrases`` is off); without any, only the same question (see
+            ``questions.exact_key``) is served from the cache.
         cache_store: Where cached answers live; when ``None``, Redis at
             ``settings.cache_url`` if set, else an in-process LRU, either of
             ``settings.cache_size`` entries.
@@ -90,6 +93,7 @@ def create_app(
     settings = settings or Settings()
     corpus_info: dict[str, Any] = {}
     lifespan = None
+    retriever = None
     if graph is None and settings.graph_url:
         # The graph runs on LangGraph Server, threads and all: this app keeps no graph state.
         from askai_graph.server.remote import RemoteAskGraph
@@ -100,7 +104,7 @@ def create_app(
         namespace = namespace or f"langgraph-server:{settings.graph_url}#{settings.graph_id}"
         lifespan = _closing_lifespan(lifespan, graph)
     elif graph is None:
-        make_graph, corpus_info = _default_graph(settings)
+        make_graph, corpus_info, retriever = _default_graph(settings)
         namespace = namespace or corpus_info["corpus"]
         if settings.database_url:
             lifespan = _threads_lifespan(make_graph, settings.database_url)
@@ -114,11 +118,15 @@ def create_app(
             # A store the app opens is closed with it (its connections belong to the app's loop).
             cache_store = _default_store(settings)
             lifespan = _closing_lifespan(lifespan, cache_store)
+        space = None
+        if embeddings is None and settings.embeddings and settings.cache_paraphrases:
+            embeddings, space = _configured_embeddings(settings, retriever)
         cache = SemanticCache(
             cache_store,
             namespace=f"{namespace}:{config_digest(settings)}" if namespace else None,
             embeddings=embeddings,
             threshold=settings.cache_threshold,
+            space=space,
         )
     if not settings.run_log:
         run_log = None
@@ -350,14 +358,31 @@ def _threads_lifespan(make_graph: Callable[[Any], StreamingGraph], database_url:
     return lifespan
 
 
-def _default_graph(settings: Settings) -> tuple[Callable[[Any], StreamingGraph], dict[str, Any]]:
-    """Load the corpus once, index it, and return a builder of the default graph over it."""
+def _default_graph(settings: Settings) -> tuple[Callable[[Any], StreamingGraph], dict[str, Any], BaseRetriever]:
+    """Load the corpus once, index it, and return a builder of the default graph over it (and the retriever)."""
     from askai_graph.graph import build_graph
     from askai_graph.providers import default_retriever
 
     retriever = default_retriever(settings)
     corpus = retriever.corpus
-    return lambda checkpointer: build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer), {
-        "corpus": corpus.fingerprint,
-        "posts": len(corpus.posts),
-    }
+
+    def make_graph(checkpointer: Any) -> StreamingGraph:
+        return build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer)
+
+    return make_graph, {"corpus": corpus.fingerprint, "posts": len(corpus.posts)}, retriever
+
+
+def _configured_embeddings(settings: Settings, retriever: BaseRetriever | None) -> tuple[Embeddings, str | None]:
+    """Return the configured embedding model for the cache and the name of its space.
+
+    The default retriever's own model when it has one (one copy in memory, and the
+    question is embedded by the same model for both), else a fresh one.
+    """
+    from askai_graph.embeddings import embeddings_for, model_key
+
+    model = getattr(retriever, "embeddings", None)
+    if not isinstance(model, Embeddings):
+        model = embeddings_for(settings)
+    if model is None:  # settings.embeddings is set, so embeddings_for returned a model
+        raise RuntimeError("no embedding model for the configured ASKAI_EMBEDDINGS")
+    return model, model_key(settings)

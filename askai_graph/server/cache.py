@@ -9,6 +9,13 @@ whose words differ: its nearest entry above ``threshold`` is still refused on an
 difference in negation, modality, quantity, numbers, comparison, prepositions,
 antonyms, question words, pronouns, word order or non-Latin script.
 
+How similar is similar enough depends on the vector space: cosines of a hashed bag of
+words and of a sentence-transformer are not on one scale. ``default_threshold`` keeps a
+threshold per space, each measured on ``tests/data/cache_pairs.jsonl`` (the highest
+that keeps every contrast pair apart with a margin; ``bench/cache_pairs.py`` prints the
+figures); a space not in the table gets ``DEFAULT_THRESHOLD``, and a configured
+``cache_threshold`` overrides them all.
+
 The *namespace* keys everything an answer depends on: the corpus fingerprint and a
 digest of the configuration (models, prompts, thresholds, attempt limits, embedding
 space; see ``app.config_digest``), so a changed corpus, another model or a stricter
@@ -161,7 +168,7 @@ SERVING_SETTINGS = frozenset(
     | {"header_timeout_seconds", "body_timeout_seconds", "max_header_bytes", "max_connections", "max_streams"}
     | {"rate_limit", "trusted_proxies", "request_timeout_seconds", "retry_after_seconds"}
     | {"cors_origins", "database_url", "thread_ttl_hours", "thread_lease_seconds"}
-    | {"cache_url", "cache_ttl_seconds", "stream_lease_seconds"}
+    | {"cache_url", "cache_ttl_seconds", "stream_lease_seconds", "cache_paraphrases"}
 )
 
 
@@ -191,11 +198,30 @@ def _version() -> str:
         return "unknown"
 
 
+DEFAULT_THRESHOLD = 0.9
+"""Cosine a paraphrase needs in a vector space without a measured threshold (and in the
+offline ``LexicalEmbeddings``' space, where 0.9 means all content terms but one shared)."""
+
+SPACE_THRESHOLDS = {"local:all-MiniLM-L6-v2": 0.88}
+"""Measured thresholds by embedding space. all-MiniLM-L6-v2: the closest contrast pair
+that the contrast check lets through ("cache questions" / "cache answers") has cosine
+0.82; 0.88 keeps a margin above it and still finds synonym swaps ("pick"/"choose")."""
+
+
+def default_threshold(space: str) -> float:
+    """Return the measured paraphrase threshold of the embedding space ``space``."""
+    return SPACE_THRESHOLDS.get(space, DEFAULT_THRESHOLD)
+
+
 def embedding_space(embeddings: Embeddings | None) -> str:
     """Return a name for the vector space of ``embeddings`` (part of the namespace)."""
     if embeddings is None:
         return "keys-only"
-    name = getattr(embeddings, "name", None) or getattr(embeddings, "model", None)
+    # Only a string names a space: a ``model`` attribute may be the loaded model itself.
+    name = next(
+        (value for attr in ("name", "model") if isinstance(value := getattr(embeddings, attr, None), str) and value),
+        None,
+    )
     return f"{type(embeddings).__name__}:{name}" if name else type(embeddings).__name__
 
 
@@ -208,7 +234,8 @@ class SemanticCache:
         *,
         namespace: str | None = None,
         embeddings: Embeddings | None = None,
-        threshold: float = 0.9,
+        threshold: float | None = None,
+        space: str | None = None,
     ) -> None:
         """Create a cache.
 
@@ -219,14 +246,21 @@ class SemanticCache:
                 long as this object.
             embeddings: Optional paraphrase finder; its vector space joins the namespace.
                 Without it, only questions with the same key meet.
-            threshold: Cosine similarity an embedding candidate needs, in (0, 1].
+            threshold: Cosine similarity an embedding candidate needs, in (0, 1];
+                ``None``: the measured default of the space (``default_threshold``).
+            space: Names the vector space of ``embeddings`` (e.g. ``model_key`` of the
+                settings that chose them); derived from the object when ``None``.
         """
+        # Without embeddings no vector is compared: the space is "keys-only" whatever is named.
+        space = embedding_space(None) if embeddings is None else space or embedding_space(embeddings)
+        threshold = default_threshold(space) if threshold is None else threshold
         if not 0 < threshold <= 1:
             raise ValueError("threshold must be in (0, 1]")
         self.store = store
         self.embeddings = embeddings
         self.threshold = threshold
-        self.namespace = f"{namespace or uuid.uuid4().hex}:{embedding_space(embeddings)}"
+        self.space = space
+        self.namespace = f"{namespace or uuid.uuid4().hex}:{space}"
 
     async def lookup(self, question: str) -> Probe:
         """Return the answer cached for this same question, if any.
