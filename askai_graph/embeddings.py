@@ -77,6 +77,20 @@ def model_key(settings: Settings) -> str | None:
             return None
 
 
+MIN_SIMILARITY = {f"local:{LOCAL_MODEL}": 0.15}
+"""Measured dense floors by model. all-MiniLM-L6-v2: without a floor every question has
+a nearest page, so off-topic questions that BM25 leaves empty ("How do I bake sourdough
+bread?") were drafted and degraded instead of falling back; 0.15 restores their fallback
+and keeps hybrid at or above BM25 on both eval sets (``make eval-compare``)."""
+
+
+def min_similarity(settings: Settings) -> float:
+    """Return the cosine below which a passage is no dense candidate: the setting, else the model's floor."""
+    if settings.dense_min_similarity is not None:
+        return settings.dense_min_similarity
+    return MIN_SIMILARITY.get(model_key(settings) or "", 0.0)
+
+
 def bundled_model_dir() -> Path:
     """Return the folder of the all-MiniLM-L6-v2 weights the ``neural`` extra installs.
 

@@ -29,7 +29,7 @@ from askai_graph.corpus import corpus_for
 from askai_graph.critique import Critique
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
 from askai_graph.dense import check_embedded_with
-from askai_graph.embeddings import EmbeddingsError, embeddings_for, model_key
+from askai_graph.embeddings import EmbeddingsError, embeddings_for, min_similarity, model_key
 from askai_graph.hybrid import DenseRetriever, HybridRetriever
 from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
 from askai_graph.retrieval import BM25Retriever, PageRetriever
@@ -236,7 +236,7 @@ def default_retriever(settings: Settings, *, reranker: BaseDocumentCompressor | 
     check_embedded_with(common["corpus"], model)
     embeddings = embeddings_for(settings)
     dense = {**common, "embeddings": embeddings, "embeddings_model": model,
-             "min_similarity": settings.dense_min_similarity}
+             "min_similarity": min_similarity(settings)}
     if mode == "dense":
         return DenseRetriever(**dense)
     return HybridRetriever(

@@ -121,12 +121,12 @@ class Settings(BaseSettings):
     )
     lexical_depth: int = Field(30, ge=1, le=1000, description="Pages BM25 contributes to hybrid fusion.")
     dense_depth: int = Field(30, ge=1, le=1000, description="Pages the dense index contributes to hybrid fusion.")
-    dense_min_similarity: float = Field(
-        0.0,
+    dense_min_similarity: float | None = Field(
+        None,
         ge=-1,
         le=1,
-        description="Passages less cosine-similar than this to the question are no dense candidates (0 keeps all; "
-        "model-dependent).",
+        description="Passages less cosine-similar than this to the question are no dense candidates; unset: the "
+        "floor measured for the embedding model (0.15 for the local all-MiniLM-L6-v2, 0 otherwise: keep all).",
     )
     rerank_candidates: int = Field(
         20, ge=1, le=1000, description="Fused pages a reranker (BaseDocumentCompressor, Python API) sees at most."

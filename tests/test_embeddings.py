@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from askai_graph import BM25Retriever, Settings
 from askai_graph.cli import main
-from askai_graph.embeddings import INSTALL_HINT, embeddings_for, model_key
+from askai_graph.embeddings import INSTALL_HINT, embeddings_for, min_similarity, model_key
 from askai_graph.providers import default_retriever
 from tests.fakes import ReversingReranker
 
@@ -53,6 +53,19 @@ def test_dense_or_hybrid_without_an_embedding_model_is_refused_at_startup(mode: 
 )
 def test_vectors_are_keyed_by_the_model_that_made_them(embeddings: str, model: str | None, key: str | None) -> None:
     assert model_key(Settings(embeddings=embeddings, embeddings_model=model)) == key
+
+
+@pytest.mark.parametrize(
+    ("settings", "floor"),
+    [
+        (Settings(embeddings="local"), 0.15),  # measured for all-MiniLM-L6-v2
+        (Settings(embeddings="openai"), 0.0),  # no measured floor: keep every candidate
+        (Settings(embeddings="local", dense_min_similarity=0.3), 0.3),  # the setting wins
+        (Settings(embeddings="local", dense_min_similarity=0), 0.0),
+    ],
+)
+def test_the_dense_floor_is_the_setting_else_the_one_measured_for_the_model(settings: Settings, floor: float) -> None:
+    assert min_similarity(settings) == floor
 
 
 def test_a_local_model_folder_is_keyed_by_its_full_path(tmp_path: Path) -> None:

@@ -80,6 +80,21 @@ def test_the_default_retriever_with_local_embeddings_is_hybrid_and_finds_a_parap
     assert hybrid[0] == semantic_caching
 
 
+def test_an_off_topic_question_still_falls_back_with_the_local_model(
+    model: LocalEmbeddings, settings: Settings
+) -> None:
+    # Every question has a nearest page; the model's measured floor keeps an off-topic
+    # one from reaching the Writer, as BM25 alone would.
+    from askai_graph import build_graph
+
+    local = settings.model_copy(update={"embeddings": "local"})
+    final = build_graph(retriever=default_retriever(local), settings=local).invoke(
+        {"question": "How do I bake sourdough bread?"}
+    )
+    assert final["outcome"] == "fallback"
+    assert final["sources"] == []
+
+
 def test_askai_index_and_ask_with_local_embeddings(
     model: LocalEmbeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
