@@ -4,8 +4,9 @@ No source card is ever shown under an answer that failed review, and no citation
 the reader unless it was actually retrieved.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from askai_graph.lazy import lazy_exports
 
 if TYPE_CHECKING:  # the names below are imported on first use (see __getattr__)
     from askai_graph.catalog import is_catalog_question
@@ -105,14 +106,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name from its module on first use (and keep it)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 def __dir__() -> list[str]:

@@ -166,7 +166,7 @@ def openai_embeddings(settings: Settings, *, transport: httpx.MockTransport | No
     from openai import DefaultAsyncHttpxClient, DefaultHttpxClient
 
     from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
-    from askai_graph.providers import is_openai
+    from askai_graph.providers import endpoint_kwargs, is_openai
 
     kwargs: dict[str, Any] = {
         "model": settings.embeddings_model or OPENAI_MODEL,
@@ -180,10 +180,5 @@ def openai_embeddings(settings: Settings, *, transport: httpx.MockTransport | No
         # OpenAI's tokenizers; other servers take the text as it is.
         "check_embedding_ctx_length": is_openai(settings),
     }
-    if settings.base_url:
-        kwargs["base_url"] = settings.base_url
-    if settings.api_key is not None:
-        kwargs["api_key"] = settings.api_key.get_secret_value()
-    elif settings.base_url and not os.environ.get("OPENAI_API_KEY"):
-        kwargs["api_key"] = "not-needed"  # local servers ignore it; the client insists on one
+    kwargs |= endpoint_kwargs(settings)
     return OpenAIEmbeddings(**kwargs)

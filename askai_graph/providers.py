@@ -87,15 +87,22 @@ def chat_model(
         # In the body, not model_kwargs: there ChatOpenAI switches to its structured-output
         # parse path, which raises on a truncated reply instead of returning the text.
         extra_body["response_format"] = response_format
+    kwargs |= endpoint_kwargs(settings)
+    if extra_body:
+        kwargs["extra_body"] = extra_body
+    return ChatOpenAI(**kwargs)
+
+
+def endpoint_kwargs(settings: Settings) -> dict[str, Any]:
+    """Return the ``base_url`` and ``api_key`` an OpenAI client (chat or embeddings) takes from settings."""
+    kwargs: dict[str, Any] = {}
     if settings.base_url:
         kwargs["base_url"] = settings.base_url
     if settings.api_key is not None:
         kwargs["api_key"] = settings.api_key.get_secret_value()
     elif settings.base_url and not os.environ.get("OPENAI_API_KEY"):
         kwargs["api_key"] = "not-needed"  # local servers ignore it; the client insists on one
-    if extra_body:
-        kwargs["extra_body"] = extra_body
-    return ChatOpenAI(**kwargs)
+    return kwargs
 
 
 def is_openai(settings: Settings) -> bool:

@@ -13,11 +13,13 @@ import importlib.util
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from askai_graph import Settings
+from tests.redis_server import RedisServer
 
 pytest_plugins = ["tests.browser", "tests.langgraph_server"]  # the widget tests' Chromium fixtures
 
@@ -72,3 +74,14 @@ def _no_askai_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASKAI_INDEX_CACHE_DIR", _INDEX_CACHE)
     monkeypatch.setenv("ASKAI_RATE_LIMIT", "")
     monkeypatch.setenv("XDG_DATA_HOME", _DATA_HOME)
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A Redis server of the test's own on a free port (``tests/redis_server.py``), stopped after it."""
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

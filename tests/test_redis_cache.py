@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,16 +29,6 @@ GATES: Any = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
 
 def answer(question: str) -> CachedAnswer:
     return CachedAnswer(question=question, answer=f"About {question}", outcome="accepted", gates=GATES)
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def store(server: RedisServer, **options: Any) -> RedisCacheStore:

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -28,16 +27,6 @@ from tests.test_server_threads import BM25_POST, FOLLOW_UP, chat, postgres_datab
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
 __all__ = ["postgres_database"]  # the fixture, shared with the threads tests
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,16 +17,6 @@ from askai_graph.server.shared_streams import SharedStreamSlots
 from tests.redis_server import RedisServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def slots(server: RedisServer, capacity: int, **options: Any) -> SharedStreamSlots:

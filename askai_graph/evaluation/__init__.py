@@ -6,8 +6,9 @@ and ``command`` is the CLI. Names are imported on first use (PEP 562): registeri
 ``askai eval`` on the command line loads none of them (nor numpy).
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from askai_graph.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from askai_graph.evaluation.dataset import DatasetError, EvalQuestion, load_questions
@@ -35,11 +36,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name from its module on first use (and keep it)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())

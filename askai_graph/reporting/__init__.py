@@ -5,8 +5,9 @@ and ``command`` is the CLI. Names are imported on first use (PEP 562), so the CL
 register ``askai report`` without loading numpy.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from askai_graph.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from askai_graph.reporting.analysis import GapGroup, SiteReport, analyse
@@ -14,10 +15,4 @@ if TYPE_CHECKING:
 __all__ = ["GapGroup", "SiteReport", "analyse"]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name from ``analysis`` on first use (and keep it)."""
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module("askai_graph.reporting.analysis"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, dict.fromkeys(__all__, "askai_graph.reporting.analysis"), globals())

@@ -4,8 +4,9 @@ Names are imported on first use (PEP 562): ``server.embeddings`` or ``server.cac
 alone, as ``askai report`` uses them, do not load FastAPI and the app.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from askai_graph.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from askai_graph.server.app import create_app
@@ -24,11 +25,4 @@ _EXPORTS = {
 __all__ = ["CacheStore", "CachedAnswer", "InMemoryCacheStore", "LexicalEmbeddings", "SemanticCache", "create_app"]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name from its module on first use (and keep it)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -25,16 +25,16 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from askai_graph.server.cache import CachedAnswer
+from askai_graph.server.redis_outage import RedisOutage
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
 
 
 class RedisCacheStore:
@@ -78,8 +78,13 @@ class RedisCacheStore:
         self._client = aioredis.Redis.from_url(
             url, socket_timeout=timeout_seconds, socket_connect_timeout=timeout_seconds
         )
-        self._down_since: float | None = None
-        self._retry_at = 0.0
+        self._outage = RedisOutage(
+            logger,
+            lost="answer cache: Redis unreachable (%s); serving without the cache, retrying every %.1f s",
+            back="answer cache: Redis reachable again after %.1f s",
+            retry_seconds=retry_seconds,
+        )
+        self._call = self._outage.call
 
     async def aclose(self) -> None:
         """Close the connections."""
@@ -87,7 +92,7 @@ class RedisCacheStore:
 
     def available(self) -> bool:
         """Say whether the last command reached Redis (or none has failed yet)."""
-        return self._down_since is None
+        return self._outage.reachable
 
     async def get(self, namespace: str, key: str) -> CachedAnswer | None:
         """Return the entry under ``key`` (one ``GET``); a hit becomes the most recently used."""
@@ -164,30 +169,6 @@ class RedisCacheStore:
 
     def _vectors(self, namespace: str) -> str:
         return f"{self.prefix}:v:{namespace}"
-
-    async def _call(self, command: Callable[[], Awaitable[Any]], fallback: T) -> Any | T:
-        """Run ``command``; on a Redis failure log once, answer ``fallback`` and back off."""
-        from redis.exceptions import RedisError
-
-        now = time.monotonic()
-        if self._down_since is not None and now < self._retry_at:
-            return fallback
-        try:
-            result = await command()
-        except (RedisError, OSError) as exc:
-            if self._down_since is None:
-                self._down_since = now
-                logger.warning(
-                    "answer cache: Redis unreachable (%s); serving without the cache, retrying every %.1f s",
-                    exc,
-                    self.retry_seconds,
-                )
-            self._retry_at = now + self.retry_seconds
-            return fallback
-        if self._down_since is not None:
-            logger.warning("answer cache: Redis reachable again after %.1f s", now - self._down_since)
-            self._down_since = None
-        return result
 
 
 def _unit(vector: Sequence[float]) -> np.ndarray[Any, Any] | None:

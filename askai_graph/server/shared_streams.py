@@ -25,12 +25,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 import uuid
 from functools import partial
-from typing import Any
 
 from askai_graph.server.limits import Slot, StreamSlots
+from askai_graph.server.redis_outage import RedisOutage
 
 logger = logging.getLogger(__name__)
 
@@ -102,8 +101,13 @@ class SharedStreamSlots(StreamSlots):
         self._count = self._client.register_script(COUNT)
         self._held: set[str] = set()
         self._renewer: asyncio.Task[None] | None = None
-        self._down_since: float | None = None
-        self._retry_at = 0.0
+        self._outage = RedisOutage(
+            logger,
+            lost="stream cap: Redis unreachable (%s); capping streams per process, retrying every %.1f s",
+            back="stream cap: Redis reachable again after %.1f s; capping streams across processes",
+            retry_seconds=retry_seconds,
+        )
+        self._call = self._outage.call
 
     async def full(self) -> bool:
         """Say whether a new answer would be refused, here or across the processes."""
@@ -157,34 +161,6 @@ class SharedStreamSlots(StreamSlots):
         if self._held:
             await self._call(partial(self._client.zrem, self.key, *self._held), None)
         await self._client.aclose()
-
-    async def _call(self, command: Any, fallback: Any) -> Any:
-        """Run ``command``; on a Redis failure log once, answer ``fallback`` and back off."""
-        from redis.exceptions import RedisError
-
-        now = time.monotonic()
-        if self._down_since is not None and now < self._retry_at:
-            return fallback
-        try:
-            result = await command()
-        except (RedisError, OSError) as exc:
-            if self._down_since is None:
-                self._down_since = now
-                logger.warning(
-                    "stream cap: Redis unreachable (%s); capping streams per process, retrying every %.1f s",
-                    exc,
-                    self.retry_seconds,
-                )
-            self._retry_at = now + self.retry_seconds
-            return fallback
-        if self._down_since is not None:
-            logger.warning(
-                "stream cap: Redis reachable again after %.1f s; capping streams across processes",
-                now - self._down_since,
-            )
-            self._down_since = None
-        return result
-
 
 class _SharedSlot(Slot):
     """A slot with a lease in Redis as well as a place in this process."""
