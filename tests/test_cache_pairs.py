@@ -163,7 +163,8 @@ def test_the_servers_cache_shares_the_retrievers_local_model_and_serves_its_syno
     settings: Settings, monkeypatch: pytest.MonkeyPatch, neural_extra: None
 ) -> None:
     import askai_graph.embeddings
-    from askai_graph.server import InMemoryCacheStore, create_app
+    from askai_graph.providers import default_retriever
+    from askai_graph.server.app import answer_cache
 
     def second_copy(_: Settings) -> None:
         raise AssertionError("the cache loaded a second copy of the retriever's model")
@@ -171,7 +172,8 @@ def test_the_servers_cache_shares_the_retrievers_local_model_and_serves_its_syno
     # The retriever loads the model through providers (bound at import); only the cache would call this.
     monkeypatch.setattr(askai_graph.embeddings, "embeddings_for", second_copy)
     local = settings.model_copy(update={"embeddings": "local"})
-    cache = create_app(settings=local, cache_store=InMemoryCacheStore(8)).state.cache
+    retriever = default_retriever(local)  # what create_app builds the graph and the cache from
+    cache = answer_cache(local, InMemoryCacheStore(8), namespace="corpus-fp", retriever=retriever)
     assert (cache.space, cache.threshold) == ("local:all-MiniLM-L6-v2", 0.88)
 
     async def scenario() -> tuple[bool, bool]:

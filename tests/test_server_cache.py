@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from askai_graph import Settings, build_graph
-from askai_graph.server import InMemoryCacheStore, create_app
+from askai_graph.server import InMemoryCacheStore, SemanticCache, create_app
+from askai_graph.server.app import answer_cache
 from askai_graph.server.embeddings import LexicalEmbeddings
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import LiveServer, sse_events
@@ -51,16 +52,14 @@ def test_an_identically_configured_app_sharing_the_store_serves_the_cached_answe
     assert writer.calls == 0
 
 
-def fake_app(settings: Settings, **kwargs: Any) -> Any:
-    graph = build_graph(
-        writer=replies(cited_draft(1)), critic=replies(PASSING), retriever=retriever(1), settings=settings
-    )
-    return create_app(graph, settings, namespace="corpus-fp", cache_store=InMemoryCacheStore(8), **kwargs)
+def app_cache(settings: Settings, **kwargs: Any) -> SemanticCache:
+    """The answer cache ``create_app`` builds for these settings (no model is called)."""
+    return answer_cache(settings, InMemoryCacheStore(8), namespace="corpus-fp", **kwargs)
 
 
 def test_a_configured_embedding_model_finds_the_caches_paraphrases_in_its_own_space(settings: Settings) -> None:
     configured = settings.model_copy(update={"embeddings": "openai", "base_url": "http://127.0.0.1:9/v1"})
-    cache = fake_app(configured).state.cache
+    cache = app_cache(configured)
     assert type(cache.embeddings).__name__ == "OpenAIEmbeddings"  # built, never called here
     assert cache.space == "openai:text-embedding-3-small" and cache.threshold == 0.9
     assert cache.namespace.endswith(":openai:text-embedding-3-small")
@@ -68,12 +67,12 @@ def test_a_configured_embedding_model_finds_the_caches_paraphrases_in_its_own_sp
 
 def test_without_paraphrases_or_embeddings_the_cache_serves_the_same_question_only(settings: Settings) -> None:
     off = settings.model_copy(update={"embeddings": "openai", "cache_paraphrases": False})
-    assert fake_app(off).state.cache.embeddings is None
-    assert fake_app(settings).state.cache.embeddings is None
+    assert app_cache(off).embeddings is None
+    assert app_cache(settings).embeddings is None
 
 
 def test_embeddings_given_to_the_app_win_over_the_configured_model(settings: Settings) -> None:
     given = LexicalEmbeddings()
     configured = settings.model_copy(update={"embeddings": "openai"})
-    cache = fake_app(configured, embeddings=given).state.cache
+    cache = app_cache(configured, embeddings=given)
     assert cache.embeddings is given and cache.threshold == 0.9

@@ -118,16 +118,7 @@ def create_app(
             # A store the app opens is closed with it (its connections belong to the app's loop).
             cache_store = _default_store(settings)
             lifespan = _closing_lifespan(lifespan, cache_store)
-        space = None
-        if embeddings is None and settings.embeddings and settings.cache_paraphrases:
-            embeddings, space = _configured_embeddings(settings, retriever)
-        cache = SemanticCache(
-            cache_store,
-            namespace=f"{namespace}:{config_digest(settings)}" if namespace else None,
-            embeddings=embeddings,
-            threshold=settings.cache_threshold,
-            space=space,
-        )
+        cache = answer_cache(settings, cache_store, namespace=namespace, embeddings=embeddings, retriever=retriever)
     if not settings.run_log:
         run_log = None
     elif run_log is None and settings.database_url:
@@ -370,6 +361,33 @@ def _default_graph(settings: Settings) -> tuple[Callable[[Any], StreamingGraph],
         return build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer)
 
     return make_graph, {"corpus": corpus.fingerprint, "posts": len(corpus.posts)}, retriever
+
+
+def answer_cache(
+    settings: Settings,
+    store: CacheStore,
+    *,
+    namespace: str | None,
+    embeddings: Embeddings | None = None,
+    retriever: BaseRetriever | None = None,
+) -> SemanticCache:
+    """Return the app's answer cache over ``store``.
+
+    Its namespace is ``namespace`` (what answers depend on beyond settings) plus the
+    settings' digest; ``None`` keeps the cache private. Paraphrases are found with
+    ``embeddings`` when given, else with the configured embedding model (the
+    ``retriever``'s own copy when it has one) unless ``cache_paraphrases`` is off.
+    """
+    space = None
+    if embeddings is None and settings.embeddings and settings.cache_paraphrases:
+        embeddings, space = _configured_embeddings(settings, retriever)
+    return SemanticCache(
+        store,
+        namespace=f"{namespace}:{config_digest(settings)}" if namespace else None,
+        embeddings=embeddings,
+        threshold=settings.cache_threshold,
+        space=space,
+    )
 
 
 def _configured_embeddings(settings: Settings, retriever: BaseRetriever | None) -> tuple[Embeddings, str | None]:
