@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -11,6 +12,7 @@ from askai_graph import Critique, SearchResult, Settings, ValidationReport
 from askai_graph.cli import main
 from askai_graph.server.remote import server_thread_id, typed_state
 from askai_graph.state import Source, Turn
+from tests.fakes import PASSING
 
 ASKAI_THREAD = "0b7c3c2e-8a4e-4f4c-9a0e-2f6a1d2b3c4d"
 
@@ -33,14 +35,7 @@ def test_the_servers_json_state_is_typed_like_the_in_process_state() -> None:
             "question": "q",
             "search_results": [{"title": "T", "source_url": "https://a.example/1", "content": "c", "images": []}],
             "validation": {"ok": True, "errors": []},
-            "critique": {
-                "confidence": 0.9,
-                "answer_relevance": 0.9,
-                "intent_alignment": 0.9,
-                "drift_detected": False,
-                "ungrounded_claims": [],
-                "gaps": [],
-            },  # fmt: skip
+            "critique": json.loads(PASSING),
             "review_failures": [{"code": "drift", "message": "m"}],
             "sources": [{"title": "T", "url": "https://a.example/1"}],
             "history": [

@@ -43,6 +43,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
+from askai_graph.embeddings import LOCAL_MODEL
 from askai_graph.server.questions import contrast, loose_key
 from askai_graph.settings import Settings
 from askai_graph.state import GateStatus, Outcome
@@ -202,7 +203,7 @@ DEFAULT_THRESHOLD = 0.9
 """Cosine a paraphrase needs in a vector space without a measured threshold (and in the
 offline ``LexicalEmbeddings``' space, where 0.9 means all content terms but one shared)."""
 
-SPACE_THRESHOLDS = {"local:all-MiniLM-L6-v2": 0.88}
+SPACE_THRESHOLDS = {f"local:{LOCAL_MODEL}": 0.88}
 """Measured thresholds by embedding space. all-MiniLM-L6-v2: the closest contrast pair
 that the contrast check lets through ("cache questions" / "cache answers") has cosine
 0.82; 0.88 keeps a margin above it and still finds synonym swaps ("pick"/"choose")."""
