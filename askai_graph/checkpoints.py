@@ -25,6 +25,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.base import maybe_add_typed_methods
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
+from askai_graph.schema_lock import SchemaLockTimeout, async_schema_lock, schema_lock
 from askai_graph.state import checkpoint_types
 
 Backend = Literal["sqlite", "postgres"]
@@ -113,11 +114,15 @@ def open_checkpointer(url: str) -> Iterator[BaseCheckpointSaver[Any]]:
 
     try:
         pg_connection = psycopg.connect(target, **_postgres_kwargs())
-        postgres = PostgresSaver(pg_connection, serde=state_serializer())
-        postgres.setup()
     except psycopg.Error as exc:
-        raise DatabaseError(f"cannot open the threads database: {' '.join(str(exc).split())}") from exc
+        raise _setup_error(exc) from exc
     with pg_connection:
+        postgres = PostgresSaver(pg_connection, serde=state_serializer())
+        try:
+            with schema_lock(pg_connection):
+                postgres.setup()
+        except (psycopg.Error, SchemaLockTimeout) as exc:
+            raise _setup_error(exc) from exc
         yield postgres
 
 
@@ -134,7 +139,7 @@ async def open_async_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver
             await saver.setup()
             yield saver
         return
-    _, pool_module = _postgres_modules()
+    psycopg, pool_module = _postgres_modules()
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
     # A pool, not one connection: concurrent requests each get their own.
@@ -144,8 +149,17 @@ async def open_async_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver
         except pool_module.PoolTimeout as exc:
             raise DatabaseError(f"cannot open the threads database within {CONNECT_TIMEOUT:g} s") from exc
         postgres = AsyncPostgresSaver(pool, serde=state_serializer())
-        await postgres.setup()
+        try:
+            # The lock on a connection of its own: setup takes another from the pool.
+            async with pool.connection() as lock_connection, async_schema_lock(lock_connection):
+                await postgres.setup()
+        except (psycopg.Error, SchemaLockTimeout) as exc:
+            raise _setup_error(exc) from exc
         yield postgres
+
+
+def _setup_error(exc: Exception) -> DatabaseError:
+    return DatabaseError(f"cannot open the threads database: {' '.join(str(exc).split())}")
 
 
 def _sqlite_file(path: str) -> str:

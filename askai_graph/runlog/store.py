@@ -166,8 +166,20 @@ def open_run_log(url: str) -> SqlRunLog:
             import psycopg
         except ImportError as exc:
             raise RunLogError(POSTGRES_HINT) from exc
+        from askai_graph.schema_lock import SchemaLockTimeout, schema_lock
+
         try:
-            return SqlRunLog(psycopg.connect(url, autocommit=True), "%s")
+            pg_connection = psycopg.connect(url, autocommit=True)
         except psycopg.Error as exc:
-            raise RunLogError(f"cannot open the run log: {' '.join(str(exc).split())}") from exc
+            raise _open_error(exc) from exc
+        try:
+            with schema_lock(pg_connection):
+                return SqlRunLog(pg_connection, "%s")
+        except (psycopg.Error, SchemaLockTimeout) as exc:
+            pg_connection.close()
+            raise _open_error(exc) from exc
     raise RunLogError(f"database URL must be sqlite:///path or postgresql://..., got {url!r}")
+
+
+def _open_error(exc: Exception) -> RunLogError:
+    return RunLogError(f"cannot open the run log: {' '.join(str(exc).split())}")
