@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from askai_graph.server.limits import Slot
+from askai_graph.server.redis_cache import RedisCacheStore
 from askai_graph.server.shared_streams import SharedStreamSlots
 from tests.redis_server import RedisServer
 
@@ -110,3 +112,13 @@ def test_losing_redis_caps_per_process_logged_once_and_the_shared_cap_returns_wi
     messages = [record.getMessage() for record in caplog.records if record.name.endswith("shared_streams")]
     assert sum("unreachable" in message for message in messages) == 2  # once per process
     assert sum("reachable again" in message for message in messages) == 2
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda url: SharedStreamSlots(2, url), lambda url: RedisCacheStore(url, max_entries=10, ttl_seconds=60)],
+    ids=["stream-cap", "answer-cache"],
+)
+def test_a_url_that_is_not_redis_is_refused_before_any_connection(make: Callable[[str], object]) -> None:
+    with pytest.raises(ValueError, match=r"must be redis://host:port\[/db\], rediss://\.\.\. or unix://"):
+        make("http://127.0.0.1:6379")

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from askai_graph.server.cache import CachedAnswer
-from askai_graph.server.redis_outage import RedisOutage
+from askai_graph.server.redis_outage import RedisOutage, redis_client
 
 logger = logging.getLogger(__name__)
 
@@ -67,17 +67,9 @@ class RedisCacheStore:
         """
         if max_entries < 1 or ttl_seconds < 1:
             raise ValueError("max_entries and ttl_seconds must be at least 1")
-        if not url.startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError("the cache URL must be redis://host:port[/db], rediss://... or unix://...")
-        try:
-            import redis.asyncio as aioredis
-        except ImportError as exc:  # pragma: no cover - depends on the install
-            raise ImportError("a Redis cache needs the redis extra: pip install 'askai-graph[redis]'") from exc
         self.max_entries, self.ttl_seconds, self.prefix = max_entries, ttl_seconds, prefix
         self.retry_seconds = retry_seconds
-        self._client = aioredis.Redis.from_url(
-            url, socket_timeout=timeout_seconds, socket_connect_timeout=timeout_seconds
-        )
+        self._client = redis_client(url, timeout_seconds)
         self._outage = RedisOutage(
             logger,
             lost="answer cache: Redis unreachable (%s); serving without the cache, retrying every %.1f s",

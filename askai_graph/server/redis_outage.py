@@ -1,7 +1,8 @@
-"""Riding out a lost Redis: one failure logged, a fallback answer, a retry after a pause.
+"""Riding out a lost Redis: short timeouts, one failure logged, a fallback answer, a retry after a pause.
 
 The Redis answer cache and the shared stream cap both must keep the server answering
-when Redis goes away: each command runs through ``RedisOutage.call``, which on a Redis
+when Redis goes away. Both talk to it through ``redis_client``, whose commands give up
+after a fraction of a second, and run each command through ``RedisOutage.call``, which on a Redis
 or socket error logs the loss once, answers the caller's fallback (a miss, the
 per-process cap) and skips Redis for ``retry_seconds`` so a dead server is not waited
 on by every question; the first command that succeeds again logs the return.
@@ -15,6 +16,25 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def redis_client(url: str, timeout_seconds: float) -> Any:
+    """Return an asyncio Redis client for ``url``; connecting or a command past ``timeout_seconds`` fails.
+
+    It connects on its first command.
+
+    Raises:
+        ValueError: ``url`` is not ``redis://``, ``rediss://`` or ``unix://``.
+        ImportError: the ``redis`` extra is not installed.
+    """
+    if not url.startswith(REDIS_SCHEMES):
+        raise ValueError("the Redis URL must be redis://host:port[/db], rediss://... or unix://...")
+    try:
+        import redis.asyncio as aioredis
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError("Redis needs the redis extra: pip install 'askai-graph[redis]'") from exc
+    return aioredis.Redis.from_url(url, socket_timeout=timeout_seconds, socket_connect_timeout=timeout_seconds)
 
 
 class RedisOutage:

@@ -29,7 +29,7 @@ import uuid
 from functools import partial
 
 from askai_graph.server.limits import Slot, StreamSlots
-from askai_graph.server.redis_outage import RedisOutage
+from askai_graph.server.redis_outage import RedisOutage, redis_client
 
 logger = logging.getLogger(__name__)
 
@@ -88,14 +88,14 @@ class SharedStreamSlots(StreamSlots):
             timeout_seconds: Longest a Redis command may take before it counts as a failure.
             retry_seconds: After a failure, how long only the per-process cap applies
                 before Redis is tried again.
-        """
-        import redis.asyncio as aioredis
 
+        Raises:
+            ValueError: the URL is not a Redis URL.
+            ImportError: the ``redis`` extra is not installed.
+        """
         super().__init__(capacity)
         self.key, self.lease_ms, self.retry_seconds = key, max(1, int(lease_seconds * 1000)), retry_seconds
-        self._client = aioredis.Redis.from_url(
-            url, socket_timeout=timeout_seconds, socket_connect_timeout=timeout_seconds
-        )
+        self._client = redis_client(url, timeout_seconds)
         self._acquire = self._client.register_script(ACQUIRE)
         self._renew = self._client.register_script(RENEW)
         self._count = self._client.register_script(COUNT)
