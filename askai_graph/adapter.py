@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from langchain_core.messages import BaseMessage
 
 from askai_graph.condensing import CondenseRequest, condenser_messages
-from askai_graph.reviewing import ReviewRequest, reviewer_messages
+from askai_graph.reviewing import ReviewRequest, critic_messages
 from askai_graph.writing import DraftRequest, writer_messages
 
 if TYPE_CHECKING:
@@ -40,11 +40,11 @@ class ChatModelAdapter:
 
     def review(self, request: ReviewRequest) -> str:
         """Ask the model for a review (Critique JSON text, parsed strictly by the Critic node)."""
-        return self._ask(reviewer_messages(request))
+        return self._ask(critic_messages(request))
 
     async def areview(self, request: ReviewRequest) -> str:
         """Ask the model for a review, asynchronously."""
-        return await self._aask(reviewer_messages(request))
+        return await self._aask(critic_messages(request))
 
     def condense(self, request: CondenseRequest) -> str:
         """Ask the model for the standalone question."""

@@ -42,7 +42,7 @@ class Critic(Protocol):
         ...
 
 
-def reviewer_messages(request: ReviewRequest) -> list[BaseMessage]:
+def critic_messages(request: ReviewRequest) -> list[BaseMessage]:
     """Build the Critic's chat messages for ``request``."""
     evidence = format_sources(
         [passage.result for passage in request.evidence],

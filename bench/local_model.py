@@ -37,7 +37,7 @@ from askai_graph.local_model import (  # noqa: E402
 )
 from askai_graph.nodes.research import to_search_results  # noqa: E402
 from askai_graph.providers import chat_model, default_retriever  # noqa: E402
-from askai_graph.reviewing import ReviewRequest, reviewer_messages  # noqa: E402
+from askai_graph.reviewing import ReviewRequest, critic_messages  # noqa: E402
 from askai_graph.writing import DraftRequest, writer_messages  # noqa: E402
 
 COUNTING = "Count from 1 to 300, one number per line."
@@ -73,7 +73,7 @@ def critic(settings: Settings) -> tuple[float, float]:
     model = chat_model(MODEL_ALIAS, settings.model_copy(update={"max_tokens": 300}), json_mode=True)
     request = ReviewRequest(question=QUESTION, draft=draft, evidence=evidence_slice(QUESTION, draft, results, 3000))
     started = time.monotonic()
-    message = model.invoke(reviewer_messages(request))
+    message = model.invoke(critic_messages(request))
     seconds = time.monotonic() - started
     assert message.usage_metadata is not None
     return message.usage_metadata["output_tokens"] / seconds, seconds

@@ -1,4 +1,4 @@
-"""Critic: have the reviewer judge the draft; parse its reply strictly, trust nothing partial."""
+"""Critic: have the Critic judge the draft; parse its reply strictly, trust nothing partial."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def review_request(state: AskState, settings: Settings) -> ReviewRequest:
 
 
 def judged(reply: Any, settings: Settings) -> dict[str, Any]:
-    """Turn a reviewer's raw reply into the state update (failures, gaps)."""
+    """Turn a Critic's raw reply into the state update (failures, gaps)."""
     if not isinstance(reply, str):
         reply = ""
     try:
