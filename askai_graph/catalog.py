@@ -3,16 +3,20 @@
 A question is a catalog question when, after lower-casing and dropping punctuation, it
 asks *which content exists* rather than about a topic. The accepted phrasings are:
 
-- "what/which [course|site|blog] <items> do you have / are there / are available / exist
-  / can I read / do you offer / have you written / have you published"
+- "what/which [kinds of] [the|your|all] [course|site|blog|docs] <items> do you have / are
+  there / are available / exist / can I read / do you offer / have you written / have you
+  published / are on this site"
 - "list / show [me] / give me [a list of] [all] [the|your] <items>"
 - "what (do you|does the site|does the course) cover / offer / write about"
-- "what topics ...", "table of contents", "index of <items>"
+- "what topics ...", "[show me] [the] table of contents", "index of <items>"
+- "what can you help [me] with"
 
+each optionally ending in "on/in/of this site / the docs / the documentation / the blog",
 where <items> is one of: articles, posts, lessons, tutorials, guides, pages, chapters,
-modules, topics, entries, content, writings (singular or plural). Anything else is an
-ordinary question. The rule is conservative by design: a false positive would let a
-low-confidence answer stop after one pass.
+modules, topics, entries, content, writings, docs, documents (singular or plural). Anything
+else is an ordinary question: "What guides are there for deploying?" asks about a topic.
+The rule is conservative by design: a false positive would let a low-confidence answer
+stop after one pass.
 
 A catalog question is answered from the site's own catalog, not from search hits for
 the word "articles": its pages in the site's order (``site_order_key``), which any
@@ -29,20 +33,28 @@ from langchain_core.documents import Document
 
 _ITEMS = (
     r"(?:articles?|posts?|lessons?|tutorials?|guides?|pages?|chapters?|modules?|topics?"
-    r"|entries|entry|content|writings?)"
+    r"|entries|entry|content|writings?|docs|documents?)"
 )
-_SCOPE = r"(?:(?:the|your|this|all|all the|all of the|all your|all of your)\s+)?(?:(?:course|site|blog|website)\s+)?"
+_PLACE = r"(?:course|site|blog|website|docs|documentation)"
+_SCOPE = (
+    r"(?:(?:the|your|this|all|all the|all of the|all your|all of your)\s+)?"
+    r"(?:(?:course|site|blog|website|docs|documentation)\s+)?"
+)
+# "... in the docs", "... on this site", "... of the documentation".
+_WHERE = rf"(?:\s+(?:on|in|of|from)\s+(?:the|this|your)\s+{_PLACE})?"
 
 _PATTERNS = [
     rf"^(?:what|which)\s+(?:kinds? of\s+|sorts? of\s+)?{_SCOPE}{_ITEMS}\s+"
     r"(?:do you have|are there|are available|exist|can i read|do you offer|have you written"
-    r"|have you published|does the (?:course|site|blog) have|are in the (?:course|site|blog))",
+    rf"|have you published|does the {_PLACE} have|are in the {_PLACE}){_WHERE}$",
+    rf"^(?:what|which)\s+{_SCOPE}{_ITEMS}\s+are\s+(?:on|in)\s+(?:the|this|your)\s+{_PLACE}$",
     r"^(?:can you\s+|could you\s+|please\s+)?(?:list|show(?: me)?|give me(?: a list of)?|enumerate)\s+"
-    rf"{_SCOPE}{_ITEMS}$",
-    r"^what (?:do you|does (?:the|this) (?:course|site|blog)) (?:cover|offer|write about|teach)$",
-    rf"^what {_ITEMS} (?:does|do) (?:the|this|your) (?:course|site|blog) (?:have|cover|offer)$",
-    r"^(?:show me |give me )?(?:the |a )?table of contents$",
-    rf"^(?:an |the )?index of {_SCOPE}{_ITEMS}$",
+    rf"{_SCOPE}{_ITEMS}{_WHERE}$",
+    rf"^what (?:do you|does (?:the|this) {_PLACE}) (?:cover|offer|write about|teach)$",
+    rf"^(?:what|which) {_ITEMS} (?:does|do) (?:the|this|your) {_PLACE} (?:have|cover|offer)$",
+    rf"^(?:(?:show me|give me|what is|what s) )?(?:the |a )?table of contents{_WHERE}$",
+    rf"^(?:an |the )?index of {_SCOPE}{_ITEMS}{_WHERE}$",
+    r"^what can you (?:help(?: me)? with|tell me about)$",
 ]
 _COMPILED = [re.compile(pattern) for pattern in _PATTERNS]
 

@@ -104,3 +104,43 @@ def test_a_retriever_without_a_catalog_still_answers_catalog_questions_from_sear
     assert not isinstance(fake, SiteCatalog)
     final = build_graph(retriever=fake, settings=Settings()).invoke({"question": "What articles do you have?"})
     assert len(final["search_results"]) == 5
+
+
+def test_bundled_site_lists_its_posts_for_which_tutorials_are_on_this_site(index_cache: Path) -> None:
+    final = build_graph(settings=Settings(index_cache_dir=index_cache)).invoke(
+        {"question": "Which tutorials are on this site?"}
+    )
+    listed = {r.source_url for r in final["search_results"] if r.source_url in final["answer"]}
+    assert final["outcome"] in ("accepted", "accepted_early"), final["validation"]
+    assert len(listed) >= 4
+
+
+def test_catalog_over_summaries_holding_markdown_links_passes_validation(tmp_path: Path, index_cache: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, description in [
+        ("alpha", "Read [the alpha notes](https://elsewhere.example/alpha) first."),
+        ("beta", "Beta builds on <https://elsewhere.example/beta> and alpha."),
+        ("gamma", "Gamma is described at https://elsewhere.example/gamma in full."),
+        ("delta", "Delta, the **last** step, closes the [loop][ref]."),
+    ]:
+        (docs / f"{name}.md").write_text(f"---\ntitle: {name.title()}\ndescription: \"{description}\"\n---\n\nText.\n")
+    build_index(docs, tmp_path / "index", base_url="https://links.example/")
+    graph = build_graph(settings=Settings(corpus=tmp_path / "index", index_cache_dir=index_cache))
+    final = graph.invoke({"question": "List all the pages in the docs."})
+    assert final["validation"].ok, final["validation"].errors
+    assert final["outcome"] == "accepted_early"
+    assert "elsewhere.example" not in final["answer"] and "\\[" not in final["answer"]
+    assert "Read the alpha notes first." in final["answer"]
+
+
+def test_catalog_answer_lists_a_docs_site_in_nav_order(tmp_path: Path, index_cache: Path) -> None:
+    build_index(Path(__file__).parent / "data" / "generators" / "mkdocs" / "docs", tmp_path / "index")
+    graph = build_graph(settings=Settings(corpus=tmp_path / "index", index_cache_dir=index_cache))
+    final = graph.invoke({"question": "What guides are there?"})
+    assert final["validation"].ok and final["outcome"] == "accepted_early"
+    positions = [final["answer"].index(f"({url})") for url in (
+        "https://lantern.example/", "https://lantern.example/guide/", "https://lantern.example/guide/clients/",
+        "https://lantern.example/guide/ssl/", "https://lantern.example/reference/",
+    )]
+    assert positions == sorted(positions)

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_number, as_text, split_front_matter
-from askai_graph.indexing.markup import clean_prose, first_h1, plain_line, strip_mdx, unwrap_mkdocs
+from askai_graph.indexing.markup import clean_prose, first_h1, plain_line, strip_mdx, summary_line, unwrap_mkdocs
 from askai_graph.indexing.nav import NavPlace
 from askai_graph.indexing.sites import SiteProfile
 from askai_graph.indexing.urls import file_date, folder_url, page_url, resolve
@@ -78,7 +78,7 @@ def parse_markdown_page(
             {
                 "title": page_title(rel, meta, body, place),
                 "url": url,
-                "summary": plain_line(as_text(meta.get("summary")) or as_text(meta.get("description")))
+                "summary": summary_line(as_text(meta.get("summary")) or as_text(meta.get("description")))
                 or first_sentence(body),
                 "body": body.strip(),
                 "images": unique_images(images),
@@ -133,7 +133,7 @@ def first_sentence(body: str) -> str:
     # the first one would be most of the cost of indexing it.
     for paragraph in _PARAGRAPH_BREAK.split(body):
         for sentence in sentences(paragraph):
-            plain = plain_line(_IMAGE.sub("", sentence))
+            plain = summary_line(_IMAGE.sub("", sentence))
             if len(_WORD.findall(plain)) >= 3:
                 if len(plain) <= SUMMARY_CHARS:
                     return plain

@@ -44,6 +44,7 @@ _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+[\"'][^\"'\n]*[\"'])?\)")
 _REF_LINK = re.compile(r"!?\[([^\]\n]+)\]\[[^\]\n]*\]")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+_BARE_URL = re.compile(r"\(?\b(?:https?|ftp)://\S+|\bwww\.\S+")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # ``_`` emphasis only at word edges: ``model_validate_json`` is a name, not emphasis.
 _EMPHASIS = re.compile(r"(\*\*|\*|~~|(?<!\w)__|(?<!\w)_)(?=\S)(.+?)(?<=\S)\1(?!\w)")
@@ -183,6 +184,15 @@ def strip_mdx(body: str) -> str:
 def clean_prose(body: str) -> str:
     """Remove attribute lists outside code (headings, links, images carry them)."""
     return "\n".join(line if code else strip_attribute_lists(line) for line, code in fenced_lines(body))
+
+
+def summary_line(markdown: str) -> str:
+    """Return a summary as plain text with no URL left in it.
+
+    A bare URL in a catalog line is a live link to any GFM renderer, and Validation
+    rightly rejects a link to a page nobody retrieved: a summary names, it never links.
+    """
+    return plain_text(_BARE_URL.sub(" ", plain_line(markdown)))
 
 
 def plain_line(markdown: str) -> str:

@@ -22,6 +22,7 @@ from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, FileEntry, PageFi
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES, as_date, as_number
 from askai_graph.indexing.html import HTML_SUFFIXES, parse_html_page, read_sitemap
 from askai_graph.indexing.markdown import ORDER_KEYS, parse_markdown_page
+from askai_graph.indexing.markup import summary_line
 from askai_graph.indexing.sites import site_profile
 from askai_graph.indexing.urls import check_base_url
 
@@ -215,6 +216,8 @@ def _parse_record(where: str, raw: bytes) -> Post | Skip:
         return Skip(where, "draft: true", draft=True)
     if "body" not in record:
         record["body"] = record.get("content", "")
+    if isinstance(record.get("summary"), str):
+        record["summary"] = summary_line(record["summary"])
     # The site's order, read as leniently as from front matter.
     record["weight"] = next((n for k in ORDER_KEYS if (n := as_number(record.get(k))) is not None), None)
     record["date"] = as_date(record.get("date"))
