@@ -20,7 +20,10 @@ stop after one pass.
 
 A catalog question is answered from the site's own catalog, not from search hits for
 the word "articles": its pages in the site's order (``site_order_key``), which any
-retriever offering ``catalog(limit)`` (``SiteCatalog``) provides.
+retriever offering ``catalog(limit)`` (``SiteCatalog``) provides. ``catalog_answer``
+writes it: each nav section under its label, each page as a link with its nav title
+and its one-line plain-text summary, and, when the site has more pages than were
+listed, "and N more" with a link to the site's index page if that page was listed.
 """
 
 from __future__ import annotations
@@ -30,6 +33,13 @@ import re
 from typing import Protocol, runtime_checkable
 
 from langchain_core.documents import Document
+
+from askai_graph import plaintext
+from askai_graph.evidence import SearchResult
+
+CATALOG_INTRO = "Here is what the site has:"
+"""Few content words on purpose: the intro must not claim a word ("articles") the site may never use."""
+OTHER_PAGES = "Other pages"
 
 _ITEMS = (
     r"(?:articles?|posts?|lessons?|tutorials?|guides?|pages?|chapters?|modules?|topics?"
@@ -104,3 +114,33 @@ class SiteCatalog(Protocol):
     def catalog(self, limit: int) -> list[Document]:
         """Return the first ``limit`` pages in site order, as retriever Documents."""
         ...
+
+
+def catalog_answer(results: list[SearchResult]) -> str:
+    """Return the Markdown catalog of ``results`` (in the site's order): sections, links, summaries, "and N more"."""
+    lines = [CATALOG_INTRO, ""]
+    section = ""  # pages before the first section (a home page) need no label
+    for result in results:
+        if result.section != section:
+            label = plaintext.escape_markdown(plaintext.plain_text(result.section or OTHER_PAGES))
+            lines += ([""] if lines[-1] else []) + [f"**{label}**", ""]
+            section = result.section
+        summary = plaintext.escape_markdown(plaintext.plain_text(result.summary))
+        link = plaintext.markdown_link(result.title, result.source_url)
+        lines.append(f"- {link}: {summary}" if summary else f"- {link}")
+    more = max((r.site_pages for r in results), default=0) - len(results)
+    if more > 0:
+        home = index_page(results)
+        where = f": see {plaintext.markdown_link(home.title, home.source_url)}." if home else "."
+        lines += ["", f"And {more} more{where}"]
+    return "\n".join(lines)
+
+
+def index_page(results: list[SearchResult]) -> SearchResult | None:
+    """Return the listed page every other listed URL lies under (the site's index page), if any."""
+    for result in sorted(results, key=lambda r: len(r.source_url)):
+        root = result.source_url if result.source_url.endswith("/") else result.source_url + "/"
+        if all(r is result or r.source_url.startswith(root) for r in results):
+            return result
+        break
+    return None
