@@ -28,7 +28,8 @@ _ATTR_LIST = re.compile(rf"\s*\{{\s*:?\s*{_ATTR}(?:\s+{_ATTR})*\s*\}}")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:\s+(.*?))?\s*$")
 _CLOSING_HASHES = re.compile(r"\s+#+$")
 # MkDocs (Python-Markdown) admonitions and pymdownx details: ``!!! type "Title"``, ``???+ type``.
-_ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+[\w-]+)*\s*(?:\"([^\"]*)\"|'([^']*)')?\s*$")
+# The title runs to the last quote: ``!!! note "on the "jsonable" nature"`` is one title.
+_ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s*([\w-]+)(?:\s+[\w-]+)*\s*(?:\"(.*)\"|'(.*)')?\s*$")
 # pymdownx.tabbed: ``=== "Tab title"``.
 _TAB = re.compile(r"^(\s*)===\+?\s+\"([^\"]*)\"\s*$")
 # pymdownx.blocks: ``/// type | Title`` opens, a bare ``///`` closes; the body is not indented.
