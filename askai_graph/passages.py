@@ -99,10 +99,26 @@ def _sections(body: str) -> list[tuple[str, str]]:
     return merged
 
 
+def _paragraphs(text: str) -> list[str]:
+    """Split at blank lines outside code fences: a code block is never cut in two."""
+    paragraphs: list[list[str]] = [[]]
+    fence: str | None = None
+    for line in text.split("\n"):
+        opener = _FENCE.match(line)
+        if opener and (fence is None or opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence)):
+            fence = None if fence else opener.group(1)
+        if fence is None and not opener and not line.strip():
+            if paragraphs[-1]:
+                paragraphs.append([])
+            continue
+        paragraphs[-1].append(line)
+    return ["\n".join(lines) for lines in paragraphs if lines]
+
+
 def _chunks(text: str, max_chars: int) -> list[str]:
     if len(text) <= max_chars:
         return [text]
-    paragraphs = re.split(r"\n\s*\n", text)
+    paragraphs = _paragraphs(text)
     # The section's heading lines open every chunk, so a continuation still says what
     # it is about.
     lead = 0

@@ -198,3 +198,21 @@ def test_indexed_titles_summaries_and_alt_text_are_plain_text(tmp_path: Path) ->
     (post,) = scan_source(tmp_path, None).items
     assert post.title == "Invoice gpj.exe now"
     assert post.images[0].alt == "Chart"
+
+
+def test_built_html_code_blocks_stay_fenced_with_their_language() -> None:
+    from askai_graph.indexing.html import parse_html_page
+
+    html = (
+        '<html><head><title>Run</title></head><body><main><h1>Run</h1>'
+        "<p>Start the worker from a shell before you open the dashboard.</p>"
+        '<pre><code class="language-bash">quaystone start\nquaystone status</code></pre>'
+        "<p>Or start it from Python code inside your own application process.</p>"
+        '<div class="highlight-python"><div class="highlight">'
+        "<pre>import quaystone\nquaystone.start()</pre></div></div>"
+        "</main></body></html>"
+    )
+    post = parse_html_page("run/index.html", html, "https://docs.example/", None)
+    assert not isinstance(post, Skip)
+    assert "```bash\nquaystone start\nquaystone status\n```" in post.body
+    assert "```python\nimport quaystone\nquaystone.start()\n```" in post.body

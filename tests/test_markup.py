@@ -58,6 +58,9 @@ def test_nested_admonition_bodies_are_dedented_level_by_level() -> None:
         ("Keep <Highlight color=\"red\">this</Highlight> text.", "Keep this text."),
         ("A List<Document> stays? No: it is a tag to MDX.", "A List stays? No: it is a tag to MDX."),
         ("{/* a comment */}Text.", "Text."),
+        (":::note\n\nKeep it JSON.\n\n:::\n", "**Note**\n\nKeep it JSON.\n"),
+        (":::info Legacy timers\nOld.\n:::", "**Legacy timers**\n\nOld."),
+        (":::tip[Use the CLI]\n\nRun it.\n\n:::", "**Use the CLI**\n\nRun it.\n"),
         ("```jsx\nimport React from 'react';\n<Tabs />\n```", "```jsx\nimport React from 'react';\n<Tabs />\n```"),
     ],
 )

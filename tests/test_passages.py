@@ -103,3 +103,12 @@ def test_encoding_text_equals_encoding_its_content_terms() -> None:
     fast, slow = Vocabulary(), Vocabulary()
     assert fast.encode_text(text).tolist() == slow.encode(content_terms(text)).tolist()
     assert fast.ids == slow.ids
+
+
+def test_a_long_section_is_never_cut_inside_a_code_block() -> None:
+    code = "```python\n" + "\n\n".join(f"step_{i}()" for i in range(40)) + "\n```"
+    body = "# Setup\n\nRun these steps.\n\n" + code + "\n\n" + "More prose follows here. " * 20
+    passages = split_passages(body, 200)
+    assert len(passages) > 1
+    assert any(code in passage.text for passage in passages)
+    assert all(passage.text.count("```") % 2 == 0 for passage in passages)

@@ -7,12 +7,17 @@ URL (``<link rel="canonical">``) and ``<meta name="description">``. A page witho
 canonical link gets the URL it is served at under the base URL: ``guide/index.html``
 is ``BASE/guide/``, ``about.html`` is ``BASE/about.html``.
 
+Code blocks stay fenced code blocks; trafilatura drops their language, so it is put back
+from the page's own markup (``<code class="language-python">``, Sphinx's
+``<div class="highlight-python">``), matched by each block's first line.
+
 When the site has a ``sitemap.xml``, pages it does not list (404 pages, redirect
 stubs, drafts left in the build) are skipped.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -68,7 +73,7 @@ def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozense
         url = guess
     if sitemap is not None and url not in sitemap and (guess is None or guess not in sitemap):
         return Skip(rel, "not listed in sitemap.xml")
-    body, images = absolute_images(body, url, url)
+    body, images = absolute_images(label_code_blocks(body, code_languages(text)), url, url)
     try:
         return make_post(
             {
@@ -83,6 +88,51 @@ def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozense
         )
     except CorpusError as exc:
         return Skip(rel, str(exc))
+
+
+_LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight(?:-source)?)-([\w+#.-]+)")
+_BARE_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*$")
+
+
+def code_languages(html: str) -> dict[str, str]:
+    """Return ``{first line of a <pre> block: its language}`` as the page's markup declares it."""
+    if "<pre" not in html:
+        return {}
+    import lxml.html
+
+    try:
+        root = lxml.html.fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return {}
+    found: dict[str, str] = {}
+    for pre in root.iter("pre"):
+        classes = " ".join(
+            str(node.get("class") or "") for node in (pre, *pre.iterchildren("code"), *pre.iterancestors())
+        )
+        match = _LANGUAGE_CLASS.search(classes)
+        first = next((line.strip() for line in pre.text_content().splitlines() if line.strip()), "")
+        if match and first:
+            found.setdefault(first, match.group(1).lower())
+    return found
+
+
+def label_code_blocks(body: str, languages: dict[str, str]) -> str:
+    """Give each fence without an info string the language its block has in the page's markup."""
+    if not languages:
+        return body
+    lines = body.split("\n")
+    opening = True
+    for i, line in enumerate(lines):
+        match = _BARE_FENCE.match(line)
+        if match is None:
+            continue
+        if opening:
+            first = next((text.strip() for text in lines[i + 1 :] if text.strip()), "")
+            language = languages.get(first)
+            if language:
+                lines[i] = f"{match.group(1)}{match.group(2)}{language}"
+        opening = not opening
+    return "\n".join(lines)
 
 
 def read_sitemap(root: Path) -> frozenset[str] | None:

@@ -37,6 +37,9 @@ _BLOCK_OPEN = re.compile(r"^\s*/{3,}\s*([\w-]+)(?:\s*\|\s*(.*?))?\s*$")
 _BLOCK_CLOSE = re.compile(r"^\s*/{3,}\s*$")
 _BLOCK_OPTION = re.compile(r"^\s*(?:attrs|open|type):\s.*$")
 _MDX_ESM = re.compile(r"^(?:import|export)\s")
+# Docusaurus admonitions: ``:::note``, ``:::info Title``, ``:::tip[Title]``, closed by ``:::``.
+_DIRECTIVE_OPEN = re.compile(r"^\s*:{3,}([a-z][\w-]*)(?:\[(.*)\]|\s+(.*?))?\s*(?:\{.*\})?\s*$")
+_DIRECTIVE_CLOSE = re.compile(r"^\s*:{3,}\s*$")
 # A JSX element: a capitalised name (``<Tabs>``, ``<TabItem value="x">``, ``</Tabs>``,
 # ``<Admonition />``) or a lower-case tag carrying JSX braces. HTML tags stay (plain text
 # handling drops them from titles and summaries).
@@ -168,13 +171,19 @@ def _title_of(match: re.Match[str]) -> str:
 
 
 def strip_mdx(body: str) -> str:
-    """Drop MDX ``import``/``export`` lines and JSX tags outside code, keeping the text inside tags."""
+    """Drop MDX ``import``/``export`` lines and JSX tags outside code, keeping the text inside tags.
+
+    Docusaurus admonitions (``:::tip Title`` … ``:::``) become a bold title line over their body.
+    """
     out: list[str] = []
     for line, code in fenced_lines(_JSX_COMMENT.sub("", body)):
         if code:
             out.append(line)
-        elif _MDX_ESM.match(line):
+        elif _MDX_ESM.match(line) or _DIRECTIVE_CLOSE.match(line):
             continue
+        elif match := _DIRECTIVE_OPEN.match(line):
+            title = (match.group(2) or match.group(3) or match.group(1).replace("-", " ").capitalize()).strip()
+            out.extend([f"**{title}**", ""])
         else:
             stripped = _JSX_TAG.sub("", line)
             # A line that only held tags becomes blank (it separated blocks anyway).
