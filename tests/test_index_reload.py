@@ -136,3 +136,21 @@ def test_sighup_reloads_the_index_when_polling_is_off(tmp_path: Path, index_cach
         server.process.send_signal(signal.SIGHUP)
         wait_for(lambda: health(base)["fingerprint"] != before)
         assert "white vinegar" in answer_text(sse_events(base, QUESTION))
+
+
+def test_sighup_to_the_parent_of_several_workers_reloads_each_and_stops_none(tmp_path: Path, index_cache: Path) -> None:
+    site, index = tmp_path / "site", tmp_path / "index"
+    write_site(site, "citric acid")
+    build_index(site, index, base_url="https://kettle.example/")
+    env = {"ASKAI_CORPUS": str(index), "ASKAI_INDEX_RELOAD_SECONDS": "0", "ASKAI_INDEX_CACHE_DIR": str(index_cache),
+           "ASKAI_RATE_LIMIT": ""}
+    server = AskaiServe(env, tmp_path / "serve.log", "--workers", "2")
+    with server as base:
+        before = health(base)["fingerprint"]
+        time.sleep(1.0)  # both workers up and listening for SIGHUP
+        write_site(site, "white vinegar")
+        build_index(site, index, base_url="https://kettle.example/")
+        server.process.send_signal(signal.SIGHUP)
+        # Every worker moves: twenty health checks in a row, spread over both, all see the new index.
+        wait_for(lambda: all(health(base)["fingerprint"] != before for _ in range(20)))
+        assert server.process.poll() is None

@@ -158,6 +158,8 @@ class IndexReloader:
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError, AttributeError):
             loop.add_signal_handler(signal.SIGHUP, hangup)  # main thread only; not on Windows
             listening = True
+        if self.changed():
+            hangup()  # a build (and its SIGHUP) that landed while the index was being opened
         try:
             yield
         finally:

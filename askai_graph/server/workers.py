@@ -9,13 +9,15 @@ them each worker keeps its own (a SQLite threads file is shared, with SQLite's
 single-writer locking).
 
 The parent restarts a worker that dies, and stops them all on SIGINT or SIGTERM (each
-finishes its streams within uvicorn's graceful-shutdown window).
+finishes its streams within uvicorn's graceful-shutdown window). SIGHUP to the parent
+is passed on to every worker, each of which then serves the index anew (``reload``).
 """
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import signal
 import socket
 import time
@@ -53,6 +55,13 @@ def supervise(sock: socket.socket, workers: int, run_worker: Callable[[socket.so
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     processes: list[BaseProcess] = []
 
+    def hangup(signum: int, frame: FrameType | None) -> None:
+        for process in processes:
+            if process.is_alive() and process.pid is not None:
+                os.kill(process.pid, signal.SIGHUP)
+
+    previous_hangup = signal.signal(signal.SIGHUP, hangup)
+
     def start() -> BaseProcess:
         process = context.Process(target=_worker, args=(sock, run_worker, previous), daemon=False)
         process.start()
@@ -79,6 +88,7 @@ def supervise(sock: socket.socket, workers: int, run_worker: Callable[[socket.so
                 process.join()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        signal.signal(signal.SIGHUP, previous_hangup)
     return 0
 
 
@@ -86,4 +96,6 @@ def _worker(sock: socket.socket, run_worker: Callable[[socket.socket], None], ha
     # The parent's "stop the loop" handlers are not the worker's: uvicorn installs its own.
     for sig, handler in handlers.items():
         signal.signal(sig, handler)  # type: ignore[arg-type]
+    # Until the app listens for SIGHUP (once its index is open), one must not kill the worker.
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     run_worker(sock)
