@@ -256,3 +256,30 @@ def test_hugo_weights_order_the_catalog_and_base_url_comes_from_the_config(tmp_p
         ("Feeding", "https://heron.example/handbook/feeding/"),
         ("Nesting", "https://heron.example/handbook/nesting/"),
     ]
+
+
+# The command line
+
+
+def test_cli_index_with_an_unreadable_generator_config_exits_1_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from askai_graph.cli import main
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n")
+    (tmp_path / "mkdocs.yml").write_text("nav: [unclosed\n")
+    assert main(["index", str(tmp_path / "docs"), "--out", str(tmp_path / "index")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "mkdocs.yml is not valid YAML" in err and "at line 2" in err
+
+
+@pytest.mark.parametrize(("flag", "url"), [
+    ("--trailing-slash", "https://marten.example/handbook/docs/welcome/"),
+    ("--no-trailing-slash", "https://marten.example/handbook/docs/welcome"),
+])
+def test_cli_trailing_slash_flag_wins_over_the_config(flag: str, url: str, tmp_path: Path) -> None:
+    from askai_graph.cli import main
+
+    assert main(["index", str(DOCUSAURUS_DOCS), "--out", str(tmp_path / "index"), "-q", flag]) == 0
+    assert url in {post.url for post in IndexReader(tmp_path / "index").posts}

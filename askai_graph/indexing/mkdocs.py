@@ -75,7 +75,11 @@ def load_yaml(path: Path) -> Any:
     try:
         return yaml.load(data, Loader=_TolerantLoader)  # noqa: S506 - a safe loader with inert tags
     except yaml.YAMLError as exc:
-        raise ValueError(f"{path.name} is not valid YAML ({' '.join(str(exc).split())[:200]})") from None
+        where = ""
+        if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+            where = f" at line {exc.problem_mark.line + 1}"
+        problem = exc.problem if isinstance(exc, yaml.MarkedYAMLError) and exc.problem else str(exc)
+        raise ValueError(f"{path.name} is not valid YAML ({' '.join(problem.split())}{where})") from None
 
 
 def find_mkdocs(root: Path) -> MkDocsSite | None:
