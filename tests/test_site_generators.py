@@ -283,3 +283,14 @@ def test_cli_trailing_slash_flag_wins_over_the_config(flag: str, url: str, tmp_p
 
     assert main(["index", str(DOCUSAURUS_DOCS), "--out", str(tmp_path / "index"), "-q", flag]) == 0
     assert url in {post.url for post in IndexReader(tmp_path / "index").posts}
+
+
+def test_docusaurus_sidebars_that_are_code_are_not_run_and_say_so(tmp_path: Path) -> None:
+    shutil.copytree(SITES / "docusaurus", tmp_path / "site")
+    sidebars = tmp_path / "site" / "website" / "sidebars.js"
+    sidebars.write_text("module.exports = require('./generate')(process.env.DOCS);\n")
+    summary = build_index(tmp_path / "site" / "docs", tmp_path / "index")
+    assert [(n.where, n.reason) for n in summary.notes] == [
+        ("sidebars.js", "not a plain object literal; sidebar order and titles not used")
+    ]
+    assert summary.posts == 4

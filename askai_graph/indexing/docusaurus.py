@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from askai_graph.indexing.files import Skip
 from askai_graph.indexing.nav import Nav
 
 CONFIG_NAMES = tuple(f"docusaurus.config.{ext}" for ext in ("js", "mjs", "ts", "cjs"))
@@ -40,7 +41,7 @@ class DocusaurusSite:
     """``trailingSlash``; ``None`` when unset (pages are served as their own links say: no slash)."""
     nav: Nav
     """The sidebars' docs by doc id, in order."""
-    notes: tuple[str, ...] = ()
+    notes: tuple[Skip, ...] = ()
     """Files that exist but could not be read statically, and why."""
 
 
@@ -54,7 +55,7 @@ def find_docusaurus(root: Path) -> DocusaurusSite | None:
     sidebars = next((f / n for f in folders for n in SIDEBAR_NAMES if (f / n).is_file()), None)
     if config is None and sidebars is None:
         return None
-    notes: list[str] = []
+    notes: list[Skip] = []
     url, trailing = None, None
     if config is not None:
         source = _read(config)
@@ -63,7 +64,7 @@ def find_docusaurus(root: Path) -> DocusaurusSite | None:
     if sidebars is not None:
         data = _sidebars(sidebars)
         if data is None:
-            notes.append(f"{sidebars.name}: not a plain object literal; sidebar order and titles not used")
+            notes.append(Skip(sidebars.name, "not a plain object literal; sidebar order and titles not used"))
         else:
             _walk_sidebars(data, nav)
     return DocusaurusSite(url=url, trailing_slash=trailing, nav=nav, notes=tuple(notes))

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from askai_graph.plaintext import plain_text
 
-_FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+_FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})(.*)$")
 _ATTR = r"(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+))"
 _ATTR_LIST = re.compile(rf"\s*\{{\s*:?\s*{_ATTR}(?:\s+{_ATTR})*\s*\}}")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:\s+(.*?))?\s*$")
@@ -60,38 +60,25 @@ _ESCAPE = re.compile(r"\\([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
 def fenced_lines(text: str) -> Iterator[tuple[str, bool]]:
     """Yield ``(line, is_code)`` for each line; fence lines and their contents are code.
 
-    A fence closes on a line of the same character, at least as long, indented at most
-    three spaces, with nothing but spaces after it (CommonMark §4.5). A backtick fence's
-    info string may not hold a backtick (then the line is not a fence).
+    A fence closes on a line of the same character, at least as long, with nothing but
+    spaces after it (CommonMark §4.5); a backtick fence's info string may not hold a
+    backtick. Unlike plain CommonMark, a fence indented four spaces or more is still a
+    fence: generators nest fenced code in list items, admonitions and content tabs.
     """
     fence: str | None = None
     for line in text.split("\n"):
+        stripped = line.strip()
         if fence is None:
-            match = _FENCE_OPEN.match(line.lstrip(" ") if _is_quoted_indent(line) else line)
-            if match and not (match.group(2)[0] == "`" and "`" in match.group(3)):
-                fence = match.group(2)
+            match = _FENCE_OPEN.match(stripped)
+            if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+                fence = match.group(1)
                 yield line, True
-                continue
-            yield line, False
-        else:
-            stripped = line.strip()
-            if (
-                len(line) - len(line.lstrip(" ")) <= 3 + _extra_indent(line)
-                and stripped
-                and set(stripped) == {fence[0]}
-                and len(stripped) >= len(fence)
-            ):
-                fence = None
-            yield line, True
-
-
-def _is_quoted_indent(line: str) -> bool:
-    # A fence nested in a list item or an admonition body is indented: still a fence.
-    return line.startswith("    ") and line.lstrip(" ")[:3] in ("```", "~~~")
-
-
-def _extra_indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" ")) if line.lstrip(" ")[:3] in ("```", "~~~") else 0
+            else:
+                yield line, False
+            continue
+        if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+            fence = None
+        yield line, True
 
 
 def strip_attribute_lists(text: str) -> str:

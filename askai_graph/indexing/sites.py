@@ -91,7 +91,7 @@ def site_profile(root: Path, base_url: str | None, trailing_slash: bool | None =
             trailing_slash=trailing_slash if trailing_slash is not None else bool(configured),
             nav=docusaurus.nav,
             nav_by_id=True,
-            notes=[Skip(note.split(":", 1)[0], note.split(": ", 1)[-1]) for note in docusaurus.notes],
+            notes=list(docusaurus.notes),
         )
     hugo = _hugo_base_url(root)
     if hugo is not None:
