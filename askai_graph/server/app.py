@@ -41,7 +41,7 @@ from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, truste
 from askai_graph.server.openapi import CHAT_RESPONSES, REQUEST_BODY, describe_events
 from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
-from askai_graph.server.reload import Generation, IndexReloader
+from askai_graph.server.reload import Generation, IndexReloader, default_reloader, entered
 from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_chat
 from askai_graph.server.run import StreamingGraph, run_question
 from askai_graph.server.threads import ThreadLeases
@@ -117,14 +117,14 @@ def create_app(
     elif graph is None:
         # The app's own corpus: reopened when a new index is swapped in (or on SIGHUP),
         # its cache keyed by each corpus' fingerprint (``namespace`` prefixes it if given).
-        reloader = _default_reloader(settings, namespace, make_cache)
+        reloader = default_reloader(settings, namespace, make_cache)
         if settings.database_url:
             lifespan = _threads_lifespan(reloader, settings.database_url, lifespan)
         else:
             from langgraph.checkpoint.memory import InMemorySaver
 
             graph = reloader.attach(InMemorySaver())
-            lifespan = _reloading_lifespan(reloader, lifespan)
+            lifespan = reloader.lifespan(lifespan)
     cache = reloader.current.cache if reloader is not None else make_cache(namespace, None)
     if not settings.run_log:
         run_log = None
@@ -356,7 +356,7 @@ def _threads_lifespan(reloader: IndexReloader, database_url: str, inner: Any) ->
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with _entered(inner, app), open_async_checkpointer(database_url) as checkpointer:
+        async with entered(inner, app), open_async_checkpointer(database_url) as checkpointer:
             reloader.attach(checkpointer)
             try:
                 async with reloader.running():
@@ -365,48 +365,6 @@ def _threads_lifespan(reloader: IndexReloader, database_url: str, inner: Any) ->
                 reloader.current = Generation(None, reloader.current.cache, reloader.current.info)
 
     return lifespan
-
-
-def _reloading_lifespan(reloader: IndexReloader, inner: Any) -> Any:
-    """Run ``inner`` (if any) and keep the served index current while the app runs."""
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with _entered(inner, app), reloader.running():
-            yield
-
-    return lifespan
-
-
-@asynccontextmanager
-async def _entered(inner: Any, app: FastAPI) -> AsyncIterator[None]:
-    if inner is None:
-        yield
-    else:
-        async with inner(app):
-            yield
-
-
-def _default_reloader(
-    settings: Settings,
-    namespace: str | None,
-    make_cache: Callable[[str | None, BaseRetriever | None], SemanticCache | None],
-) -> IndexReloader:
-    """Open the configured corpus, index it, and keep it current (see ``reload``)."""
-    from askai_graph.graph import build_graph
-    from askai_graph.indexing import is_built_index
-    from askai_graph.providers import default_retriever
-
-    def make_graph(retriever: BaseRetriever, checkpointer: Any) -> StreamingGraph:
-        return build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer)
-
-    def cache_for(fingerprint: str, retriever: BaseRetriever) -> SemanticCache | None:
-        return make_cache(f"{namespace}:{fingerprint}" if namespace else fingerprint, retriever)
-
-    index = settings.corpus if settings.corpus is not None and is_built_index(settings.corpus) else None
-    return IndexReloader(
-        lambda: default_retriever(settings), make_graph, cache_for, index=index, interval=settings.index_reload_seconds
-    )
 
 
 def answer_cache(

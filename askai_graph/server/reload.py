@@ -29,6 +29,7 @@ from langchain_core.retrievers import BaseRetriever
 
 from askai_graph.server.cache import SemanticCache
 from askai_graph.server.run import StreamingGraph
+from askai_graph.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -142,6 +143,16 @@ class IndexReloader:
             if self.changed():
                 await self.reload()
 
+    def lifespan(self, inner: Any) -> Any:
+        """Return an app lifespan that runs ``inner`` (if any) and keeps the served index current."""
+
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Any) -> AsyncIterator[None]:
+            async with entered(inner, app), self.running():
+                yield
+
+        return lifespan
+
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """Watch the index and listen for SIGHUP while the app runs."""
@@ -172,3 +183,38 @@ class IndexReloader:
                 if task is not None:
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
+
+
+@contextlib.asynccontextmanager
+async def entered(inner: Any, app: Any) -> AsyncIterator[None]:
+    """Run the lifespan ``inner`` of ``app`` around the block (nothing when it is ``None``)."""
+    if inner is None:
+        yield
+    else:
+        async with inner(app):
+            yield
+
+
+def default_reloader(
+    settings: Settings,
+    namespace: str | None,
+    make_cache: Callable[[str | None, BaseRetriever | None], SemanticCache | None],
+) -> IndexReloader:
+    """Open the configured corpus with the default retriever and graph, and keep it current.
+
+    Each corpus' cache namespace is its fingerprint, prefixed by ``namespace`` if given.
+    """
+    from askai_graph.graph import build_graph
+    from askai_graph.indexing import is_built_index
+    from askai_graph.providers import default_retriever
+
+    def make_graph(retriever: BaseRetriever, checkpointer: Any) -> StreamingGraph:
+        return build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer)
+
+    def cache_for(fingerprint: str, retriever: BaseRetriever) -> SemanticCache | None:
+        return make_cache(f"{namespace}:{fingerprint}" if namespace else fingerprint, retriever)
+
+    index = settings.corpus if settings.corpus is not None and is_built_index(settings.corpus) else None
+    return IndexReloader(
+        lambda: default_retriever(settings), make_graph, cache_for, index=index, interval=settings.index_reload_seconds
+    )
