@@ -13,6 +13,8 @@ It indexes the docs tree into a fresh folder (``askai index``'s own function) an
   The nav is read here on its own (``mkdocs.yml`` ``nav:``; ``sidebars.json`` ids
   matched to each page's front matter ``id``, titled by ``sidebar_label`` or ``title``),
   not with the indexer's reader, so the check does not grade itself;
+- for MkDocs pages the nav lists without a title: the share whose title is their first
+  H1 outside code fences, attribute list removed (MkDocs' own rule), again by a plain scan;
 - titles and summaries holding markup residue (``!!!``, ``{ #``, an MDX ``import`` line, ``<Tabs``, ``\\[``, ``](``);
 - the catalog answer ("List all the pages in the docs."): its outcome, Validation
   verdict, the pages it lists and whether they are in nav order. ``--show`` prints it.
@@ -97,6 +99,32 @@ def sidebar_titles(sidebars: Path, docs: Path) -> dict[str, str]:
     return titles
 
 
+def h1_titles(docs: Path, skip: set[str]) -> dict[str, str]:
+    """Return ``{page path: its first ``# `` heading outside code fences}`` for pages not in ``skip``.
+
+    What MkDocs titles a page the nav lists without a title; attribute lists
+    (``{ #anchor }``) are not part of it. A plain scan, independent of the indexer's.
+    """
+    titles: dict[str, str] = {}
+    for path in sorted(docs.rglob("*.md")):
+        rel = path.relative_to(docs).as_posix()
+        if rel in skip or path.name.startswith("_"):
+            continue
+        fence = ""
+        text = path.read_text("utf-8")
+        if text.startswith("---"):
+            text = text.split("---", 2)[2]
+        for line in text.splitlines():
+            stripped = line.strip()
+            if stripped.startswith(("```", "~~~")):
+                fence = "" if fence and stripped.startswith(fence) else fence or stripped[:3]
+                continue
+            if not fence and line.startswith("# "):
+                titles[rel] = re.sub(r"\s*\{[^}]*\}\s*$", "", line[2:]).strip().replace("`", "")
+                break
+    return titles
+
+
 def catalog_answer(index: Path) -> dict[str, Any]:
     """Ask the catalog question over ``index`` with the offline models; return the run's summary."""
     import os
@@ -139,6 +167,8 @@ def main() -> int:
         titled = {unit: title for unit, title, _, _ in rows}
         named = [unit for unit in expected if unit in titled]
         wrong = {u: {"index": titled[u], "nav": expected[u]} for u in named if titled[u] != expected[u]}
+        by_h1 = h1_titles(args.docs, set(expected)) if args.nav_kind == "mkdocs" else {}
+        h1_wrong = {u: {"index": titled[u], "h1": by_h1[u]} for u in by_h1 if u in titled and titled[u] != by_h1[u]}
         residue = {unit: summary_ for unit, _, summary_, _ in rows if RESIDUE.search(summary_)}
         title_residue = {unit: title for unit, title, _, _ in rows if RESIDUE.search(title) or "{" in title}
         catalog = catalog_answer(out)
@@ -151,6 +181,7 @@ def main() -> int:
             "notes_by_reason": _reasons(summary.notes),
             "seconds": round(seconds, 2),
             "titles": {"nav_named": len(named), "equal": len(named) - len(wrong), "wrong": wrong},
+            "titles_from_h1": {"pages": len(by_h1), "equal": len(by_h1) - len(h1_wrong), "wrong": h1_wrong},
             "titles_with_residue": title_residue,
             "summaries_with_residue": residue,
             "empty_summaries": sum(1 for _, _, summary_, _ in rows if not summary_),

@@ -294,3 +294,14 @@ def test_docusaurus_sidebars_that_are_code_are_not_run_and_say_so(tmp_path: Path
         ("sidebars.js", "not a plain object literal; sidebar order and titles not used")
     ]
     assert summary.posts == 4
+
+
+def test_docusaurus_docs_of_a_second_sidebar_go_under_its_name(tmp_path: Path) -> None:
+    shutil.copytree(SITES / "docusaurus", tmp_path / "site")
+    website = tmp_path / "site" / "website"
+    (website / "sidebars.js").unlink()
+    (website / "sidebars.json").write_text('{"docs": ["welcome"], "api": ["cli-reference"]}')
+    site = find_docusaurus(tmp_path / "site" / "docs")
+    assert site is not None
+    sections = [(key, place.section) for key, place in site.nav.places.items()]
+    assert sections == [("welcome", ""), ("cli-reference", "API")]

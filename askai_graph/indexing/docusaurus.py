@@ -126,8 +126,14 @@ def _object_literal(source: str) -> str | None:
 
 def _walk_sidebars(data: Any, nav: Nav) -> None:
     if isinstance(data, dict):
-        for value in data.values():
-            _items(value, "", nav)
+        for number, (name, value) in enumerate(data.items()):
+            # A second sidebar is a nav of its own (a navbar tab): its loose docs go under its name.
+            _items(value, "" if number == 0 else _sidebar_label(str(name)), nav)
+
+
+def _sidebar_label(name: str) -> str:
+    words = name.replace("-", " ").replace("_", " ").split()
+    return " ".join(word.upper() if len(word) <= 3 else word.capitalize() for word in words)
 
 
 def _items(value: Any, section: str, nav: Nav) -> None:
