@@ -84,6 +84,19 @@ bread?") were drafted and degraded instead of falling back; 0.15 restores their 
 and keeps hybrid at or above BM25 on both eval sets (``make eval-compare``)."""
 
 
+RELEVANT_SIMILARITY = {f"local:{LOCAL_MODEL}": 0.36}
+"""Measured relevance bars by model, for hybrid's relevance floor (``askai_graph.relevance``).
+all-MiniLM-L6-v2: off-topic questions on three public docs sites came at most 0.35 close
+to any passage, answerable ones at least 0.37 (README "Evaluate")."""
+
+
+def relevant_similarity(settings: Settings) -> float | None:
+    """Return the cosine that makes a page relevant in hybrid retrieval: the setting, else the model's bar, or None."""
+    if settings.dense_relevance is not None:
+        return settings.dense_relevance
+    return RELEVANT_SIMILARITY.get(model_key(settings) or "")
+
+
 def min_similarity(settings: Settings) -> float:
     """Return the cosine below which a passage is no dense candidate: the setting, else the model's floor."""
     if settings.dense_min_similarity is not None:

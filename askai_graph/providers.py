@@ -29,7 +29,13 @@ from askai_graph.corpus import corpus_for
 from askai_graph.critique import Critique
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
 from askai_graph.dense import check_embedded_with
-from askai_graph.embeddings import EmbeddingsError, embeddings_for, min_similarity, model_key
+from askai_graph.embeddings import (
+    EmbeddingsError,
+    embeddings_for,
+    min_similarity,
+    model_key,
+    relevant_similarity,
+)
 from askai_graph.hybrid import DenseRetriever, HybridRetriever
 from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
 from askai_graph.retrieval import BM25Retriever, PageRetriever
@@ -231,6 +237,7 @@ def default_retriever(settings: Settings, *, reranker: BaseDocumentCompressor | 
         "passage_chars": settings.passage_chars,
         "reranker": reranker,
         "rerank_candidates": settings.rerank_candidates,
+        "min_term_coverage": settings.min_term_coverage,
     }
     mode = settings.retrieval if settings.retrieval != "auto" else ("hybrid" if settings.embeddings else "bm25")
     if mode == "bm25":
@@ -247,5 +254,6 @@ def default_retriever(settings: Settings, *, reranker: BaseDocumentCompressor | 
     if mode == "dense":
         return DenseRetriever(**dense)
     return HybridRetriever(
-        **dense, rrf_k=settings.rrf_k, lexical_depth=settings.lexical_depth, dense_depth=settings.dense_depth
+        **dense, rrf_k=settings.rrf_k, lexical_depth=settings.lexical_depth, dense_depth=settings.dense_depth,
+        relevant_similarity=relevant_similarity(settings),
     )
