@@ -26,7 +26,7 @@ NPM ?= npm
 RENDERERS := tests/renderers
 NODE_HINT := make test needs Node.js 20+ and npm for the renderer differential test (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)
 
-.PHONY: demo test unit lint typecheck tests eval-check eval-baseline eval-compare serve bench diagram clean web web-check chromium screenshot services
+.PHONY: demo test unit lint typecheck tests base-install-check eval-check eval-baseline eval-compare serve bench diagram clean web web-check chromium screenshot services
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "askai-graph needs Python 3.11+; set PYTHON=python3.11")'
@@ -112,6 +112,11 @@ eval-compare: $(VENV)/.installed-test
 	  $(OFFLINE_ENV) ASKAI_EMBEDDINGS=local HF_HUB_OFFLINE=1 $(BIN)/askai eval evals/$$set.jsonl \
 	    --retrieval bm25,dense,hybrid --out $(VENV)/eval-compare/$$set || exit 1; \
 	done
+
+# The base install as a site owner gets it (no extras, not editable): index a Markdown
+# tree, a built HTML folder and a JSONL file, and answer a question over each.
+base-install-check:
+	PYTHON=$(PYTHON) .ci/base-install
 
 # The unit tests alone (about 10 s; no servers, no network): the loop while editing.
 unit: $(VENV)/.installed-test $(RENDERERS)/node_modules/.installed

@@ -143,6 +143,7 @@ def index(args: argparse.Namespace, settings: Settings) -> int:
             Path(args.source),
             Path(args.out),
             base_url=args.base_url or settings.site_url,
+            trailing_slash=args.trailing_slash,
             strict=args.strict,
             progress=not args.quiet and sys.stderr.isatty(),
             passage_chars=settings.passage_chars,
@@ -175,6 +176,10 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
             lines.append(f"  ... and {len(urls) - 20} more {label}")
     lines.append(f"  skipped {len(summary.errors)} files" + (f" and {len(drafts)} drafts" if drafts else ""))
     lines += [f"  skipped {skip.where}: {skip.reason}" for skip in summary.skips]
+    notes = getattr(summary, "notes", [])
+    lines += [f"  note {note.where}: {note.reason}" for note in notes[:10]]
+    if len(notes) > 10:
+        lines.append(f"  ... and {len(notes) - 10} more notes (the index's askai-index.json lists them all)")
     if written:
         embedded = f" ASKAI_EMBEDDINGS={summary.embeddings_model.split(':')[0]}" if summary.embeddings_model else ""
         lines.append(f"serve it: ASKAI_CORPUS={summary.out}{embedded} askai ask \"QUESTION\"")
@@ -326,6 +331,12 @@ def parser() -> argparse.ArgumentParser:
     )
     index_cmd.add_argument("source", help="a Markdown/MDX docs folder, a built HTML site folder, or a .jsonl file")
     index_cmd.add_argument("--base-url", help="where SOURCE is published, for URLs derived from file paths")
+    index_cmd.add_argument(
+        "--trailing-slash",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="whether page URLs end in / (default: as the site's generator config says)",
+    )
     index_cmd.add_argument("--out", default="askai-index", help="index folder to write or update (default askai-index)")
     index_cmd.add_argument("--strict", action="store_true", help="fail (and keep the old index) if any file is skipped")
     index_cmd.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

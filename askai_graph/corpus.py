@@ -54,6 +54,8 @@ class Post(BaseModel):
     """The site's own position for the page (front matter weight/order/sidebar_position)."""
     date: str | None = None
     """Publication date as ISO text, when the page has one."""
+    section: str = ""
+    """The nav section the site lists the page under ('' when none), for the catalog."""
 
 
 class Corpus(BaseModel):
@@ -142,7 +144,8 @@ def make_post(record: dict[str, Any], where: str = "post") -> Post:
 
 def post_digest(post: Post) -> str:
     """Return the SHA-256 of everything about ``post`` that answers depend on."""
-    return hashlib.sha256(post.model_dump_json().encode()).hexdigest()
+    # A page no nav section names digests as it did before sections were read.
+    return hashlib.sha256(post.model_dump_json(exclude={"section"} if not post.section else None).encode()).hexdigest()
 
 
 def fingerprint_of(digests: Any) -> str:

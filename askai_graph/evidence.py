@@ -37,6 +37,10 @@ class SearchResult(BaseModel):
     """Images declared by the post."""
     score: float = 0.0
     """Retriever score, for display and debugging only."""
+    section: str = ""
+    """The nav section the site lists the post under ('' when none); a catalog groups by it."""
+    site_pages: int = 0
+    """On a post listed from the site's catalog: how many pages the catalog holds (0 otherwise)."""
 
 
 INLINE_CHARS = 100_000

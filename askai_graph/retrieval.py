@@ -188,15 +188,21 @@ class PageRetriever(BaseRetriever):
         return documents
 
     def catalog(self, limit: int) -> list[Document]:
-        """Return the first ``limit`` pages in the site's own order (``site_order_key``)."""
+        """Return the first ``limit`` pages in the site's own order (``site_order_key``), with their nav sections."""
         if self.corpus.index is not None:
             listed = self.corpus.index.catalog(limit)
             openings = self.corpus.index.first_passages([post_id for post_id, _ in listed])
-            return [post_to_document(post, openings.get(post_id, post.body)) for post_id, post in listed]
-        return [
-            post_to_document(post, split_passages(post.body, self.passage_chars)[0].text)
-            for post in self._site_order[:limit]
-        ]
+            pages = [(post, openings.get(post_id, post.body)) for post_id, post in listed]
+        else:
+            pages = [(post, split_passages(post.body, self.passage_chars)[0].text) for post in self._site_order[:limit]]
+        documents = []
+        for post, opening in pages:
+            document = post_to_document(post, opening)
+            # What a catalog answer needs: the section to group under, and how many pages there are in all.
+            document.metadata["section"] = post.section
+            document.metadata["site_pages"] = len(self.corpus.posts)
+            documents.append(document)
+        return documents
 
     @cached_property
     def _site_order(self) -> list[Post]:

@@ -190,6 +190,12 @@ class Settings(BaseSettings):
         "max_question_chars after decoding; 12 bytes per character covers a fully \\u-escaped question).",
     )
     heartbeat_seconds: float = Field(15.0, gt=0, description="Interval of SSE heartbeat comments.")
+    index_reload_seconds: float = Field(
+        2.0,
+        ge=0,
+        description="How often `askai serve` checks whether `askai index` swapped in a new index at ASKAI_CORPUS "
+        "(and then serves it without a restart); 0: only on SIGHUP.",
+    )
     cache_enabled: bool = Field(True, description="Serve a repeated question from the answer cache.")
     cache_size: int = Field(512, ge=1, description="Accepted answers the answer cache keeps before evicting.")
     cache_threshold: float | None = Field(

@@ -20,6 +20,15 @@ from askai_graph import is_catalog_question
         "What do you cover?",
         "What topics does the course cover?",
         "Table of contents",
+        "List all the pages in the docs.",
+        "What tutorials are there?",
+        "What guides are there?",
+        "What docs are there?",
+        "What topics are there?",
+        "Show me the table of contents",
+        "What can you help me with?",
+        "Which tutorials are on this site?",
+        "Which topics does the course cover?",
     ],
 )
 def test_catalog_phrasings_are_detected(question: str) -> None:
@@ -34,6 +43,9 @@ def test_catalog_phrasings_are_detected(question: str) -> None:
         "How should posts cite their sources?",
         "Which retrieval metric should I use?",
         "What does the article on BM25 say about saturation?",
+        "What guides are there for deploying to a container?",
+        "What articles do you have about caching?",
+        "What can you tell me about BM25 saturation?",
     ],
 )
 def test_ordinary_questions_are_not_catalog_questions(question: str) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from askai_graph import Settings, build_graph, load_corpus
-from askai_graph.catalog import SiteCatalog, site_order_key
+from askai_graph.catalog import SiteCatalog, catalog_answer, site_order_key
+from askai_graph.evidence import SearchResult
 from askai_graph.indexing import build_index
 from askai_graph.retrieval import BM25Retriever
 from tests.fakes import retriever
@@ -104,3 +105,79 @@ def test_a_retriever_without_a_catalog_still_answers_catalog_questions_from_sear
     assert not isinstance(fake, SiteCatalog)
     final = build_graph(retriever=fake, settings=Settings()).invoke({"question": "What articles do you have?"})
     assert len(final["search_results"]) == 5
+
+
+def test_bundled_site_lists_its_posts_for_which_tutorials_are_on_this_site(index_cache: Path) -> None:
+    final = build_graph(settings=Settings(index_cache_dir=index_cache)).invoke(
+        {"question": "Which tutorials are on this site?"}
+    )
+    listed = {r.source_url for r in final["search_results"] if r.source_url in final["answer"]}
+    assert final["outcome"] in ("accepted", "accepted_early"), final["validation"]
+    assert len(listed) >= 4
+
+
+def test_catalog_over_summaries_holding_markdown_links_passes_validation(tmp_path: Path, index_cache: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, description in [
+        ("alpha", "Read [the alpha notes](https://elsewhere.example/alpha) first."),
+        ("beta", "Beta builds on <https://elsewhere.example/beta> and alpha."),
+        ("gamma", "Gamma is described at https://elsewhere.example/gamma in full."),
+        ("delta", "Delta, the **last** step, closes the [loop][ref]."),
+    ]:
+        (docs / f"{name}.md").write_text(f"---\ntitle: {name.title()}\ndescription: \"{description}\"\n---\n\nText.\n")
+    build_index(docs, tmp_path / "index", base_url="https://links.example/")
+    graph = build_graph(settings=Settings(corpus=tmp_path / "index", index_cache_dir=index_cache))
+    final = graph.invoke({"question": "List all the pages in the docs."})
+    assert final["validation"].ok, final["validation"].errors
+    assert final["outcome"] == "accepted_early"
+    assert "elsewhere.example" not in final["answer"] and "\\[" not in final["answer"]
+    assert "Read the alpha notes first." in final["answer"]
+
+
+def test_catalog_answer_lists_a_docs_site_in_nav_order(tmp_path: Path, index_cache: Path) -> None:
+    build_index(Path(__file__).parent / "data" / "generators" / "mkdocs" / "docs", tmp_path / "index")
+    graph = build_graph(settings=Settings(corpus=tmp_path / "index", index_cache_dir=index_cache))
+    final = graph.invoke({"question": "What guides are there?"})
+    assert final["validation"].ok and final["outcome"] == "accepted_early"
+    positions = [final["answer"].index(f"({url})") for url in (
+        "https://lantern.example/", "https://lantern.example/guide/", "https://lantern.example/guide/clients/",
+        "https://lantern.example/guide/ssl/", "https://lantern.example/reference/",
+    )]
+    assert positions == sorted(positions)
+
+
+def result(n: int, section: str = "", pages: int = 0, url: str | None = None) -> SearchResult:
+    return SearchResult(title=f"Page {n}", source_url=url or f"https://s.example/p{n}/", content="x",
+                        summary=f"About page {n}.", section=section, site_pages=pages)
+
+
+def test_catalog_answer_groups_pages_under_their_nav_sections_in_order() -> None:
+    answer = catalog_answer([result(1), result(2, "Guide"), result(3, "Guide"), result(4, "API"), result(5)])
+    assert answer == "\n".join([
+        "Here is what the site has:", "",
+        "- [Page 1](https://s.example/p1/): About page 1.", "",
+        "**Guide**", "",
+        "- [Page 2](https://s.example/p2/): About page 2.",
+        "- [Page 3](https://s.example/p3/): About page 3.", "",
+        "**API**", "",
+        "- [Page 4](https://s.example/p4/): About page 4.", "",
+        "**Other pages**", "",
+        "- [Page 5](https://s.example/p5/): About page 5.",
+    ])
+
+
+def test_catalog_answer_ends_with_how_many_more_and_the_index_page() -> None:
+    listed = [result(0, pages=40, url="https://s.example/"), result(1, pages=40), result(2, pages=40)]
+    assert catalog_answer(listed).endswith("\n\nAnd 37 more: see [Page 0](https://s.example/).")
+    assert catalog_answer(listed[1:]).endswith("\n\nAnd 38 more.")  # no index page listed: nothing to link
+    assert "more" not in catalog_answer([result(1, pages=1)])
+
+
+def test_catalog_answer_bounded_by_catalog_top_k_passes_validation(tmp_path: Path, index_cache: Path) -> None:
+    build_index(Path(__file__).parent / "data" / "generators" / "mkdocs" / "docs", tmp_path / "index")
+    settings = Settings(corpus=tmp_path / "index", index_cache_dir=index_cache, catalog_top_k=4)
+    final = build_graph(settings=settings).invoke({"question": "Table of contents"})
+    assert final["validation"].ok and final["outcome"] == "accepted_early"
+    assert "**The Lantern guide**" in final["answer"]
+    assert final["answer"].endswith("And 2 more: see [Home](https://lantern.example/).")

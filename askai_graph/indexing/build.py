@@ -44,6 +44,7 @@ def build_index(
     out: Path,
     *,
     base_url: str | None = None,
+    trailing_slash: bool | None = None,
     strict: bool = False,
     progress: bool = False,
     passage_chars: int = DEFAULT_PASSAGE_CHARS,
@@ -53,6 +54,9 @@ def build_index(
     embeddings_model: str | None = None,
 ) -> IndexSummary:
     """Index ``source`` (docs tree, built HTML site or JSONL) into the folder ``out``.
+
+    ``base_url`` and ``trailing_slash`` (``None``: as the site's generator config says)
+    override what a docs tree's generator config says.
 
     With ``embeddings`` (named ``embeddings_model``, e.g. ``embeddings.model_key(settings)``)
     every passage gets a vector for dense and hybrid retrieval; an update embeds only
@@ -67,7 +71,10 @@ def build_index(
         raise ValueError("embeddings need a model name (embeddings_model) to be stored under")
     if out.exists() and not is_built_index(out) and any(out.iterdir()):
         raise CorpusError(f"{out}: exists and is not an askai index; choose another --out")
-    src = open_source(source, base_url, max_file_bytes=max_file_bytes, max_front_matter_bytes=max_front_matter_bytes)
+    src = open_source(
+        source, base_url, max_file_bytes=max_file_bytes, max_front_matter_bytes=max_front_matter_bytes,
+        trailing_slash=trailing_slash,
+    )
     context = json.dumps([src.context, passage_chars, VERSION])
     previous = _previous(out, context)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -79,6 +86,7 @@ def build_index(
         summary = IndexSummary(out=out, kind=src.kind, embeddings_model=embeddings_model if embeddings else None)
         writer = IndexWriter(staging, previous, summary, passage_chars, embeddings, progress)
         summary = _write(writer, src.units, progress)
+        summary.notes = list(src.notes)
         if strict and summary.errors:
             message = f"{len(summary.errors)} file(s) skipped and --strict is set; the previous index is kept"
             raise StrictIndexError(message, summary)
@@ -129,6 +137,7 @@ def _write_manifest(staging: Path, summary: IndexSummary, source: Path, base_url
         if summary.embeddings_model
         else None,
         "skipped": [{"file": s.where, "reason": s.reason, "draft": s.draft} for s in summary.skips],
+        "notes": [{"file": n.where, "note": n.reason} for n in summary.notes],
     }
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=1), "utf-8")
 

@@ -20,6 +20,7 @@ from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_text, split_front_matter
 from askai_graph.indexing.markdown import absolute_images, first_sentence, unique_images
+from askai_graph.indexing.markup import summary_line
 from askai_graph.indexing.urls import is_http_url
 
 HTML_SUFFIXES = (".html", ".htm")
@@ -73,7 +74,7 @@ def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozense
             {
                 "title": as_text(meta.get("title")) or rel,
                 "url": url,
-                "summary": as_text(meta.get("description")) or first_sentence(body),
+                "summary": summary_line(as_text(meta.get("description"))) or first_sentence(body),
                 "body": body.strip(),
                 "images": unique_images(images),
                 "date": as_date(meta.get("date")),

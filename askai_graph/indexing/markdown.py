@@ -1,10 +1,19 @@
 """Turn one Markdown/MDX page of a docs tree (MkDocs, Docusaurus, Hugo, Jekyll) into a post.
 
-- URL: front matter ``url``/``permalink``/``slug``, else derived from the path
-  (``askai_graph.indexing.urls``);
-- title: front matter ``title``, else the first heading, else the file name;
-- summary: front matter ``summary``/``description``, else the body's first sentence;
-- order: ``weight``/``order``/``sidebar_position``/``nav_order``; date: ``date``/
+The page is read the way its generator builds it (``sites.SiteProfile``):
+
+- body: snippet includes resolved (MkDocs), admonitions, tabs and blocks unwrapped
+  (MkDocs), MDX imports, exports and JSX tags dropped with the text inside kept
+  (Docusaurus ``.md`` and ``.mdx`` alike; ``.mdx`` anywhere), attribute lists removed
+  (``markup``); code blocks stay fenced code blocks with their language;
+- URL: front matter ``url``/``permalink``/``slug``, else derived from the path (and the
+  Docusaurus doc id) in the generator's URL style (``askai_graph.indexing.urls``);
+- title, in this order: front matter ``title``, the nav's title (Docusaurus: the
+  sidebar label or ``sidebar_label``), the first H1 outside code fences, the file name;
+- summary: front matter ``summary``/``description``, else the body's first sentence,
+  as one line of plain text (links become their text);
+- order: the nav's rank when the site has a nav, else ``weight``/``order``/
+  ``sidebar_position``/``nav_order``; section: the nav section; date: ``date``/
   ``publishDate``, else a Jekyll file-name date;
 - images: front matter ``images`` plus every ``![alt](src)`` of the body on the page's
   own host, resolved to absolute URLs against the page's folder (as the generators
@@ -21,42 +30,61 @@ from urllib.parse import urlsplit
 from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_number, as_text, split_front_matter
+from askai_graph.indexing.markup import clean_prose, first_h1, plain_line, strip_mdx, summary_line, unwrap_mkdocs
+from askai_graph.indexing.nav import NavPlace
+from askai_graph.indexing.sites import SiteProfile
 from askai_graph.indexing.urls import file_date, folder_url, page_url, resolve
 from askai_graph.text import sentences
 
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_MDX_ESM = re.compile(r"^(?:import|export)\s.*$", re.MULTILINE)
+# CSS and scripts in a page are for the browser, never text a reader sees.
+_STYLE_BLOCK = re.compile(r"^[ \t]*<(style|script)\b[^>]*>.*?</\1\s*>[ \t]*$", re.MULTILINE | re.DOTALL | re.IGNORECASE)
+# A prose word: a list of dotted API names (``pydantic.main.BaseModel``) is no sentence.
+_WORD = re.compile(r"(?:^|(?<=\s))[A-Za-z][A-Za-z'’-]*[,.;:!?)\"]*(?=\s|$)")
+_NUMBER_PREFIX = re.compile(r"^\d+[-_.\s]+(?=\S)")
 ORDER_KEYS = ("weight", "order", "sidebar_position", "nav_order")
 SUMMARY_CHARS = 200
+_GENERIC = SiteProfile()
 
 
-def parse_markdown_page(rel: str, text: str, base_url: str | None, max_front_matter: int) -> Post | Skip:
+def parse_markdown_page(
+    rel: str, text: str, base_url: str | None, max_front_matter: int, site: SiteProfile | None = None
+) -> Post | Skip:
     """Return the post for the page at ``rel``, or a ``Skip`` saying why there is none."""
+    site = site or _GENERIC
+    base_url = base_url if site is _GENERIC else site.base_url
+    if site.prefix:
+        if not rel.startswith(site.prefix):
+            return Skip(rel, "outside the site's docs folder")
+        rel = rel[len(site.prefix) :]
     try:
         meta, body = split_front_matter(text, max_front_matter)
     except FrontMatterError as exc:
         return Skip(rel, str(exc))
     if meta.get("draft") is True or str(meta.get("draft")).lower() == "true":
         return Skip(rel, "draft: true", draft=True)
-    if rel.lower().endswith(".mdx"):
-        body = _MDX_ESM.sub("", body)
+    body = generator_body(rel, body, site)
+    doc_id = docusaurus_id(rel, meta) if site.generator == "docusaurus" else None
+    place = site.nav.place(doc_id if site.nav_by_id and doc_id else rel)
     try:
-        url = page_url(rel, meta, base_url)
+        leaf = doc_id.rsplit("/", 1)[-1] if doc_id and isinstance(meta.get("id"), str) else None
+        url = page_url(rel, meta, base_url, trailing_slash=site.trailing_slash, html_urls=site.html_urls, doc_id=leaf)
         # Without a base URL, relative images can only resolve against the page's own URL.
         against = folder_url(rel, base_url) or url
         body, body_images = absolute_images(body, against, url)
         images = _front_matter_images(meta.get("images"), against) + body_images
         return make_post(
             {
-                "title": as_text(meta.get("title")) or first_heading(body) or _name_title(rel),
+                "title": page_title(rel, meta, body, place),
                 "url": url,
-                "summary": as_text(meta.get("summary")) or as_text(meta.get("description")) or first_sentence(body),
+                "summary": summary_line(as_text(meta.get("summary")) or as_text(meta.get("description")))
+                or first_sentence(body),
                 "body": body.strip(),
                 "images": unique_images(images),
-                "weight": next((n for k in ORDER_KEYS if (n := as_number(meta.get(k))) is not None), None),
+                "weight": _order(meta, place, bool(site.nav.places)),
                 "date": as_date(meta.get("date")) or as_date(meta.get("publishDate")) or file_date(rel),
+                "section": place.section if place else "",
             },
             rel,
         )
@@ -64,20 +92,49 @@ def parse_markdown_page(rel: str, text: str, base_url: str | None, max_front_mat
         return Skip(rel, str(exc))
 
 
-def first_heading(body: str) -> str:
-    """Return the text of the body's first Markdown heading, or ''."""
-    match = _HEADING.search(body)
-    return " ".join(match.group(1).replace("`", "").split()) if match else ""
+def generator_body(rel: str, body: str, site: SiteProfile) -> str:
+    """Return the page body as its generator renders it (see the module docstring)."""
+    if site.snippets is not None:
+        body = site.snippets.expand(rel, body)
+    if site.generator == "docusaurus" or rel.lower().endswith(".mdx"):
+        body = strip_mdx(body)
+    if site.generator != "docusaurus":
+        body = unwrap_mkdocs(body)
+    body = _STYLE_BLOCK.sub("", body)
+    return clean_prose(body)
+
+
+def page_title(rel: str, meta: dict[str, Any], body: str, place: NavPlace | None) -> str:
+    """Return the title: front matter, the nav's, the first H1 outside fences, the file name."""
+    sidebar = as_text(meta.get("sidebar_label"))
+    nav = (place.title if place else None) or sidebar
+    return plain_line(as_text(meta.get("title"))) or plain_line(nav or "") or first_h1(body) or _name_title(rel)
+
+
+def docusaurus_id(rel: str, meta: dict[str, Any]) -> str:
+    """Return a Docusaurus doc id: the folder plus front matter ``id``, else the file name unprefixed."""
+    parts = rel.rsplit("/", 1)
+    folder = "/".join(_NUMBER_PREFIX.sub("", p) for p in parts[0].split("/")) + "/" if len(parts) == 2 else ""
+    explicit = meta.get("id")
+    leaf = explicit.strip() if isinstance(explicit, str) and explicit.strip() else parts[-1].rsplit(".", 1)[0]
+    return folder + _NUMBER_PREFIX.sub("", leaf)
+
+
+def _order(meta: dict[str, Any], place: NavPlace | None, has_nav: bool) -> float | None:
+    if has_nav:
+        # The nav is the site's order; a page it does not list comes after every listed one.
+        return float(place.rank) if place else None
+    return next((n for k in ORDER_KEYS if (n := as_number(meta.get(k))) is not None), None)
 
 
 def first_sentence(body: str) -> str:
-    """Return the body's first prose sentence, cut to about ``SUMMARY_CHARS`` characters."""
+    """Return the body's first prose sentence as plain text, cut to about ``SUMMARY_CHARS`` characters."""
     # Paragraph by paragraph: splitting a whole long page into sentences only to keep
     # the first one would be most of the cost of indexing it.
     for paragraph in _PARAGRAPH_BREAK.split(body):
         for sentence in sentences(paragraph):
-            plain = " ".join(_IMAGE.sub("", sentence).split())
-            if len(plain.split()) >= 3:
+            plain = summary_line(_IMAGE.sub("", sentence))
+            if len(_WORD.findall(plain)) >= 3:
                 if len(plain) <= SUMMARY_CHARS:
                     return plain
                 return plain[:SUMMARY_CHARS].rsplit(" ", 1)[0] + "…"

@@ -22,6 +22,8 @@ from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, FileEntry, PageFi
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES, as_date, as_number
 from askai_graph.indexing.html import HTML_SUFFIXES, parse_html_page, read_sitemap
 from askai_graph.indexing.markdown import ORDER_KEYS, parse_markdown_page
+from askai_graph.indexing.markup import summary_line
+from askai_graph.indexing.sites import site_profile
 from askai_graph.indexing.urls import check_base_url
 
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown")
@@ -99,6 +101,9 @@ class Source:
     """Hash of everything besides the units that parsing depends on (base URL, sitemap)."""
     units: Iterator[Unit | Skip]
     """The units, in path order (unreadable files come as ``Skip``)."""
+    notes: list[Skip] = field(default_factory=list)
+    """Pages indexed with something left out (a snippet include not found), and config
+    files that could not be used; filled while the units are parsed."""
 
 
 @dataclass
@@ -117,12 +122,16 @@ def open_source(
     *,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     max_front_matter_bytes: int = DEFAULT_MAX_FRONT_MATTER_BYTES,
+    trailing_slash: bool | None = None,
 ) -> Source:
     """Return the units of the docs tree, HTML site or JSONL file at ``path``.
 
+    A docs tree is read the way its generator builds it (``sites.site_profile``):
+    ``base_url`` and ``trailing_slash`` override what the generator's config says.
+
     Raises:
-        CorpusError: the path does not exist, is not a supported kind, or the base URL
-            is not http(s).
+        CorpusError: the path does not exist, is not a supported kind, the base URL
+            is not http(s), or the generator's config is unreadable.
     """
     base = check_base_url(base_url)
     if path.is_file() and path.suffix == ".jsonl":
@@ -133,9 +142,15 @@ def open_source(
     # not make it a docs tree, nor do template .html files make a docs tree a built site.
     built = (path / "index.html").is_file() or (path / "sitemap.xml").is_file()
     if not built and (_has_files(path, MARKDOWN_SUFFIXES) or not _has_files(path, HTML_SUFFIXES)):
-        parse = partial(parse_markdown_page, base_url=base, max_front_matter=max_front_matter_bytes)
+        try:
+            site = site_profile(path, base, trailing_slash)
+        except ValueError as exc:
+            raise CorpusError(f"{path}: {exc}") from None
+        site.base_url = check_base_url(site.base_url)
+        parse = partial(parse_markdown_page, base_url=site.base_url, max_front_matter=max_front_matter_bytes, site=site)
         files = walk(path, MARKDOWN_SUFFIXES, max_file_bytes)
-        return Source("docs", _context("docs", base, max_front_matter_bytes), _file_units(files, parse))
+        context = _context("docs", site.base_url, max_front_matter_bytes, site.digest())
+        return Source("docs", context, _file_units(files, parse), site.notes)
     sitemap = read_sitemap(path)
     html = partial(parse_html_page, base_url=base, sitemap=sitemap)
     context = _context("html", base, sorted(sitemap) if sitemap else None)
@@ -146,7 +161,13 @@ def scan_source(path: Path, base_url: str | None, **limits: int) -> Scan:
     """Parse every unit of the source at ``path``; see ``open_source``."""
     scan = Scan()
     seen: dict[str, str] = {}
-    for unit in open_source(path, base_url, **limits).units:
+    source = open_source(
+        path,
+        base_url,
+        max_file_bytes=limits.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES),
+        max_front_matter_bytes=limits.get("max_front_matter_bytes", DEFAULT_MAX_FRONT_MATTER_BYTES),
+    )
+    for unit in source.units:
         result = unit if isinstance(unit, Skip) else unit.parse()
         if isinstance(result, Skip):
             scan.skips.append(result)
@@ -195,6 +216,8 @@ def _parse_record(where: str, raw: bytes) -> Post | Skip:
         return Skip(where, "draft: true", draft=True)
     if "body" not in record:
         record["body"] = record.get("content", "")
+    if isinstance(record.get("summary"), str):
+        record["summary"] = summary_line(record["summary"])
     # The site's order, read as leniently as from front matter.
     record["weight"] = next((n for k in ORDER_KEYS if (n := as_number(record.get(k))) is not None), None)
     record["date"] = as_date(record.get("date"))

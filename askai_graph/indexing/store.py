@@ -41,13 +41,13 @@ DOCS = "documents.npy"
 POSTS = "posts.npy"
 EMBEDDINGS = "embeddings.npy"
 FORMAT = "askai-index"
-VERSION = 1
+VERSION = 2
 
 SCHEMA = """
 CREATE TABLE posts (
     id INTEGER PRIMARY KEY, unit TEXT NOT NULL, stamp TEXT NOT NULL, digest TEXT NOT NULL, url TEXT NOT NULL UNIQUE,
     title TEXT NOT NULL, summary TEXT NOT NULL, body TEXT NOT NULL, images TEXT NOT NULL,
-    weight REAL, date TEXT, post_digest TEXT NOT NULL
+    weight REAL, date TEXT, post_digest TEXT NOT NULL, section TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE passages (id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, heading TEXT NOT NULL,
     text TEXT NOT NULL, tokens BLOB NOT NULL);
@@ -60,8 +60,8 @@ CREATE TABLE catalog (rank INTEGER PRIMARY KEY, post_id INTEGER NOT NULL);
 # Created on every build (an index written before embeddings existed lacks it). A passage
 # whose row is deleted loses its vector in the same build, before any new row can reuse its id.
 EMBEDDINGS_SCHEMA = "CREATE TABLE IF NOT EXISTS embeddings (passage_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)"
-POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, post_digest"
-_POST_FIELDS = "title, url, summary, body, images, weight, date"
+POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, section, post_digest"
+_POST_FIELDS = "title, url, summary, body, images, weight, date, section"
 
 
 def is_built_index(path: Path) -> bool:
@@ -70,17 +70,17 @@ def is_built_index(path: Path) -> bool:
 
 
 def post_row(post: Post) -> tuple[Any, ...]:
-    """Return the stored columns ``title .. date`` of ``post``."""
+    """Return the stored columns ``title .. section`` of ``post``."""
     images = json.dumps([image.model_dump() for image in post.images])
-    return post.title, post.url, post.summary, post.body, images, post.weight, post.date
+    return post.title, post.url, post.summary, post.body, images, post.weight, post.date, post.section
 
 
 def row_post(row: Sequence[Any]) -> Post:
-    """Rebuild a post from the stored columns ``title .. date`` (already validated once)."""
-    title, url, summary, body, images, weight, date = row
+    """Rebuild a post from the stored columns ``title .. section`` (already validated once)."""
+    title, url, summary, body, images, weight, date, section = row
     return Post.model_validate(
         {"title": title, "url": url, "summary": summary, "body": body, "images": json.loads(images),
-         "weight": weight, "date": date}
+         "weight": weight, "date": date, "section": section}
     )
 
 

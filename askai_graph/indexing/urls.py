@@ -44,8 +44,20 @@ def file_date(rel: str) -> str | None:
     return match.group(1) if match else None
 
 
-def page_url(rel: str, meta: dict[str, Any], base_url: str | None) -> str:
+def page_url(
+    rel: str,
+    meta: dict[str, Any],
+    base_url: str | None,
+    *,
+    trailing_slash: bool = True,
+    html_urls: bool = False,
+    doc_id: str | None = None,
+) -> str:
     """Return the URL of the page at ``rel`` (relative source path) with front matter ``meta``.
+
+    ``trailing_slash`` false gives ``guide/install`` (Docusaurus ``trailingSlash: false``,
+    or unset); ``html_urls`` gives ``guide/install.html`` (MkDocs ``use_directory_urls:
+    false``); ``doc_id`` replaces the file name (a Docusaurus front matter ``id``).
 
     Raises:
         CorpusError: no URL can be derived (no base URL), or the result is not http(s).
@@ -62,15 +74,24 @@ def page_url(rel: str, meta: dict[str, Any], base_url: str | None) -> str:
     segments = [_clean(segment) for segment in rel.split("/")]
     stem = segments[-1].rsplit(".", 1)[0]
     folder = [s for s in segments[:-1] if s]
-    leaf = [] if stem.lower() in _INDEX_NAMES else [stem]
+    index = stem.lower() in _INDEX_NAMES
+    leaf = [] if index else [doc_id or stem]
     slug = meta.get("slug")
     if isinstance(slug, str) and slug.strip():
         slug = slug.strip()
         if slug.startswith("/"):
-            return _join(base_url, slug if slug.endswith("/") else slug + "/")
-        leaf = [slug.strip("/")]
+            return _join(base_url, _ending(slug.strip("/"), trailing_slash, html_urls, index=False))
+        leaf, index = [slug.strip("/")], False
     path = "/".join(folder + leaf)
-    return _join(base_url, path + "/" if path else "")
+    return _join(base_url, _ending(path, trailing_slash, html_urls, index=index))
+
+
+def _ending(path: str, trailing_slash: bool, html_urls: bool, *, index: bool) -> str:
+    if not path:
+        return ""  # the home page is the base URL itself, whatever the style
+    if html_urls:
+        return path + ("/index.html" if index else ".html")
+    return path + "/" if trailing_slash else path
 
 
 def folder_url(rel: str, base_url: str | None) -> str | None:

@@ -66,6 +66,9 @@ class IndexSummary:
     """Units parsed in this run (the rest were unchanged and reused)."""
     skips: list[Skip] = field(default_factory=list)
     """Files left out, with the reason for each."""
+    notes: list[Skip] = field(default_factory=list)
+    """Pages parsed in this run with something left out (a snippet include not found),
+    and generator config that could not be used; the pages themselves are indexed."""
     seconds: float = 0.0
     """Wall time of the run."""
     fingerprint: str = ""
@@ -181,7 +184,7 @@ class IndexWriter:
 
     def _insert(self, unit: Unit, post: Post, digest: str) -> None:
         cursor = self.db.execute(
-            f"INSERT INTO posts ({POST_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO posts ({POST_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (unit.key, unit.stamp, digest, *_reorder(post_row(post)), self.digests[post.url]),
         )
         encode = self.vocabulary.encode_text
@@ -258,8 +261,8 @@ class IndexWriter:
 
 
 def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    title, url, summary, body, images, weight, date = row
-    return url, title, summary, body, images, weight, date
+    title, url, summary, body, images, weight, date, section = row
+    return url, title, summary, body, images, weight, date, section
 
 
 def _finish(

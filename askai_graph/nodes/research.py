@@ -48,6 +48,8 @@ def to_search_results(documents: list[Document], top_k: int) -> list[SearchResul
             summary=str(meta.get("summary") or ""),
             images=tuple(images),
             score=float(meta.get("score") or 0.0),
+            section=str(meta.get("section") or ""),
+            site_pages=int(meta.get("site_pages") or 0),
         )
         if len(results) == top_k:
             break

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from askai_graph import plaintext
 from askai_graph.answer_form import question_form
+from askai_graph.catalog import catalog_answer
 from askai_graph.evidence import SearchResult, analysed_inline
 from askai_graph.sections import CodeBlock, Section, fenced, page_sections, rank_sections
 from askai_graph.text import content_terms, sentence_terms
@@ -81,13 +82,8 @@ class ExtractiveWriter:
 
     @staticmethod
     def _catalog(results: list[SearchResult]) -> str:
-        if not results:
-            return NOTHING_FOUND
-        lines = [CATALOG_INTRO, ""]
-        for result in results:
-            summary = plaintext.escape_markdown(plaintext.plain_text(result.summary))
-            lines.append(f"- {markdown_link(result)}" + (f": {summary}" if summary else ""))
-        return "\n".join(lines)
+        # The site's table of contents: by nav section, "and N more" (askai_graph.catalog).
+        return catalog_answer(results) if results else NOTHING_FOUND
 
     def _answer(self, question: str, results: list[SearchResult]) -> str:
         wanted = set(content_terms(question))

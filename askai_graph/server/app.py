@@ -41,6 +41,7 @@ from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, truste
 from askai_graph.server.openapi import CHAT_RESPONSES, REQUEST_BODY, describe_events
 from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
+from askai_graph.server.reload import Generation, IndexReloader
 from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_chat
 from askai_graph.server.run import StreamingGraph, run_question
 from askai_graph.server.threads import ThreadLeases
@@ -93,7 +94,17 @@ def create_app(
     settings = settings or Settings()
     corpus_info: dict[str, Any] = {}
     lifespan = None
-    retriever = None
+    reloader = None
+    if settings.cache_enabled and cache_store is None:
+        # A store the app opens is closed with it (its connections belong to the app's loop).
+        cache_store = _default_store(settings)
+        lifespan = _closing_lifespan(lifespan, cache_store)
+
+    def make_cache(space: str | None, retriever: BaseRetriever | None) -> SemanticCache | None:
+        if not settings.cache_enabled or cache_store is None:
+            return None
+        return answer_cache(settings, cache_store, namespace=space, embeddings=embeddings, retriever=retriever)
+
     if graph is None and settings.graph_url:
         # The graph runs on LangGraph Server, threads and all: this app keeps no graph state.
         from askai_graph.server.remote import RemoteAskGraph
@@ -104,21 +115,17 @@ def create_app(
         namespace = namespace or f"langgraph-server:{settings.graph_url}#{settings.graph_id}"
         lifespan = _closing_lifespan(lifespan, graph)
     elif graph is None:
-        make_graph, corpus_info, retriever = _default_graph(settings)
-        namespace = namespace or corpus_info["corpus"]
+        # The app's own corpus: reopened when a new index is swapped in (or on SIGHUP),
+        # its cache keyed by each corpus' fingerprint (``namespace`` prefixes it if given).
+        reloader = _default_reloader(settings, namespace, make_cache)
         if settings.database_url:
-            lifespan = _threads_lifespan(make_graph, settings.database_url)
+            lifespan = _threads_lifespan(reloader, settings.database_url, lifespan)
         else:
             from langgraph.checkpoint.memory import InMemorySaver
 
-            graph = make_graph(InMemorySaver())
-    cache = None
-    if settings.cache_enabled:
-        if cache_store is None:
-            # A store the app opens is closed with it (its connections belong to the app's loop).
-            cache_store = _default_store(settings)
-            lifespan = _closing_lifespan(lifespan, cache_store)
-        cache = answer_cache(settings, cache_store, namespace=namespace, embeddings=embeddings, retriever=retriever)
+            graph = reloader.attach(InMemorySaver())
+            lifespan = _reloading_lifespan(reloader, lifespan)
+    cache = reloader.current.cache if reloader is not None else make_cache(namespace, None)
     if not settings.run_log:
         run_log = None
     elif run_log is None and settings.database_url:
@@ -139,8 +146,10 @@ def create_app(
     app = FastAPI(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
     )
-    # The one piece of app state: the graph, which a threads database opens only in the lifespan.
-    app.state.graph = graph
+    # The one piece of app state: what is served now. The graph (which a threads database
+    # opens only in the lifespan), its answer cache and corpus facts, swapped together on reload.
+    app.state.live = None if reloader is not None else Generation(graph, cache, corpus_info)
+    app.state.reloader = reloader
     leases = ThreadLeases(settings)
     if settings.trusted_proxies.strip():
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_hosts(settings.trusted_proxies))
@@ -148,8 +157,8 @@ def create_app(
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
-        """Say the index is loaded and the server is ready."""
-        return {"status": "ok", **corpus_info}
+        """Say the index is loaded and the server is ready, and which index it serves (fingerprint, built at)."""
+        return {"status": "ok", **_live(app).info}
 
     add_web(app, settings)
 
@@ -162,7 +171,9 @@ def create_app(
     )
     async def chat(request: Request) -> Response:
         """Answer ``{"message", "thread_id"?}`` as Server-Sent Events (step, token, sources, done, error)."""
-        graph = app.state.graph
+        # One generation for the whole answer: a reload meanwhile serves the next question.
+        live = _live(app)
+        graph, cache = live.graph, live.cache
         if graph is None:
             return JSONResponse({"detail": "the threads database is not open yet"}, status_code=503)
         try:
@@ -333,34 +344,69 @@ async def _framed(
         await run.aclose()
 
 
-def _threads_lifespan(make_graph: Callable[[Any], StreamingGraph], database_url: str) -> Any:
-    """Open the threads database for the app's lifetime and build the graph on it."""
+def _live(app: FastAPI) -> Generation:
+    """Return what the app serves now (the reloader's current generation, if it has one)."""
+    reloader: IndexReloader | None = app.state.reloader
+    return reloader.current if reloader is not None else app.state.live
+
+
+def _threads_lifespan(reloader: IndexReloader, database_url: str, inner: Any) -> Any:
+    """Open the threads database for the app's lifetime, build the graph on it, and keep it current."""
     from askai_graph.checkpoints import open_async_checkpointer
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with open_async_checkpointer(database_url) as checkpointer:
-            app.state.graph = make_graph(checkpointer)
+        async with _entered(inner, app), open_async_checkpointer(database_url) as checkpointer:
+            reloader.attach(checkpointer)
             try:
-                yield
+                async with reloader.running():
+                    yield
             finally:
-                app.state.graph = None
+                reloader.current = Generation(None, reloader.current.cache, reloader.current.info)
 
     return lifespan
 
 
-def _default_graph(settings: Settings) -> tuple[Callable[[Any], StreamingGraph], dict[str, Any], BaseRetriever]:
-    """Load the corpus once, index it, and return a builder of the default graph over it (and the retriever)."""
+def _reloading_lifespan(reloader: IndexReloader, inner: Any) -> Any:
+    """Run ``inner`` (if any) and keep the served index current while the app runs."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with _entered(inner, app), reloader.running():
+            yield
+
+    return lifespan
+
+
+@asynccontextmanager
+async def _entered(inner: Any, app: FastAPI) -> AsyncIterator[None]:
+    if inner is None:
+        yield
+    else:
+        async with inner(app):
+            yield
+
+
+def _default_reloader(
+    settings: Settings,
+    namespace: str | None,
+    make_cache: Callable[[str | None, BaseRetriever | None], SemanticCache | None],
+) -> IndexReloader:
+    """Open the configured corpus, index it, and keep it current (see ``reload``)."""
     from askai_graph.graph import build_graph
+    from askai_graph.indexing import is_built_index
     from askai_graph.providers import default_retriever
 
-    retriever = default_retriever(settings)
-    corpus = retriever.corpus
-
-    def make_graph(checkpointer: Any) -> StreamingGraph:
+    def make_graph(retriever: BaseRetriever, checkpointer: Any) -> StreamingGraph:
         return build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer)
 
-    return make_graph, {"corpus": corpus.fingerprint, "posts": len(corpus.posts)}, retriever
+    def cache_for(fingerprint: str, retriever: BaseRetriever) -> SemanticCache | None:
+        return make_cache(f"{namespace}:{fingerprint}" if namespace else fingerprint, retriever)
+
+    index = settings.corpus if settings.corpus is not None and is_built_index(settings.corpus) else None
+    return IndexReloader(
+        lambda: default_retriever(settings), make_graph, cache_for, index=index, interval=settings.index_reload_seconds
+    )
 
 
 def answer_cache(

@@ -165,6 +165,7 @@ class Probe:
 # Settings that shape how the server talks, not what it answers: not part of the digest.
 SERVING_SETTINGS = frozenset(
     {"host", "port", "max_body_bytes", "heartbeat_seconds", "token_chars", "index_cache_dir", "api_key"}
+    | {"index_reload_seconds"}
     | {"cache_enabled", "cache_size", "cache_threshold", "timeout", "max_retries"}
     | {"header_timeout_seconds", "body_timeout_seconds", "max_header_bytes", "max_connections", "max_streams"}
     | {"rate_limit", "trusted_proxies", "request_timeout_seconds", "retry_after_seconds"}

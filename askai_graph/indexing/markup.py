@@ -1,0 +1,209 @@
+"""Generator syntax in Markdown pages, turned into the Markdown (and text) readers see.
+
+Site generators extend Markdown, and a page read as plain CommonMark shows their
+syntax as text: MkDocs Material's ``{ #anchor }`` attribute lists, admonitions
+(``!!! note``, ``??? tip``, ``/// warning … ///``) and content tabs (``=== "Python"``),
+whose bodies are indented four spaces (which CommonMark reads as an indented code
+block); Docusaurus MDX ``import``/``export`` lines and JSX tags (``<Tabs>``,
+``<TabItem value="npm">``). The functions here rewrite them as a generator renders
+them: the block's title becomes a bold line, its body is un-indented, a JSX tag goes
+and the text inside it stays. Every function is fence-aware (CommonMark §4.5): lines
+inside a fenced code block are code and are never touched, so code blocks stay code
+blocks, their info string (language) kept.
+
+``plain_line`` turns a Markdown snippet into one line of plain text for titles and
+summaries: links become their text, code spans their code, emphasis markers go.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from askai_graph.plaintext import plain_text
+
+_FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+_ATTR = r"(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+))"
+_ATTR_LIST = re.compile(rf"\s*\{{\s*:?\s*{_ATTR}(?:\s+{_ATTR})*\s*\}}")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:\s+(.*?))?\s*$")
+_CLOSING_HASHES = re.compile(r"\s+#+$")
+# MkDocs (Python-Markdown) admonitions and pymdownx details: ``!!! type "Title"``, ``???+ type``.
+_ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+[\w-]+)*\s*(?:\"([^\"]*)\"|'([^']*)')?\s*$")
+# pymdownx.tabbed: ``=== "Tab title"``.
+_TAB = re.compile(r"^(\s*)===\+?\s+\"([^\"]*)\"\s*$")
+# pymdownx.blocks: ``/// type | Title`` opens, a bare ``///`` closes; the body is not indented.
+_BLOCK_OPEN = re.compile(r"^\s*/{3,}\s*([\w-]+)(?:\s*\|\s*(.*?))?\s*$")
+_BLOCK_CLOSE = re.compile(r"^\s*/{3,}\s*$")
+_BLOCK_OPTION = re.compile(r"^\s*(?:attrs|open|type):\s.*$")
+_MDX_ESM = re.compile(r"^(?:import|export)\s")
+# A JSX element: a capitalised name (``<Tabs>``, ``<TabItem value="x">``, ``</Tabs>``,
+# ``<Admonition />``) or a lower-case tag carrying JSX braces. HTML tags stay (plain text
+# handling drops them from titles and summaries).
+_JSX_TAG = re.compile(r"</?[A-Z][\w.]*(?:\s+(?:[^<>{}]|\{[^{}]*\})*)?/?>")
+_JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+[\"'][^\"'\n]*[\"'])?\)")
+_REF_LINK = re.compile(r"!?\[([^\]\n]+)\]\[[^\]\n]*\]")
+_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+_BARE_URL = re.compile(r"\(?\b(?:https?|ftp)://\S+|\bwww\.\S+")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+# ``_`` emphasis only at word edges: ``model_validate_json`` is a name, not emphasis.
+_EMPHASIS = re.compile(r"(\*\*|\*|~~|(?<!\w)__|(?<!\w)_)(?=\S)(.+?)(?<=\S)\1(?!\w)")
+# Template expressions (mkdocs-macros, Jinja, Hugo shortcodes) are filled in at build time.
+_TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
+_ESCAPE = re.compile(r"\\([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
+
+
+def fenced_lines(text: str) -> Iterator[tuple[str, bool]]:
+    """Yield ``(line, is_code)`` for each line; fence lines and their contents are code.
+
+    A fence closes on a line of the same character, at least as long, indented at most
+    three spaces, with nothing but spaces after it (CommonMark §4.5). A backtick fence's
+    info string may not hold a backtick (then the line is not a fence).
+    """
+    fence: str | None = None
+    for line in text.split("\n"):
+        if fence is None:
+            match = _FENCE_OPEN.match(line.lstrip(" ") if _is_quoted_indent(line) else line)
+            if match and not (match.group(2)[0] == "`" and "`" in match.group(3)):
+                fence = match.group(2)
+                yield line, True
+                continue
+            yield line, False
+        else:
+            stripped = line.strip()
+            if (
+                len(line) - len(line.lstrip(" ")) <= 3 + _extra_indent(line)
+                and stripped
+                and set(stripped) == {fence[0]}
+                and len(stripped) >= len(fence)
+            ):
+                fence = None
+            yield line, True
+
+
+def _is_quoted_indent(line: str) -> bool:
+    # A fence nested in a list item or an admonition body is indented: still a fence.
+    return line.startswith("    ") and line.lstrip(" ")[:3] in ("```", "~~~")
+
+
+def _extra_indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" ")) if line.lstrip(" ")[:3] in ("```", "~~~") else 0
+
+
+def strip_attribute_lists(text: str) -> str:
+    """Remove ``{ #id .class key=value }`` attribute lists (Python-Markdown ``attr_list``)."""
+    return _ATTR_LIST.sub("", text)
+
+
+def first_h1(body: str) -> str:
+    """Return the text of the first ATX level-1 heading outside code fences, or ''."""
+    for line, code in fenced_lines(body):
+        if code:
+            continue
+        match = _HEADING.match(line)
+        if match and len(match.group(1)) == 1 and match.group(2):
+            return plain_line(_CLOSING_HASHES.sub("", match.group(2)))
+    return ""
+
+
+def unwrap_mkdocs(body: str) -> str:
+    """Rewrite admonitions, details, content tabs and blocks as plain Markdown (see module docstring)."""
+    out: list[str] = []
+    dedent: list[int] = []  # indentation of each open indented block's body
+    was_code = False
+    for line, code in fenced_lines(body):
+        indent = len(line) - len(line.lstrip(" "))
+        # Inside a fence indentation means nothing; a fence's opening line still counts.
+        while dedent and line.strip() and indent < dedent[-1] and not (code and was_code):
+            dedent.pop()
+        was_code = code
+        shift = dedent[-1] if dedent else 0
+        if code:
+            out.append(line[min(shift, indent):])
+            continue
+        if match := _ADMONITION.match(line) or _TAB.match(line):
+            title = _title_of(match)
+            if title:
+                out.append(" " * max(0, len(match.group(1)) - shift) + f"**{title}**")
+                out.append("")
+            dedent.append(len(match.group(1)) + 4)
+            continue
+        if _BLOCK_CLOSE.match(line):
+            continue
+        if match := _BLOCK_OPEN.match(line):
+            title = (match.group(2) or "").strip()
+            if title:
+                out.extend([f"**{title}**", ""])
+            continue
+        if _BLOCK_OPTION.match(line) and out and out[-1] == "":
+            continue
+        out.append(line[min(shift, indent):])
+    return collapse_blank_lines("\n".join(out))
+
+
+def collapse_blank_lines(text: str) -> str:
+    """Keep one blank line where removed markers left several (code keeps its own)."""
+    out: list[str] = []
+    blank = False
+    for line, code in fenced_lines(text):
+        if not code and not line.strip():
+            if blank:
+                continue
+            blank = True
+        else:
+            blank = False
+        out.append(line)
+    return "\n".join(out)
+
+
+def _title_of(match: re.Match[str]) -> str:
+    groups = match.groups()
+    if len(groups) == 2:  # a content tab: its title is the tab label
+        return groups[1].strip()
+    explicit = groups[2] if groups[2] is not None else groups[3]
+    if explicit is not None:
+        return explicit.strip()  # ``!!! note ""`` asks for no title at all
+    return groups[1].replace("-", " ").capitalize()
+
+
+def strip_mdx(body: str) -> str:
+    """Drop MDX ``import``/``export`` lines and JSX tags outside code, keeping the text inside tags."""
+    out: list[str] = []
+    for line, code in fenced_lines(_JSX_COMMENT.sub("", body)):
+        if code:
+            out.append(line)
+        elif _MDX_ESM.match(line):
+            continue
+        else:
+            stripped = _JSX_TAG.sub("", line)
+            # A line that only held tags becomes blank (it separated blocks anyway).
+            out.append("" if not stripped.strip() and line.strip() else stripped)
+    return collapse_blank_lines("\n".join(out))
+
+
+def clean_prose(body: str) -> str:
+    """Remove attribute lists outside code (headings, links, images carry them)."""
+    return "\n".join(line if code else strip_attribute_lists(line) for line, code in fenced_lines(body))
+
+
+def summary_line(markdown: str) -> str:
+    """Return a summary as plain text with no URL left in it.
+
+    A bare URL in a catalog line is a live link to any GFM renderer, and Validation
+    rightly rejects a link to a page nobody retrieved: a summary names, it never links.
+    """
+    return plain_text(_BARE_URL.sub(" ", plain_line(markdown)))
+
+
+def plain_line(markdown: str) -> str:
+    """Return a Markdown snippet as one line of plain text (links become their text)."""
+    text = _TEMPLATE.sub(" ", strip_attribute_lists(markdown))
+    text = _AUTOLINK.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _CODE_SPAN.sub(lambda m: m.group(2).strip(), text)
+    text = _EMPHASIS.sub(r"\2", text)
+    text = _EMPHASIS.sub(r"\2", text)  # nested: ``**a _b_**``
+    text = _ESCAPE.sub(r"\1", text)
+    # Tags of real HTML elements go; ``List<Document>`` is text and stays.
+    return plain_text(text)

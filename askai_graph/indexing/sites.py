@@ -1,0 +1,123 @@
+"""Which generator builds a docs tree, and what its config says: read once per index run.
+
+A ``SiteProfile`` is found by looking for the generator's config beside the docs tree
+(never running it): ``mkdocs.yml`` (MkDocs), ``docusaurus.config.*`` or ``sidebars.*``
+(Docusaurus), ``hugo.(toml|yaml|json)`` / ``config.(toml|yaml|json)`` with a ``baseURL``
+(Hugo). It says where the tree is published (the config's URL unless ``--base-url``
+overrides it), whether page URLs end in ``/`` (``--trailing-slash`` overrides the
+config), and the nav (titles, order, sections). A tree no generator config is found for
+is read as before: directory URLs, order from front matter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import yaml
+
+from askai_graph.indexing.docusaurus import find_docusaurus
+from askai_graph.indexing.files import Skip
+from askai_graph.indexing.mkdocs import find_mkdocs
+from askai_graph.indexing.nav import Nav
+from askai_graph.indexing.snippets import Snippets, repository_root
+
+Generator = Literal["mkdocs", "docusaurus", "hugo", "generic"]
+_HUGO_CONFIGS = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.json")
+
+
+@dataclass
+class SiteProfile:
+    """How the generator of one docs tree builds it (see module docstring)."""
+
+    generator: Generator = "generic"
+    """The generator whose config was found."""
+    base_url: str | None = None
+    """Where the tree is published: ``--base-url``, else the config's URL."""
+    trailing_slash: bool = True
+    """Whether page URLs end in ``/`` (a Docusaurus site without the setting: no)."""
+    html_urls: bool = False
+    """MkDocs ``use_directory_urls: false``: ``page.html`` instead of ``page/``."""
+    nav: Nav = field(default_factory=Nav)
+    """The site's nav; empty when it has none."""
+    nav_by_id: bool = False
+    """Nav keys are Docusaurus doc ids rather than paths."""
+    prefix: str = ""
+    """Where the docs root sits inside the indexed folder ('' for the folder itself)."""
+    snippets: Snippets | None = None
+    """Resolves snippet includes (MkDocs sites)."""
+    notes: list[Skip] = field(default_factory=list)
+    """What the config reader could not use, for the index report."""
+
+    def digest(self) -> str:
+        """Return a hash of everything the profile changes about parsed pages."""
+        parts = [self.generator, self.base_url, self.trailing_slash, self.html_urls, self.nav_by_id, self.prefix,
+                 self.nav.digest_parts()]
+        return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+
+
+def site_profile(root: Path, base_url: str | None, trailing_slash: bool | None = None) -> SiteProfile:
+    """Return the profile of the docs tree at ``root``; flags win over the config.
+
+    Raises:
+        ValueError: a generator config exists but cannot be read (the message says which).
+    """
+    mkdocs = find_mkdocs(root)
+    if mkdocs is not None:
+        docs = (root / mkdocs.prefix).resolve()
+        profile = SiteProfile(
+            generator="mkdocs",
+            base_url=base_url or mkdocs.site_url,
+            trailing_slash=True if trailing_slash is None else trailing_slash,
+            html_urls=not mkdocs.directory_urls,
+            nav=mkdocs.nav,
+            prefix=mkdocs.prefix,
+            snippets=Snippets(docs, [mkdocs.config.parent], repository_root(docs, mkdocs.config.parent)),
+        )
+        assert profile.snippets is not None
+        profile.snippets.notes = profile.notes  # one list: the index report reads it
+        return profile
+    docusaurus = find_docusaurus(root)
+    if docusaurus is not None:
+        configured = docusaurus.trailing_slash
+        return SiteProfile(
+            generator="docusaurus",
+            base_url=base_url or docusaurus.url,
+            # Unset, Docusaurus serves a page at the path its own links use: no slash.
+            trailing_slash=trailing_slash if trailing_slash is not None else bool(configured),
+            nav=docusaurus.nav,
+            nav_by_id=True,
+            notes=[Skip(note.split(":", 1)[0], note.split(": ", 1)[-1]) for note in docusaurus.notes],
+        )
+    hugo = _hugo_base_url(root)
+    if hugo is not None:
+        slash = True if trailing_slash is None else trailing_slash
+        return SiteProfile(generator="hugo", base_url=base_url or hugo or None, trailing_slash=slash)
+    return SiteProfile(base_url=base_url, trailing_slash=True if trailing_slash is None else trailing_slash)
+
+
+def _hugo_base_url(root: Path) -> str | None:
+    """Return a Hugo site's ``baseURL`` ('' when the config has none), or ``None`` without a Hugo config."""
+    resolved = root.resolve()
+    for folder in (resolved, resolved.parent):
+        for name in _HUGO_CONFIGS:
+            path = folder / name
+            if not path.is_file():
+                continue
+            try:
+                text = path.read_text("utf-8")
+                config = (tomllib.loads(text) if name.endswith(".toml")
+                          else json.loads(text) if name.endswith(".json") else yaml.safe_load(text))
+            except (OSError, ValueError, yaml.YAMLError):
+                continue
+            if not isinstance(config, dict):
+                continue
+            if name.startswith("config.") and "baseURL" not in config and "baseurl" not in config:
+                continue  # a config.toml of some other tool
+            value = config.get("baseURL", config.get("baseurl"))
+            return value.strip() if isinstance(value, str) else ""
+    return None

@@ -1,0 +1,3 @@
+from lantern import Client
+
+client = Client(keep_alive=True)

@@ -1,0 +1,3 @@
+from lantern import Settings
+
+settings = Settings(port=8443)
