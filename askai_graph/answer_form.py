@@ -15,7 +15,8 @@ Forms:
   does not already hold, or an imperative step that names a question term.
 - ``value``: a default, a count, a value, what replaces something. Needs a code span,
   a number, a quoted literal or a literal word (``true``, ``none``...).
-- ``reason``: why. Needs a causal connective ("because", "so that", "otherwise"...).
+- ``reason``: why. Needs a causal or conditional connective ("because", "so",
+  "otherwise", "if", "without"...) or a negation ("are not on the same scale").
 - ``explanation``: anything else (what is, when should I): no form required.
 """
 
@@ -59,17 +60,37 @@ _IMPERATIVE = frozenset(
     """
     add apply call change configure create declare define disable enable export import include
     install mount open pass put register remove replace return run set specify start type update
-    use wrap write mark inherit subclass annotate raise
+    use wrap write mark inherit subclass annotate raise treat check parse store send wait close
+    cancel strip extract keep avoid prefer measure track stop cap limit split cut reuse cache retry
+    log test compare normalise normalize prepend append order show hide fetch validate escape
+    sanitise sanitize handle give let try make consider choose pick build deploy load read save
+    serve stream mock spy assert expect skip rerun watch debug inspect clear reset restore
     """.split()
 )
+# "You can declare ...", "you need to set ...": the docs' way of giving a step.
+_YOU_CAN = re.compile(r"\byou (?:can|could|should|need to|have to|must|may|will need to)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\b")
 _QUOTED = re.compile(r"\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'")
 _LITERAL = re.compile(r"\b(?:true|false|none|null|enabled|disabled)\b", re.IGNORECASE)
 _REASON = re.compile(
-    r"\b(?:because|since|so that|in order to|otherwise|the reason|this is why|that is why|that's why|due to"
-    r"|as a result|which means|this means|to avoid|to prevent|to make sure|to ensure|so you can|so it)\b",
+    r"\b(?:because|since|so|in order to|otherwise|unless|the reason|this is why|that is why|that's why|due to"
+    r"|as a result|which means|this means|means|to avoid|to prevent|to make sure|to ensure|to keep|prevents?"
+    r"|avoids?|causes?|leads? to|results? in|depends? on|if|when|without|not|never|cannot|can't|won't|isn't"
+    r"|aren't|doesn't|don't)\b",
     re.IGNORECASE,
 )
+
+FRAMING_TERMS = frozenset(
+    stem(word)
+    for word in """
+    work works working calculated calculate computed compute happen happens behave behaves differ
+    differs difference compare relate relates interact interact fit decide decides determine determines
+    matter matters mean means non
+    """.split()
+)
+"""Words that frame a question about a mechanism ("How does X *work*?", "How is nDCG
+*calculated*?") rather than name its topic: the passage that answers explains the
+mechanism without repeating them, so a reviewer does not count them as missing."""
 
 GAPS: dict[AnswerForm, str] = {
     "instruction": "code example",
@@ -117,12 +138,17 @@ def has_instruction(text: str, question: str) -> bool:
     terms = set(content_terms(question))
     verb = asked_verb(question)
     for sentence in re.split(r"(?<=[.!?])\s+|\n", text):
-        first = sentence.strip().split(maxsplit=1)
-        if not first:
+        if not terms & set(content_terms(sentence)):
             continue
-        word = first[0].strip("*_").lower()
-        if (word in _IMPERATIVE or stem(word) == verb) and terms & set(content_terms(sentence)):
+        if _YOU_CAN.search(sentence):
             return True
+        # An imperative opens the sentence, or follows a leading clause ("After
+        # generation, parse every citation").
+        for clause in (sentence, sentence.partition(",")[2]):
+            first = clause.strip().split(maxsplit=1)
+            word = first[0].strip("*_:").lower() if first else ""
+            if word and (word in _IMPERATIVE or stem(word) == verb):
+                return True
     return False
 
 

@@ -45,7 +45,7 @@ logger = logging.getLogger(__name__)
 PASSAGES_PER_PAGE = 4
 # Passages of one page a Document carries (its best ones, in page order).
 EVIDENCE_PASSAGES = 2
-_CACHE_FORMAT = "p1"
+_CACHE_FORMAT = "p2"  # p2: camelCase identifiers are indexed with their parts
 
 
 def default_cache_dir() -> Path:

@@ -23,7 +23,7 @@ from askai_graph.text import content_terms
 
 K1 = 1.2
 B = 0.75
-RANK_PRIOR = 0.1
+RANK_PRIOR = 0.3
 """Score bonus lost per retrieval rank: a tie goes to the retriever's better page."""
 _OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^`\s]*)[^`]*$")
 _LANGUAGE = re.compile(r"^[A-Za-z0-9_+.#-]{1,20}$")

@@ -20,8 +20,9 @@ Signals, each in [0, 1]:
   is not a question about the site: quoted posts cannot align with it, so intent fails
   and no source card lends the site's authority to an injection attempt.
 - **confidence**: the mean of relevance and grounded share, times the square of the
-  share of question terms the passages the draft quotes (its cited posts' evidence)
-  mention at all: a term only an uncited page has is not covered. For a
+  share of question terms the evidence mentions at all (gaps weigh heavily), times the
+  square root of the share of those the passages the draft quotes (its cited posts'
+  evidence) mention: relevance is judged on what the draft quotes, not on the union. For a
   catalog question it is fixed at 0.5: from a bounded evidence slice a lexical
   reviewer cannot tell whether a list of posts is complete.
 - **gaps**: question words the evidence never mentions; they steer the next Research.
@@ -37,7 +38,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
-from askai_graph.answer_form import GAPS, asked_verb, has_form, question_form
+from askai_graph.answer_form import FRAMING_TERMS, GAPS, asked_verb, has_form, question_form
 from askai_graph.catalog import is_catalog_question
 from askai_graph.evidence import EvidencePassage
 from askai_graph.injection import gives_orders
@@ -48,6 +49,33 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _LIST_LINK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)]+\)", re.MULTILINE)
 CATALOG_CONFIDENCE = 0.5
 INSTRUCTION_INTENT = 0.0
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def prose_paragraphs(draft: str) -> list[str]:
+    """Return the draft's paragraphs outside fenced code blocks.
+
+    A quoted code block may hold blank lines; split naively, its lines would read as
+    prose paragraphs (off topic, ungrounded) when they are verbatim code.
+    """
+    paragraphs: list[list[str]] = [[]]
+    fence: str | None = None
+    for line in draft.splitlines():
+        opener = _FENCE.match(line)
+        if fence is None and opener:
+            fence = opener.group(1)
+            paragraphs.append([])
+        elif fence is not None:
+            stripped = line.strip()
+            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+                fence = None
+        elif not line.strip():
+            paragraphs.append([])
+        else:
+            paragraphs[-1].append(line)
+    return ["\n".join(lines) for lines in paragraphs if lines]
+
+
 @lru_cache(maxsize=4096)
 def _post_terms(title: str, summary: str) -> frozenset[str]:
     return frozenset(content_terms(f"{title} {summary}"))
@@ -82,6 +110,8 @@ class LexicalCritic:
     def review(self, request: ReviewRequest) -> str:
         """Return the Critique JSON text for ``request``."""
         question_terms = set(content_terms(request.question))
+        if question_terms - FRAMING_TERMS:
+            question_terms -= FRAMING_TERMS
         evidence_by_url = {p.result.source_url: _evidence_terms(p) for p in request.evidence}
         all_evidence = set().union(*evidence_by_url.values()) if evidence_by_url else set()
         claims = self._claims(request.draft)
@@ -122,11 +152,15 @@ class LexicalCritic:
             # cited posts), not on everything retrieved: a term only an uncited page
             # mentions is not something this answer covers.
             quoted = self._quoted_terms(claims, evidence_by_url) or all_evidence
-            coverage = len(question_terms & quoted) / len(question_terms) if question_terms else 0.0
+            known = question_terms & all_evidence
+            coverage = len(known) / len(question_terms) if question_terms else 0.0
+            quoted_share = len(question_terms & quoted) / len(known) if known else 0.0
             grounded = 1 - len(ungrounded) / len(claims) if claims else 0.0
-            # Coverage multiplies: a question term the quoted passages never mention (a
-            # gap) means they cannot answer that part, however well the rest reads.
-            confidence = (0.5 * relevance + 0.5 * grounded) * coverage**2
+            # Coverage multiplies: a question term no evidence mentions (a gap) means the
+            # site cannot answer that part, however well the rest reads (squared); one
+            # that only an uncited page mentions weighs less (square root), since a
+            # paraphrase ("presented") often has no twin on the right page.
+            confidence = (0.5 * relevance + 0.5 * grounded) * coverage**2 * quoted_share**0.5
         review = {
             "confidence": round(confidence, 3),
             "answer_relevance": round(relevance, 3),
@@ -155,8 +189,8 @@ class LexicalCritic:
         # One lead-in sentence (the antecedent of a "This ..." sentence) is tolerated.
         if off * 2 > len(on_topic) or (off >= 2 and off * 3 > len(on_topic)):
             return True
-        for paragraph in re.split(r"\n\s*\n", draft):
-            if paragraph.lstrip().startswith(("```", "~~~")) or not sentences(paragraph):
+        for paragraph in prose_paragraphs(draft):
+            if not sentences(paragraph):
                 continue
             # The citation's link text (a page title) is not the paragraph's own prose.
             prose = set(content_terms(_LINK.sub("", paragraph)))
@@ -166,9 +200,9 @@ class LexicalCritic:
 
     @staticmethod
     def _claims(draft: str) -> list[tuple[str, set[str], set[str]]]:
-        """Split the draft into (sentence text, cited URLs, content terms)."""
+        """Split the draft's prose into (sentence text, cited URLs, content terms); code blocks are no claims."""
         claims = []
-        for paragraph in re.split(r"\n\s*\n", draft):
+        for paragraph in prose_paragraphs(draft):
             cited = {url for _, url in _LINK.findall(paragraph)}
             for sentence in sentences(paragraph):
                 text = _LINK.sub(r"\1", sentence).strip()
@@ -191,6 +225,8 @@ class LexicalCritic:
         missing = []
         for word in words(question):
             if word in STOP_WORDS or len(word) < 2 or stem(word) in evidence_terms or word in missing:
+                continue
+            if stem(word) in FRAMING_TERMS:  # "work" in "how does X work" is no search phrase
                 continue
             missing.append(word)
         return missing

@@ -21,7 +21,7 @@ from collections import Counter
 from functools import lru_cache
 
 from askai_graph import plaintext
-from askai_graph.answer_form import question_form
+from askai_graph.answer_form import has_form, question_form
 from askai_graph.catalog import catalog_answer
 from askai_graph.evidence import SearchResult, analysed_inline
 from askai_graph.sections import CodeBlock, Section, fenced, page_sections, rank_sections
@@ -92,27 +92,28 @@ class ExtractiveWriter:
             return NOTHING_FOUND
         form = question_form(question)
         best, best_score = ranked[0]
-        lead = self._sentences(best, wanted, set(), self.max_sentences)
+        lead = self._sentences(question, best, wanted, set(), self.max_sentences)
         code = self._code(best, wanted) if form in CODE_FORMS else []
         if not lead and not code:
             return NOTHING_FOUND
         covered = wanted & (set(best.terms) if code else set().union(*(terms for _, terms in lead)))
-        parts = [self._paragraph(results[best.post], [s for s, _ in lead], results), *code]
+        parts = [self._paragraph(results[best.post], [s for s, _ in lead], named(best.heading)), *code]
         # Another section (of this page or another) only for a question term the first
         # one leaves uncovered; a section repeating covered terms is a passing mention.
         for section, score in ranked[1:]:
             uncovered = (wanted - covered) & set(section.terms)
             if not uncovered or score < MIN_RELATIVE_SCORE * best_score:
                 continue
-            extra = self._sentences(section, wanted, covered, self.max_per_post, must=uncovered)
+            extra = self._sentences(question, section, wanted, covered, self.max_per_post, must=uncovered)
             if extra:
-                parts.append(self._paragraph(results[section.post], [s for s, _ in extra], results))
+                parts.append(self._paragraph(results[section.post], [s for s, _ in extra], named(section.heading)))
                 covered |= wanted & set().union(*(terms for _, terms in extra))
                 break
         return "\n\n".join(part for part in parts if part)
 
     def _sentences(
         self,
+        question: str,
         section: Section,
         wanted: set[str],
         covered: set[str],
@@ -143,7 +144,7 @@ class ExtractiveWriter:
             for i, (s, t) in enumerate(quotable)
             if len(t & wanted) >= min_shared
         ]
-        candidates.sort(key=lambda c: (-score(c[2]) - (0.5 if "`" in c[1] else 0.0), c[0]))
+        candidates.sort(key=lambda c: (-score(c[2]) - form_bonus(question, c[1]), c[0]))
         chosen: list[tuple[int, str, frozenset[str]]] = []
         seen = set(covered)
         top = 0.0
@@ -177,11 +178,30 @@ class ExtractiveWriter:
         return [fenced(block, self.max_code_lines) for _, block in sorted(picked, key=lambda item: item[0])]
 
     @staticmethod
-    def _paragraph(result: SearchResult, picked: list[str], results: list[SearchResult]) -> str:
+    def _paragraph(result: SearchResult, picked: list[str], name: str = "") -> str:
         if not picked:
-            return f"From {markdown_link(result)}:"
+            return f"{name}: from {markdown_link(result)}:" if name else f"From {markdown_link(result)}:"
         text = " ".join(plain_text(s) for s in with_antecedents(picked, result.content))
-        return f"{text} ({markdown_link(result)})"
+        return f"{name}: {text} ({markdown_link(result)})" if name else f"{text} ({markdown_link(result)})"
+
+
+def form_bonus(question: str, sentence: str) -> float:
+    """Prefer a sentence with the form asked for: an instruction for a how-to, a value for a value question."""
+    form = question_form(question)
+    return 0.5 if form != "explanation" and has_form(form, sentence, question) else 0.0
+
+
+_CODE_HEADING = re.compile(r"`[^`\n]+`")
+
+
+def named(heading: str) -> str:
+    """Return a section heading that names an option or API (it holds a code span), else ''.
+
+    Reference pages put the option in the heading ("`--verbose`", "`model_config`") and
+    only describe it below: quoting the description without the heading would leave out
+    the very thing the reader asked for.
+    """
+    return plain_text(heading) if _CODE_HEADING.search(heading) else ""
 
 
 # A sentence opening with one of these leans on the one before it.
