@@ -20,7 +20,7 @@ Signals, each in [0, 1]:
   is not a question about the site: quoted posts cannot align with it, so intent fails
   and no source card lends the site's authority to an injection attempt.
 - **confidence**: the mean of relevance and grounded share, times the square of the
-  share of question terms the evidence mentions at all (gaps weigh heavily), times the
+  share of question terms the evidence mentions at all, to the power 1.5 (gaps weigh heavily), times the
   square root of the share of those the passages the draft quotes (its cited posts'
   evidence) mention: relevance is judged on what the draft quotes, not on the union. For a
   catalog question it is fixed at 0.5: from a bounded evidence slice a lexical
@@ -157,10 +157,10 @@ class LexicalCritic:
             quoted_share = len(question_terms & quoted) / len(known) if known else 0.0
             grounded = 1 - len(ungrounded) / len(claims) if claims else 0.0
             # Coverage multiplies: a question term no evidence mentions (a gap) means the
-            # site cannot answer that part, however well the rest reads (squared); one
+            # site cannot answer that part, however well the rest reads (power 1.5); one
             # that only an uncited page mentions weighs less (square root), since a
             # paraphrase ("presented") often has no twin on the right page.
-            confidence = (0.5 * relevance + 0.5 * grounded) * coverage**2 * quoted_share**0.5
+            confidence = (0.5 * relevance + 0.5 * grounded) * coverage**1.5 * quoted_share**0.5
         review = {
             "confidence": round(confidence, 3),
             "answer_relevance": round(relevance, 3),
