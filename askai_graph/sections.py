@@ -23,7 +23,7 @@ from askai_graph.text import content_terms
 
 K1 = 1.2
 B = 0.75
-RANK_PRIOR = 0.3
+RANK_PRIOR = 0.6
 """Score bonus lost per retrieval rank: a tie goes to the retriever's better page."""
 _OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^`\s]*)[^`]*$")
 _LANGUAGE = re.compile(r"^[A-Za-z0-9_+.#-]{1,20}$")
@@ -93,7 +93,7 @@ def page_sections(results: list[SearchResult]) -> list[Section]:
     found = []
     for post, result in enumerate(results):
         for heading, text, code in _page_sections(result.content):
-            lead = f"{result.title} {heading}"
+            lead = f"{result.title} {heading} {heading}"
             found.append(Section(post, heading, text, code, tuple(content_terms(f"{lead} {lead} {text}"))))
     return found
 
