@@ -141,7 +141,7 @@ class Settings(BaseSettings):
         ge=-1,
         le=1,
         description="Hybrid's relevance floor on meaning: a page this cosine-similar to the question is relevant "
-        "whatever its words (others must reach `min_term_coverage`). Unset: measured for the model (0.36 for the "
+        "whatever its words (others must reach `min_term_coverage`). Unset: measured for the model (0.32 for the "
         "local all-MiniLM-L6-v2); for other models the lexical floor alone decides.",
     )
     rerank_candidates: int = Field(
