@@ -14,7 +14,8 @@ Forms:
   command (or prose naming one: "the quaystone purge command"), a value the question
   does not already hold, or an imperative step that names a question term.
 - ``value``: a default, a count, a value, what replaces something. Needs a code span,
-  a number, a quoted literal or a literal word (``true``, ``none``...).
+  a number (in digits or words: "half a litre"), a quoted literal or a literal word
+  (``true``, ``none``...).
 - ``reason``: why. Needs a causal or conditional connective ("because", "so",
   "otherwise", "if", "without"...) or a negation ("are not on the same scale").
 - ``explanation``: anything else (what is, when should I): no form required.
@@ -71,7 +72,11 @@ _IMPERATIVE = frozenset(
 _YOU_CAN = re.compile(r"\byou (?:can|could|should|need to|have to|must|may|will need to)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\b")
 _QUOTED = re.compile(r"\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'")
-_LITERAL = re.compile(r"\b(?:true|false|none|null|enabled|disabled)\b", re.IGNORECASE)
+_LITERAL = re.compile(
+    r"\b(?:true|false|none|null|enabled|disabled|half|quarter|once|twice|dozen|hundred|thousand|million"
+    r"|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|fifty)\b",
+    re.IGNORECASE,
+)
 _REASON = re.compile(
     r"\b(?:because|since|so|in order to|otherwise|unless|the reason|this is why|that is why|that's why|due to"
     r"|as a result|which means|this means|means|to avoid|to prevent|to make sure|to ensure|to keep|prevents?"
