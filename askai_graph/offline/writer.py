@@ -37,8 +37,6 @@ MIN_RELATIVE_SCORE = 0.35
 # and a value (a default is often shown as code).
 CODE_FORMS = frozenset({"instruction", "value"})
 NOTHING_FOUND = "The site's articles don't seem to cover this question."
-# Few content words on purpose: the intro must not claim a word ("articles") the site may never use.
-CATALOG_INTRO = "Here is what the site has:"
 
 
 def markdown_link(result: SearchResult) -> str:
