@@ -44,6 +44,7 @@ from askai_graph.settings import Settings
 from askai_graph.writing import Writer
 
 if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
     from langchain_core.language_models import BaseChatModel
 
 # A retriever invoked without ``k`` returns up to this many pages; Research asks for its ``top_k``.
@@ -202,10 +203,14 @@ def default_condenser(settings: Settings, writer: BaseChatModel | Writer | None 
     return LexicalCondenser()
 
 
-def default_writer(settings: Settings) -> Writer:
-    """Return the configured Writer: a chat model if one is set, else the extractive one."""
+def default_writer(settings: Settings, embeddings: Embeddings | None = None) -> Writer:
+    """Return the configured Writer: a chat model if one is set, else the extractive one.
+
+    ``embeddings`` (the retriever's model, when it has one) helps the extractive Writer
+    rank sections; it is shared, never loaded a second time.
+    """
     model = settings.writer_model or settings.model
-    return ChatModelAdapter(chat_model(model, settings)) if model else ExtractiveWriter()
+    return ChatModelAdapter(chat_model(model, settings)) if model else ExtractiveWriter(embeddings=embeddings)
 
 
 def default_critic(settings: Settings) -> Critic:

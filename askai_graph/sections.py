@@ -14,10 +14,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from askai_graph.evidence import SearchResult
+from askai_graph.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 from askai_graph.passages import split_sections
 from askai_graph.text import content_terms
 
@@ -98,8 +100,28 @@ def page_sections(results: list[SearchResult]) -> list[Section]:
     return found
 
 
-def rank_sections(question: str, sections: list[Section]) -> list[tuple[Section, float]]:
-    """Return the ``sections`` sharing a term with ``question``, best first, scored by BM25 and the rank prior."""
+def rank_sections(
+    question: str, sections: list[Section], similarity: Sequence[float] | None = None
+) -> list[tuple[Section, float]]:
+    """Return the ``sections`` matching ``question``, best first, with their scores.
+
+    BM25 (sections sharing a term) and the rank prior; with ``similarity`` (each
+    section's cosine to the question, from an embedding model), the BM25 ranking and the
+    similarity ranking are fused by reciprocal rank fusion first, as hybrid retrieval
+    fuses pages.
+    """
+    lexical = _bm25_sections(question, sections)
+    if similarity is None:
+        return lexical
+    by_meaning = sorted(range(len(sections)), key=lambda i: -similarity[i])
+    position = {id(section): i for i, section in enumerate(sections)}
+    fused = reciprocal_rank_fusion([[position[id(s)] for s, _ in lexical], by_meaning], DEFAULT_RRF_K)
+    ranked = [(sections[i], score * (1 - RANK_PRIOR * min(sections[i].post, 5) / 5)) for i, score in fused]
+    ranked.sort(key=lambda item: -item[1])
+    return ranked
+
+
+def _bm25_sections(question: str, sections: list[Section]) -> list[tuple[Section, float]]:
     wanted = list(dict.fromkeys(content_terms(question)))
     if not wanted or not sections:
         return []

@@ -241,3 +241,51 @@ def test_a_scripted_model_critic_fails_a_talk_around_and_its_gap_steers_the_retr
     assert fake.queries[1] == "How do I enable HTTP/2? http2 option"
     assert "talks around the question" in critic.prompts[0].replace("\n", " ")
     assert "exact code, option, setting or command" in writer.prompts[0].replace("\n", " ")
+
+
+# --- the embedding model helps the Writer rank sections ------------------------------------
+
+TRAIL = """# Trail notes
+
+## Packing
+
+Pack the tent, the stove and a light bag for the trip before the day of the trip.
+
+## Hydration
+
+Pack a filter for the trip: thirsty hikers drink from streams on every trip.
+
+## Streams
+
+After the rain, mountain streams run muddy and thirsty hikers wait.
+"""
+
+
+def test_with_an_embedding_model_the_writer_leads_with_the_section_closest_in_meaning() -> None:
+    from askai_graph import ExtractiveWriter
+    from askai_graph.writing import DraftRequest
+    from tests.fakes import ConceptEmbeddings
+
+    found = to_search_results([post(1, TRAIL)], top_k=6)
+    request = DraftRequest(question="What should I pack for water on the trip?", search_results=found)
+    lexical = ExtractiveWriter().write(request)
+    meaning = ExtractiveWriter(embeddings=ConceptEmbeddings()).write(request)
+    assert lexical.startswith("Pack the tent")  # BM25: "pack" and "trip" twice
+    assert meaning.startswith("Pack a filter")  # fused with the "water" concept (drink, thirsty)
+
+
+def test_the_graph_lends_the_retrievers_embedding_model_to_the_extractive_writer(tmp_path: Path) -> None:
+    from askai_graph.hybrid import HybridRetriever
+    from tests.fakes import ConceptEmbeddings
+
+    (tmp_path / "notes.md").write_text("---\ntitle: Trail notes\nurl: https://trail.example/notes/\n---\n" + TRAIL)
+    model = ConceptEmbeddings()
+    pages = HybridRetriever(
+        corpus=load_corpus(tmp_path), embeddings=model, embeddings_model="fake", cache_dir=tmp_path, min_term_coverage=0
+    )
+    embedded_at_start = len(model.texts)
+    build_graph(retriever=pages, settings=Settings(index_cache_dir=tmp_path)).invoke(
+        {"question": "What should I pack for water on the trip?"}
+    )
+    sections = [text for text in model.texts[embedded_at_start:] if text.startswith("Hydration")]
+    assert sections  # the Writer embedded the page's sections with the retriever's own model

@@ -1,7 +1,8 @@
 """The extractive Writer: answers from the retrieved section that best matches the question.
 
 For an ordinary question it ranks the sections of the retrieved pages for the question
-(``askai_graph.sections``: BM25 over this request's sections) and leads with the best
+(``askai_graph.sections``: BM25 over this request's sections, fused with the embedding
+model's ranking when one is configured) and leads with the best
 one: its most relevant sentences (IDF-weighted question terms, each adding a term or
 scoring close to the best), cited by the page's exact ``source_url``, and, when the
 question asks how, which option or what to write (``answer_form``), its most relevant
@@ -20,6 +21,9 @@ import re
 from collections import Counter
 from functools import lru_cache
 
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
 from askai_graph import plaintext
 from askai_graph.answer_form import has_form, question_form
 from askai_graph.catalog import catalog_answer
@@ -37,6 +41,8 @@ MIN_RELATIVE_SCORE = 0.35
 # and a value (a default is often shown as code).
 CODE_FORMS = frozenset({"instruction", "value"})
 NOTHING_FOUND = "The site's articles don't seem to cover this question."
+SECTION_CHARS = 1000
+VECTOR_CACHE = 4096
 
 
 def markdown_link(result: SearchResult) -> str:
@@ -58,9 +64,16 @@ class ExtractiveWriter:
     """Deterministic extractive answer writer (see module docstring)."""
 
     def __init__(
-        self, max_sentences: int = 3, max_per_post: int = 2, max_code_blocks: int = 2, max_code_lines: int = 30
+        self,
+        max_sentences: int = 3,
+        max_per_post: int = 2,
+        max_code_blocks: int = 2,
+        max_code_lines: int = 30,
+        embeddings: Embeddings | None = None,
     ) -> None:
-        """Configure how much of the evidence an answer quotes: sentences, code blocks and code lines."""
+        """Configure how much of the evidence an answer quotes, and the embedding model that helps rank sections."""
+        self.embeddings = embeddings
+        self._vectors: dict[str, list[float]] = {}
         self.max_sentences = max_sentences
         self.max_per_post = max_per_post
         self.max_code_blocks = max_code_blocks
@@ -73,8 +86,11 @@ class ExtractiveWriter:
         return self._answer(request.question, request.search_results)
 
     async def awrite(self, request: DraftRequest) -> str:
-        """Write inline when the retrieved text is small (see ``evidence.INLINE_CHARS``), else in a worker thread."""
-        if analysed_inline(request.search_results):
+        """Write inline when the retrieved text is small (see ``evidence.INLINE_CHARS``), else in a worker thread.
+
+        With an embedding model, always in a worker thread: embedding sections is a model call.
+        """
+        if self.embeddings is None and analysed_inline(request.search_results):
             return self.write(request)
         return await asyncio.to_thread(self.write, request)
 
@@ -85,7 +101,8 @@ class ExtractiveWriter:
 
     def _answer(self, question: str, results: list[SearchResult]) -> str:
         wanted = set(content_terms(question))
-        ranked = rank_sections(question, page_sections(results))
+        sections = page_sections(results)
+        ranked = rank_sections(question, sections, self._similarity(question, sections))
         if not ranked:
             return NOTHING_FOUND
         form = question_form(question)
@@ -108,6 +125,22 @@ class ExtractiveWriter:
                 covered |= wanted & set().union(*(terms for _, terms in extra))
                 break
         return "\n\n".join(part for part in parts if part)
+
+    def _similarity(self, question: str, sections: list[Section]) -> list[float] | None:
+        """Return each section's cosine to the question, when an embedding model is configured."""
+        if self.embeddings is None or not sections:
+            return None
+        # Models read a few hundred tokens: a section's heading and opening carry its vector.
+        texts = [f"{section.heading}\n{section.text}"[:SECTION_CHARS] for section in sections]
+        missing = [text for text in dict.fromkeys(texts) if text not in self._vectors]
+        if missing:
+            if len(self._vectors) > VECTOR_CACHE:  # the same pages come back: keep a bounded cache
+                self._vectors.clear()
+            self._vectors.update(zip(missing, self.embeddings.embed_documents(missing), strict=True))
+        query = np.asarray(self.embeddings.embed_query(question), dtype=float)
+        matrix = np.asarray([self._vectors[text] for text in texts], dtype=float)
+        norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
+        return [float(value) for value in (matrix @ query) / np.where(norms == 0, 1.0, norms)]
 
     def _sentences(
         self,
