@@ -51,7 +51,7 @@ $(LLAMA_WHEEL): | $(BIN)/python
 # Three questions, three endings: accepted with sources, a catalog answer accepted early
 # without source cards (low confidence), and an off-topic question that falls back.
 demo: $(VENV)/.installed-app
-	$(BIN)/askai ask "How does a semantic cache decide a hit?"
+	$(BIN)/askai ask "How does a semantic cache work?"
 	@echo
 	$(BIN)/askai ask "$(QUESTION)"
 	@echo

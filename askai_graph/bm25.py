@@ -133,3 +133,20 @@ def top_documents(index: bm25s.BM25, terms: Sequence[str], k: int) -> list[tuple
     best = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
     ranked = sorted(((int(i), float(scores[i])) for i in best if scores[i] > 0), key=lambda p: (-p[1], p[0]))
     return ranked
+
+
+def term_weights(index: bm25s.BM25, terms: Sequence[str]) -> dict[str, float]:
+    """Return each distinct term's IDF in ``index``; a term the index never saw gets the highest IDF.
+
+    A word no passage has is the most distinctive word of a question: an uncovered
+    question ("center a div") is recognised by the weight of what no page mentions.
+    """
+    n = int(index.scores["num_docs"])
+    indptr = index.scores["indptr"]
+    weights = {}
+    for term in dict.fromkeys(terms):
+        tid = index.vocab_dict.get(term)
+        df = int(indptr[tid + 1] - indptr[tid]) if tid is not None and term != EMPTY_TOKEN else 0
+        weights[term] = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+    return weights
+

@@ -84,6 +84,21 @@ bread?") were drafted and degraded instead of falling back; 0.15 restores their 
 and keeps hybrid at or above BM25 on both eval sets (``make eval-compare``)."""
 
 
+RELEVANT_SIMILARITY = {f"local:{LOCAL_MODEL}": 0.32}
+"""Measured relevance bars by model, for hybrid's relevance floor (``askai_graph.relevance``).
+all-MiniLM-L6-v2: off-topic questions came at most 0.31 close to any passage of the
+FastAPI, Pydantic and Jest docs and 0.30 on the bundled site; answerable questions on the
+three docs sites at least 0.37, but paraphrases of the bundled posts as low as 0.1, so
+no bar keeps them all (README "Measure it")."""
+
+
+def relevant_similarity(settings: Settings) -> float | None:
+    """Return the cosine that makes a page relevant in hybrid retrieval: the setting, else the model's bar, or None."""
+    if settings.dense_relevance is not None:
+        return settings.dense_relevance
+    return RELEVANT_SIMILARITY.get(model_key(settings) or "")
+
+
 def min_similarity(settings: Settings) -> float:
     """Return the cosine below which a passage is no dense candidate: the setting, else the model's floor."""
     if settings.dense_min_similarity is not None:

@@ -79,8 +79,9 @@ class EvidencePassage(BaseModel):
 def evidence_slice(question: str, draft: str, results: list[SearchResult], budget_chars: int) -> list[EvidencePassage]:
     """Pick, per post, the sentences most related to the question and draft, within budget.
 
-    Posts the draft cites come first and share the budget evenly with the rest, so a
-    long corpus never floods a model's context while the cited passages stay in view.
+    Posts the draft cites come first and share two thirds of the budget (the rest share
+    what is left), so a long corpus never floods a model's context while the cited
+    passages stay in view.
     The Writer's slice is taken with an empty draft (question relevance only).
     """
     if not results:
@@ -88,13 +89,17 @@ def evidence_slice(question: str, draft: str, results: list[SearchResult], budge
     cited = [r for r in results if r.source_url in draft]
     ordered = cited + [r for r in results if r not in cited]
     per_post = max(120, budget_chars // len(ordered))
+    # The passages a draft quotes are what it is judged against: the cited posts share
+    # two thirds of the budget, so a quoted sentence deep in a long section is in view.
+    cited_share = max(per_post, (2 * budget_chars // 3) // len(cited)) if cited else per_post
+    rest_share = max(120, (budget_chars - cited_share * len(cited)) // max(1, len(ordered) - len(cited)))
     focus = set(content_terms(question)) | set(content_terms(draft))
     passages: list[EvidencePassage] = []
     spent = 0
     for result in ordered:
         if spent >= budget_chars:
             break
-        allowance = min(per_post, budget_chars - spent)
+        allowance = min(cited_share if result in cited else rest_share, budget_chars - spent)
         analysed = sentence_terms(result.content) or ((result.content, frozenset()),)
         candidates = [sentence for sentence, _ in analysed]
         ranked = sorted(range(len(analysed)), key=lambda i: -len(focus.intersection(analysed[i][1])))

@@ -106,11 +106,15 @@ def gate_statuses(state: AskState) -> dict[str, GateStatus]:
 
 
 def display_sources(state: AskState) -> list[Source]:
-    """Return the source cards: retrieved posts deduplicated by URL, cited posts first."""
+    """Return the source cards: the retrieved posts the answer links, in order of first citation.
+
+    An uncited retrieved post is never a card: a card says "the answer used this page",
+    and a page that was only retrieved is candidate evidence, not a source. Validation's
+    ``cited_urls`` are distinct and in draft order; a URL outside this request's results
+    (impossible once Validation passed) is never shown.
+    """
     results: list[SearchResult] = state.get("search_results", [])
     by_url: dict[str, SearchResult] = {}
     for result in results:
         by_url.setdefault(result.source_url, result)
-    cited = [url for url in cited_post_urls(state) if url in by_url]
-    ordered = cited + [url for url in by_url if url not in cited]
-    return [Source(title=by_url[url].title, url=url) for url in ordered]
+    return [Source(title=by_url[url].title, url=url) for url in cited_post_urls(state) if url in by_url]

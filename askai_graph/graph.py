@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, get_args, get_type_hints
 
+from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 
 # LangGraph's own node runnable (what add_node wraps a plain function in): it takes a sync
@@ -81,7 +82,10 @@ def build_graph(
     """
     base = settings or Settings()
     research = Research(retriever if retriever is not None else default_retriever(base))
-    write = Write(as_writer(writer) if writer is not None else default_writer(base))
+    # The extractive Writer ranks sections with the retriever's embedding model, if any.
+    shared = getattr(research.retriever, "embeddings", None)
+    shared = shared if isinstance(shared, Embeddings) else None
+    write = Write(as_writer(writer) if writer is not None else default_writer(base, shared))
     review = Review(as_critic(critic) if critic is not None else default_critic(base))
     condense = Condense(default_condenser(base, writer))
 

@@ -75,11 +75,30 @@ class HybridRetriever(DenseRetriever):
     dense_depth: int = Field(DEFAULT_DEPTH, ge=1)
     """Pages the dense ranking contributes."""
 
+    relevant_similarity: float | None = Field(None, ge=-1, le=1)
+    """A page this similar to the question passes the relevance floor whatever its words; ``None``: the
+    lexical floor alone decides."""
+
     _bm25: bm25s.BM25 = PrivateAttr()
 
     def _open(self) -> None:
         super()._open()
         self._bm25 = open_bm25(self)
+
+    def _lexical_index(self) -> bm25s.BM25:
+        return self._bm25
+
+    def _relevant(self, query: str, hits: list[PageHit]) -> list[PageHit]:
+        """Keep the pages that cover the question's words (BM25's floor) or come close to its meaning.
+
+        A synonym the words miss is what the dense side is for, so a page at least
+        ``relevant_similarity`` close to the question is relevant whatever its words.
+        """
+        lexical = super()._relevant(query, hits)
+        if self.relevant_similarity is None:
+            return lexical
+        bar = self.relevant_similarity
+        return [hit for hit in hits if hit in lexical or (hit.similarity is not None and hit.similarity >= bar)]
 
     def _rank(self, query: str, pages: int) -> list[PageHit]:
         ranked = lexical_passages(self._bm25, query, self.lexical_depth * PASSAGES_PER_PAGE)
@@ -87,8 +106,9 @@ class HybridRetriever(DenseRetriever):
         dense = self._dense_pages(query, self.dense_depth)
         fused = reciprocal_rank_fusion([[hit.post_id for hit in lexical], [hit.post_id for hit in dense]], self.rrf_k)
         sides = [{hit.post_id: hit.passages for hit in side} for side in (lexical, dense)]
+        similarity = {hit.post_id: hit.score for hit in dense}
         hits = []
         for post_id, score in fused[:pages]:
             passages = reciprocal_rank_fusion([side.get(post_id, ()) for side in sides], self.rrf_k)
-            hits.append(PageHit(post_id, score, tuple(doc for doc, _ in passages)))
+            hits.append(PageHit(post_id, score, tuple(doc for doc, _ in passages), similarity.get(post_id)))
         return hits

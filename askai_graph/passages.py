@@ -41,6 +41,11 @@ def split_passages(body: str, max_chars: int = DEFAULT_PASSAGE_CHARS) -> list[Pa
     return passages or [Passage("", body)]
 
 
+def split_sections(body: str) -> list[Passage]:
+    """Return the sections of ``body`` cut at every heading outside code fences, however short."""
+    return [Passage(heading, text) for heading, text in _sections(body)] or [Passage("", body)]
+
+
 def passage_text(post: Post, passage: Passage, first: bool) -> str:
     """Return the text BM25 indexes for ``passage``: its own, plus title and heading counted twice.
 

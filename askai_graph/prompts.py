@@ -17,6 +17,15 @@ source_url value exactly, character for character; each post's cite_as line is t
 title already escaped for Markdown: copy it as it is. Never invent, shorten, or modify a URL, \
 and never link to anything that is not a source_url below.
 - Images: only use image URLs listed for a post, as ![alt](url).
+- Give the reader what the question asks for. When it asks how to do something, which \
+option, setting or command to use, or what to write, give the exact code, option, setting \
+or command from the posts: copy a code block verbatim in a fenced block with its language, \
+and name options and commands in backticks. When it asks for a default, a number or a \
+value, state the value. When it asks why, give the reason. Explaining around the \
+question without the instruction or value it asks for is not an answer.
+- Lead with the single most relevant passage; add another post only for a part of the \
+question the first one does not cover. Never add sentences that merely share a word \
+with the question.
 - If the posts do not answer the question, say so plainly instead of guessing.
 - For a question about which posts exist, answer with a bulleted list of posts, each a \
 link to its source_url with a one-line description.
@@ -55,8 +64,15 @@ Reply with one JSON object and nothing else, with exactly these keys:
 
 - confidence: how likely the draft is correct and complete given the evidence.
 - answer_relevance: how much of the question the draft addresses.
-- intent_alignment: whether the draft gives the kind of answer asked for.
-- drift_detected: true if the draft wanders into topics the question did not ask about.
+- intent_alignment: whether the draft gives the kind of answer asked for. A how-to or \
+which-option question needs the instruction itself (a code block, command, option, \
+setting or concrete step); a question about a default, a number or a value needs the \
+value; a why question needs the reason. A draft that talks around the question without \
+giving what it asks for (it explains why a feature exists but never says how to turn it \
+on; it shares the question's words but not its answer) gets intent_alignment below 0.5, \
+and gaps must name what is missing (for example "the option that sets the line width").
+- drift_detected: true if the draft wanders into topics the question did not ask about, \
+including sentences that only share a word with the question.
 - ungrounded_claims: each claim in the draft that the evidence does not support.
 - gaps: short search phrases for what the evidence is missing to answer fully."""
 

@@ -29,7 +29,13 @@ from askai_graph.corpus import corpus_for
 from askai_graph.critique import Critique
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
 from askai_graph.dense import check_embedded_with
-from askai_graph.embeddings import EmbeddingsError, embeddings_for, min_similarity, model_key
+from askai_graph.embeddings import (
+    EmbeddingsError,
+    embeddings_for,
+    min_similarity,
+    model_key,
+    relevant_similarity,
+)
 from askai_graph.hybrid import DenseRetriever, HybridRetriever
 from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
 from askai_graph.retrieval import BM25Retriever, PageRetriever
@@ -38,6 +44,7 @@ from askai_graph.settings import Settings
 from askai_graph.writing import Writer
 
 if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
     from langchain_core.language_models import BaseChatModel
 
 # A retriever invoked without ``k`` returns up to this many pages; Research asks for its ``top_k``.
@@ -196,10 +203,14 @@ def default_condenser(settings: Settings, writer: BaseChatModel | Writer | None 
     return LexicalCondenser()
 
 
-def default_writer(settings: Settings) -> Writer:
-    """Return the configured Writer: a chat model if one is set, else the extractive one."""
+def default_writer(settings: Settings, embeddings: Embeddings | None = None) -> Writer:
+    """Return the configured Writer: a chat model if one is set, else the extractive one.
+
+    ``embeddings`` (the retriever's model, when it has one) helps the extractive Writer
+    rank sections; it is shared, never loaded a second time.
+    """
     model = settings.writer_model or settings.model
-    return ChatModelAdapter(chat_model(model, settings)) if model else ExtractiveWriter()
+    return ChatModelAdapter(chat_model(model, settings)) if model else ExtractiveWriter(embeddings=embeddings)
 
 
 def default_critic(settings: Settings) -> Critic:
@@ -231,6 +242,7 @@ def default_retriever(settings: Settings, *, reranker: BaseDocumentCompressor | 
         "passage_chars": settings.passage_chars,
         "reranker": reranker,
         "rerank_candidates": settings.rerank_candidates,
+        "min_term_coverage": settings.min_term_coverage,
     }
     mode = settings.retrieval if settings.retrieval != "auto" else ("hybrid" if settings.embeddings else "bm25")
     if mode == "bm25":
@@ -247,5 +259,6 @@ def default_retriever(settings: Settings, *, reranker: BaseDocumentCompressor | 
     if mode == "dense":
         return DenseRetriever(**dense)
     return HybridRetriever(
-        **dense, rrf_k=settings.rrf_k, lexical_depth=settings.lexical_depth, dense_depth=settings.dense_depth
+        **dense, rrf_k=settings.rrf_k, lexical_depth=settings.lexical_depth, dense_depth=settings.dense_depth,
+        relevant_similarity=relevant_similarity(settings),
     )

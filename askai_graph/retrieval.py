@@ -37,6 +37,7 @@ from askai_graph.bm25 import Vocabulary, build_bm25, top_documents
 from askai_graph.catalog import site_order_key
 from askai_graph.corpus import Corpus, Post
 from askai_graph.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
+from askai_graph.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
 from askai_graph.text import content_terms
 
 logger = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ logger = logging.getLogger(__name__)
 PASSAGES_PER_PAGE = 4
 # Passages of one page a Document carries (its best ones, in page order).
 EVIDENCE_PASSAGES = 2
-_CACHE_FORMAT = "p1"
+_CACHE_FORMAT = "p2"  # p2: camelCase identifiers are indexed with their parts
 
 
 def default_cache_dir() -> Path:
@@ -76,6 +77,8 @@ class PageHit:
     """The page's score in its ranking (its best passage's, or the fused score)."""
     passages: tuple[int, ...]
     """Its matching passages (document ids), best first."""
+    similarity: float | None = None
+    """Its best passage's cosine similarity to the question, when a dense ranking found it."""
 
 
 def group_pages(ranked: Sequence[tuple[int, float]], post_of: dict[int, int]) -> list[PageHit]:
@@ -108,6 +111,8 @@ class PageRetriever(BaseRetriever):
     """Reorders (and may drop) the ranked pages before the best ``k`` are kept."""
     rerank_candidates: int = Field(20, ge=1)
     """Ranked pages the reranker sees at most (the rest follow unreranked)."""
+    min_term_coverage: float = Field(DEFAULT_MIN_TERM_COVERAGE, ge=0, le=1)
+    """Pages covering less of the question's IDF-weighted terms are no candidates (``askai_graph.relevance``)."""
 
     _passages: list[tuple[int, Passage]] = PrivateAttr(default_factory=list)
     _first: frozenset[int] = PrivateAttr(default=frozenset())
@@ -131,10 +136,19 @@ class PageRetriever(BaseRetriever):
         """Return up to ``pages`` ranked pages for ``query``."""
         raise NotImplementedError
 
+    def _lexical_index(self) -> bm25s.BM25 | None:
+        """Return the BM25 index the relevance floor counts terms in (``None``: no floor, e.g. dense alone)."""
+        return None
+
+    def _relevant(self, query: str, hits: list[PageHit]) -> list[PageHit]:
+        """Keep the ranked pages above the relevance floor (``askai_graph.relevance``)."""
+        lexical = self._lexical_index()
+        return hits if lexical is None else above_floor(lexical, query, hits, self.min_term_coverage)
+
     def _candidates(self, query: str, k: int) -> tuple[list[Document], list[Document]]:
         """Return the Documents for the reranker (possibly none) and those that follow them."""
         wanted = max(k, self.rerank_candidates) if self.reranker is not None else k
-        hits = self._rank(query, wanted) if content_terms(query) else []
+        hits = self._relevant(query, self._rank(query, wanted)) if content_terms(query) else []
         documents = self._documents(hits)
         if self.reranker is None:
             return [], documents
@@ -223,6 +237,9 @@ class BM25Retriever(PageRetriever):
 
     def _open(self) -> None:
         self._index = open_bm25(self)
+
+    def _lexical_index(self) -> bm25s.BM25:
+        return self._index
 
     def _rank(self, query: str, pages: int) -> list[PageHit]:
         ranked = lexical_passages(self._index, query, pages * PASSAGES_PER_PAGE)

@@ -128,6 +128,22 @@ class Settings(BaseSettings):
         description="Passages less cosine-similar than this to the question are no dense candidates; unset: the "
         "floor measured for the embedding model (0.15 for the local all-MiniLM-L6-v2, 0 otherwise: keep all).",
     )
+    min_term_coverage: float = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description="Relevance floor (BM25 and hybrid): a page's best passage must score this share of the most "
+        "BM25 can give the question's distinct terms, each weighted by its IDF in the index (a term no page has "
+        "weighs the most); a question no page covers retrieves nothing and falls back. 0 turns the floor off.",
+    )
+    dense_relevance: float | None = Field(
+        None,
+        ge=-1,
+        le=1,
+        description="Hybrid's relevance floor on meaning: a page this cosine-similar to the question is relevant "
+        "whatever its words (others must reach `min_term_coverage`). Unset: measured for the model (0.32 for the "
+        "local all-MiniLM-L6-v2); for other models the lexical floor alone decides.",
+    )
     rerank_candidates: int = Field(
         20, ge=1, le=1000, description="Fused pages a reranker (BaseDocumentCompressor, Python API) sees at most."
     )

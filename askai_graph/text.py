@@ -1,7 +1,8 @@
 """Lexical text analysis shared by retrieval, the offline models and the cache.
 
-Deterministic and dependency-light: lower-casing, a word tokenizer, an English stop-word
-list and the Snowball stemmer (PyStemmer), so "caching", "cached" and "caches" meet.
+Deterministic and dependency-light: a word tokenizer (camelCase identifiers also yield
+their parts), lower-casing, an English stop-word list and the Snowball stemmer
+(PyStemmer), so "caching", "cached" and "caches" meet.
 """
 
 from __future__ import annotations
@@ -11,7 +12,11 @@ from functools import lru_cache
 
 import Stemmer
 
-_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+# An identifier written in camelCase or PascalCase ("onlyChanged", "HTTPException")
+# names words a reader types apart: its parts are terms too.
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 
 STOP_WORDS = frozenset(
@@ -37,8 +42,17 @@ _stemmer = Stemmer.Stemmer("english")
 
 
 def words(text: str) -> list[str]:
-    """Return the lower-cased word tokens of ``text``, stop words included."""
-    return _WORD.findall(text.lower())
+    """Return the lower-cased word tokens of ``text``, stop words included.
+
+    A camelCase identifier yields itself and then its parts ("onlyChanged": "onlychanged",
+    "only", "changed"), so "tests related to files I changed" meets ``--onlyChanged``.
+    """
+    found = []
+    for token in _WORD.findall(text):
+        found.append(token.lower())
+        if _CAMEL.search(token):
+            found.extend(part.lower() for part in _CAMEL_PART.findall(token))
+    return found
 
 
 @lru_cache(maxsize=65_536)

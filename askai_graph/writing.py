@@ -9,9 +9,10 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
 from askai_graph.condensing import history_block
-from askai_graph.evidence import SearchResult, evidence_slice
+from askai_graph.evidence import SearchResult
 from askai_graph.plaintext import markdown_link, strip_invisible
 from askai_graph.prompts import SOURCE_BLOCK, WRITER_FEEDBACK, WRITER_SYSTEM, WRITER_USER
+from askai_graph.sections import section_slice
 from askai_graph.state import Turn
 
 
@@ -29,8 +30,8 @@ class DraftRequest(BaseModel):
     catalog: bool = False
     """Whether the question asks which posts exist."""
     evidence_chars: int | None = None
-    """Characters of the posts a model's prompt carries (the most relevant sentences per
-    post); ``None`` means whole posts. Sliced by the writer that reads it: the offline
+    """Characters of the posts a model's prompt carries (the sections that best match the
+    question, code included); ``None`` means whole posts. Sliced by the writer that reads it: the offline
     writer never pays for it."""
     history: list[Turn] = []
     """The conversation's most recent turns (bounded), oldest first; context, not evidence."""
@@ -91,9 +92,10 @@ def writer_messages(request: DraftRequest) -> list[BaseMessage]:
     if request.evidence_chars is None:
         sources = format_sources(request.search_results)
     else:
-        # A model's context is finite: it gets the most relevant sentences per post.
-        evidence = evidence_slice(request.question, "", request.search_results, request.evidence_chars)
-        sources = format_sources([p.result for p in evidence], content=[p.text for p in evidence])
+        # A model's context is finite: it gets the sections that best match the
+        # question, code blocks included (the exact code is often the answer).
+        sliced = section_slice(request.question, request.search_results, request.evidence_chars)
+        sources = format_sources([result for result, _ in sliced], content=[text for _, text in sliced])
     user = WRITER_USER.format(
         question=request.question, history=history_block(request.history), feedback=feedback, sources=sources
     )

@@ -26,7 +26,7 @@ from tests.live import LiveServer  # noqa: E402
 
 SHOTS = [
     # (file, colour scheme, viewport width, question)
-    ("widget.png", "light", 880, "How does a semantic cache decide a hit?"),
+    ("widget.png", "light", 880, "How does a semantic cache work?"),
     ("widget-360-dark.png", "dark", 360, "How do I bake sourdough bread?"),
 ]
 

@@ -6,6 +6,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from askai_graph import load_corpus
 from askai_graph.evaluation import load_questions
 
@@ -34,3 +36,22 @@ def test_committed_baseline_is_a_report_of_the_sample_set() -> None:
     assert [item["question"] for item in baseline["results"]] == [q.question for q in questions]
     assert baseline["metrics"]["false_source_cards"] == 0
     assert baseline["metrics"]["refusals"]["offtopic_without_sources"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("name", "url_form"),
+    [
+        ("fastapi", r"^https://fastapi\.tiangolo\.com/([\w.-]+/)*$"),
+        ("pydantic", r"^https://docs\.pydantic\.dev/latest/([\w.-]+/)*$"),
+        ("jest", r"^https://jestjs\.io/docs/[\w-]+$"),
+    ],
+)
+def test_real_site_sets_have_forty_labelled_questions_five_off_topic_and_two_catalog(name: str, url_form: str) -> None:
+    import re
+
+    questions = load_questions(Path(__file__).parent.parent / "evals" / f"{name}.jsonl")
+    kinds = Counter(question.kind for question in questions)
+    assert kinds["answer"] >= 40 and kinds["offtopic"] >= 5 and kinds["catalog"] >= 2
+    answers = [question for question in questions if question.kind == "answer"]
+    assert all(question.expected_urls and question.must_mention for question in answers)
+    assert all(re.match(url_form, url) for question in answers for url in question.expected_urls)

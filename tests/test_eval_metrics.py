@@ -172,3 +172,41 @@ def test_retrieval_time_is_the_first_research_pass_and_its_ranking_the_first_ran
 def test_a_run_without_research_has_no_retrieval_time() -> None:
     m = compute_metrics([FIXTURE[0].model_copy(update={"retrieval_seconds": None})], k=2)
     assert m["latency"]["retrieval"] == {"p50": 0.0, "p95": 0.0}
+
+
+# --- accepted means answered ---------------------------------------------------------------
+
+
+def answer_result(question: str, outcome: str, answer: str, **fields: Any) -> QuestionResult:
+    defaults: dict[str, Any] = {"expected_urls": (A,), "must_mention": ("--watch",), "cited": (A,), "sources": (A,)}
+    return QuestionResult(question=question, outcome=outcome, answer=answer, **{**defaults, **fields})
+
+
+def test_answer_scores_count_false_accepts_answered_card_precision_and_offtopic_fallback() -> None:
+    from askai_graph.evaluation.answers import answer_scores
+
+    results = [
+        answer_result("answered", "accepted", "Run jest --watch."),
+        answer_result("false accept", "accepted", "Jest can watch files.", sources=(A, X)),  # X shown, not cited
+        answer_result("cites another page", "accepted", "Use --watch.", cited=(B,), sources=(B,)),
+        answer_result("degraded", "degraded", "Use --watch.", sources=()),
+        QuestionResult(question="off 1", kind="offtopic", outcome="fallback"),
+        QuestionResult(question="off 2", kind="offtopic", outcome="degraded"),
+    ]
+    scores = answer_scores(results)
+    assert (scores["false_accepts"], scores["accepted_with_must_mention"]) == (1, 3)
+    assert scores["false_accept_questions"] == ["false accept"]
+    assert scores["answered"] == pytest.approx(1 / 4)  # accepted AND expected page cited AND must_mention
+    assert (scores["cards_shown"], scores["card_precision"]) == (4, pytest.approx(3 / 4))
+    assert scores["offtopic_fallback"] == 0.5
+
+
+def test_answer_metrics_are_in_the_report_and_held_to_the_baseline() -> None:
+    from askai_graph.evaluation.baseline import regressions
+
+    metrics = compute_metrics([answer_result("a", "accepted", "Run --watch.")], k=6)
+    worse = compute_metrics([answer_result("a", "accepted", "Watch files.")], k=6)
+    assert metrics["answers"]["answered"] == 1.0
+    found = regressions(worse, metrics)
+    assert any(line.startswith("answers.answered") for line in found)
+    assert any(line.startswith("answers.false_accept_rate") for line in found)

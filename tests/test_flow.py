@@ -39,11 +39,18 @@ def run(
     return graph.invoke({"question": question}, context=context or None)
 
 
-def test_plain_acceptance_shows_sources_cited_first() -> None:
+def test_plain_acceptance_shows_only_the_cited_posts_as_cards() -> None:
     final = run(replies(cited_draft(3)), replies(PASSING))
     assert (final["outcome"], final["attempts"], final["answer"]) == ("accepted", 1, cited_draft(3))
-    assert [s.url for s in final["sources"]] == [url(3), url(1), url(2), url(4), url(5)]
+    assert [s.url for s in final["sources"]] == [url(3)]  # posts 1, 2, 4, 5 were retrieved, never cited
     assert final["gates"] == {"retrieval": "passed", "validation": "passed", "critic": "passed"}
+
+
+def test_cards_equal_the_cited_posts_in_citation_order() -> None:
+    final = run(replies(cited_draft(4, 2, 4, 5)), replies(PASSING))
+    assert final["outcome"] == "accepted"
+    assert [s.url for s in final["sources"]] == [url(4), url(2), url(5)]
+    assert [s.url for s in final["sources"]] == final["validation"].cited_urls
 
 
 def test_retry_below_the_limit_sends_the_critics_gaps_to_the_retriever() -> None:
@@ -145,7 +152,7 @@ def test_final_state_carries_the_contract_keys() -> None:
 def test_ainvoke_matches_invoke() -> None:
     graph = build_graph(writer=replies(cited_draft(2)), critic=replies(PASSING), retriever=retriever(1, 2))
     final = asyncio.run(graph.ainvoke({"question": QUESTION}))
-    assert (final["outcome"], [s.url for s in final["sources"]]) == ("accepted", [url(2), url(1)])
+    assert (final["outcome"], [s.url for s in final["sources"]]) == ("accepted", [url(2)])
 
 
 def test_astream_yields_each_stage_in_order() -> None:

@@ -33,6 +33,9 @@ def dense(cache: Path, **kwargs: Any) -> DenseRetriever:
 
 
 def hybrid(cache: Path, corpus: Corpus = CORPUS, **kwargs: Any) -> HybridRetriever:
+    # The fusion's mechanics, without the relevance floor (its own tests below): these
+    # queries mix several pages' topics on purpose, so no page covers them alone.
+    kwargs.setdefault("min_term_coverage", 0.0)
     return HybridRetriever(corpus=corpus, embeddings=ConceptEmbeddings(), embeddings_model="fake", cache_dir=cache,
                            **kwargs)
 
@@ -46,11 +49,14 @@ def test_dense_finds_by_synonym_the_page_bm25_cannot(tmp_path: Path) -> None:
     assert BM25Retriever(corpus=CORPUS, cache_dir=tmp_path).invoke(question) == []
     assert urls(dense(tmp_path).invoke(question))[0] == BOOTS
     assert urls(hybrid(tmp_path).invoke(question))[0] == BOOTS
+    # With the floor on, meaning alone makes the page relevant: no question word is on it.
+    floored = hybrid(tmp_path, min_term_coverage=0.25, relevant_similarity=0.5)
+    assert urls(floored.invoke(question))[0] == BOOTS
 
 
 def test_hybrid_ranks_pages_by_the_fusion_of_the_bm25_and_dense_page_rankings(tmp_path: Path) -> None:
     question = "drink water in warm weather before the storm"
-    lexical = urls(BM25Retriever(corpus=CORPUS, cache_dir=tmp_path, k=30).invoke(question))
+    lexical = urls(BM25Retriever(corpus=CORPUS, cache_dir=tmp_path, k=30, min_term_coverage=0.0).invoke(question))
     semantic = urls(dense(tmp_path, k=30).invoke(question))
     assert lexical != semantic  # the two sides disagree, so the fusion decides
     fused = reciprocal_rank_fusion([lexical, semantic], k=60)
@@ -151,7 +157,8 @@ def test_research_builds_only_the_pages_the_run_keeps(tmp_path: Path) -> None:
         return real_post(post_id)
 
     corpus.index.post = counting_post
-    research = Research(BM25Retriever(corpus=corpus, k=50))
+    # A query mixing five pages' topics, so no floor (no page covers it alone).
+    research = Research(BM25Retriever(corpus=corpus, k=50, min_term_coverage=0.0))
     update = research({"question": "water weather boots layers contour"}, Settings(top_k=2))
     assert len(update["search_results"]) == 2
     assert len(read) == 2

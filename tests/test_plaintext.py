@@ -108,7 +108,8 @@ def test_an_answer_citing_a_title_with_angle_brackets_passes_validation(tmp_path
         (tmp_path / f"{slug}.md").write_text(front)
     retriever = BM25Retriever(corpus=load_corpus(tmp_path), k=6, cache_dir=settings.index_cache_dir)
     final = build_graph(retriever=retriever, settings=settings).invoke(
-        {"question": "Why does a typed document list keep retrieval code type safe?"}
+        # Not a "why" question: this test is about the title, not about giving a reason.
+        {"question": "What keeps retrieval code type safe with a typed document list?"}
     )
     assert "https://s.example/generics" in final["answer"]
     assert final["attempts"] == 1 and final["gates"]["validation"] == "passed", final["validation"]

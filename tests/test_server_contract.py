@@ -92,10 +92,9 @@ def test_accepted_answer_streams_steps_then_tokens_then_sources_then_done(settin
     assert set(order[6:-2]) == {"token"} and len(order[6:-2]) > 1  # chunked: streams progressively
     assert order[-2:] == ["sources", "done"]
     assert answer(events) == cited_draft(1, 2)
-    assert events[-2][1] == [
+    assert events[-2][1] == [  # the cited posts in citation order; post 3 was retrieved, never cited
         {"title": "Post 1", "url": url(1)},
         {"title": "Post 2", "url": url(2)},
-        {"title": "Post 3", "url": url(3)},
     ]
     gates = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
     assert without_ids(events[-1][1]) == {"outcome": "accepted", "attempts": 1, "cached": False, "gates": gates}

@@ -56,10 +56,16 @@ def test_a_missing_verdict_counts_as_a_failure(missing: str) -> None:
     assert should_expose_retrieved_links(state(**{missing: None})) is False
 
 
-def test_display_sources_dedupe_by_url_and_put_cited_posts_first() -> None:
-    results = to_search_results([post(1), post(2), post(1)], top_k=10)
-    sources = display_sources(state(search_results=results))
-    assert [s.url for s in sources] == [url(2), url(1)]
+def test_display_sources_are_the_cited_posts_in_citation_order() -> None:
+    results = to_search_results([post(1), post(2), post(3), post(1)], top_k=10)
+    cited = ValidationReport(cited_urls=[url(3), url(1)])
+    sources = display_sources(state(search_results=results, validation=cited))
+    assert [s.url for s in sources] == [url(3), url(1)]  # post 2 was retrieved, never cited: no card
+
+
+def test_display_sources_never_show_a_url_outside_the_results() -> None:
+    cited = ValidationReport(cited_urls=[url(9), url(2)])
+    assert [s.url for s in display_sources(state(validation=cited))] == [url(2)]
 
 
 def test_source_gate_node_attaches_nothing_when_the_rule_fails() -> None:

@@ -20,7 +20,7 @@ from tests.fakes import PASSING, cited_draft, replies, retriever, review, url
 
 ROOT = Path(__file__).resolve().parents[1]
 FAILING = review(confidence=0.2, gaps=["stale gap"])
-SNIPPET = ["How does a semantic cache decide a hit?", "What is BM25?", "How do I bake sourdough bread?"]
+SNIPPET = ["How does a semantic cache work?", "What is BM25?", "How do I bake sourdough bread?"]
 
 
 def thread(name: str = "t1") -> dict[str, Any]:

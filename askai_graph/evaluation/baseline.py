@@ -22,6 +22,9 @@ HIGHER_IS_BETTER = (
     ("citations", "source_card_hit_rate"),
     ("citations", "accepted_citing_expected"),
     ("must_mention", "rate"),
+    ("answers", "answered"),
+    ("answers", "card_precision"),
+    ("answers", "offtopic_fallback"),
     ("gates", "validation", "pass_rate"),
     ("gates", "critic", "pass_rate"),
 )
@@ -29,6 +32,7 @@ LOWER_IS_BETTER = (
     ("outcomes", "fallback"),
     ("outcomes", "degraded"),
     ("refusals", "answerable_turned_away"),
+    ("answers", "false_accept_rate"),
 )
 
 

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 COLUMNS = (
-    "retrieval", "recall@{k}", "MRR", "nDCG@{k}", "accepted & cites expected",
+    "retrieval", "recall@{k}", "MRR", "nDCG@{k}", "accepted & cites expected", "answered",
+    "false accepts", "card precision", "off-topic fallback",
     "retrieval p50", "retrieval p95", "false source cards",
 )  # fmt: skip
 
@@ -31,12 +32,25 @@ def comparison_rows(metrics_by_run: Mapping[str, Mapping[str, Any]]) -> tuple[li
                 f"{retrieval['mrr']:.3f}",
                 f"{retrieval['ndcg_at_k']:.3f}",
                 f"{metrics['citations']['accepted_citing_expected']:.1%}",
+                *_answer_cells(metrics),
                 f"{latency['p50'] * 1000:.1f} ms",
                 f"{latency['p95'] * 1000:.1f} ms",
                 str(metrics["false_source_cards"]),
             ]
         )
     return header, rows
+
+
+def _answer_cells(metrics: Mapping[str, Any]) -> list[str]:
+    answers = metrics.get("answers")
+    if answers is None:  # a report made before these metrics existed
+        return ["-"] * 4
+    return [
+        f"{answers['answered']:.1%}",
+        f"{answers['false_accepts']}/{answers['accepted_with_must_mention']} ({answers['false_accept_rate']:.1%})",
+        f"{answers['card_precision']:.3f}",
+        f"{answers['offtopic_fallback']:.0%}",
+    ]
 
 
 def render_comparison_table(metrics_by_run: Mapping[str, Mapping[str, Any]]) -> str:

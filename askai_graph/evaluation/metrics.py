@@ -21,6 +21,8 @@ Definitions (each a share in [0, 1] unless it says otherwise):
   gate, or name a URL outside the final retrieved set (must be 0);
 - **must_mention**: the share of questions with ``must_mention`` terms whose shown answer
   (not a fallback) contains them all, case-insensitively;
+- **answers** (``evaluation.answers``): false accepts, answered, card precision and
+  off-topic questions ending in fallback: whether "accepted" means "answered";
 - **latency**: p50/p95 seconds per question, per stage, and of *retrieval* (the first
   Research pass: the question as asked, before any retry).
 """
@@ -33,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from askai_graph.evaluation.answers import answer_scores, mentions_all
 from askai_graph.evaluation.runner import QuestionResult
 
 OUTCOMES = ("accepted", "accepted_early", "degraded", "fallback")
@@ -115,13 +118,6 @@ def _stage_rank(stage: str) -> tuple[int, str]:
     return (STAGE_ORDER.index(stage) if stage in STAGE_ORDER else len(STAGE_ORDER), stage)
 
 
-def _mentions_all(result: QuestionResult) -> bool:
-    if result.outcome == "fallback":
-        return False
-    answer = result.answer.lower()
-    return all(term.lower() in answer for term in result.must_mention)
-
-
 def compute_metrics(results: Sequence[QuestionResult], *, k: int) -> dict[str, Any]:
     """Return every metric of the evaluation (see the module doc for definitions)."""
     n = len(results)
@@ -161,11 +157,12 @@ def compute_metrics(results: Sequence[QuestionResult], *, k: int) -> dict[str, A
             "answerable": len(answerable),
             "answerable_turned_away": _mean([1.0 if r.outcome == "fallback" else 0.0 for r in answerable]),
         },
+        "answers": answer_scores(results),
         "false_source_cards": len(false_cards),
         "false_source_card_questions": false_cards,
         "must_mention": {
             "questions": len(mentioning),
-            "rate": _mean([1.0 if _mentions_all(r) else 0.0 for r in mentioning]) if mentioning else 1.0,
+            "rate": _mean([1.0 if mentions_all(r) else 0.0 for r in mentioning]) if mentioning else 1.0,
         },
         "latency": {
             "question": _percentiles([result.seconds for result in results]),

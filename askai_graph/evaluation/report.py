@@ -57,10 +57,28 @@ def summary_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("answerable turned away", _pct(refusals["answerable_turned_away"])),
         ("false source cards", f"{metrics['false_source_cards']} (must be 0)"),
         ("must_mention satisfied", _pct(metrics["must_mention"]["rate"])),
+        *answer_rows(metrics),
         ("latency per question", _p50_p95(metrics["latency"]["question"])),
         ("retrieval per question", _p50_p95(metrics["latency"]["retrieval"])),
     ]
     return rows
+
+
+def answer_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Return the rows that say whether accepted means answered (absent from reports made before them)."""
+    answers = metrics.get("answers")
+    if answers is None:
+        return []
+    return [
+        ("answered", _pct(answers["answered"])),
+        (
+            "false accepts",
+            f"{answers['false_accepts']} of {answers['accepted_with_must_mention']} "
+            f"({_pct(answers['false_accept_rate'])})",
+        ),
+        ("card precision", f"{answers['card_precision']:.3f} of {answers['cards_shown']} cards shown"),
+        ("off-topic ending fallback", _pct(answers["offtopic_fallback"])),
+    ]
 
 
 def failure_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:

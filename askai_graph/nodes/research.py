@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from askai_graph.catalog import SiteCatalog, is_catalog_question
 from askai_graph.evidence import ImageRef, SearchResult
+from askai_graph.injection import gives_orders
 from askai_graph.retrieval import PageRetriever
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, researched_question
@@ -66,7 +67,15 @@ def result_limit(state: AskState, settings: Settings) -> int:
 
 
 class Research:
-    """Query the injected retriever; a failing retriever retrieves nothing (fail closed)."""
+    """Query the injected retriever; a failing retriever retrieves nothing (fail closed).
+
+    A retry whose query (the question plus the Critic's gaps) retrieves nothing, for
+    instance because the gap words dilute the relevance floor, searches for the question
+    alone: a retry must not lose the pages the question itself found. Nothing is
+    retrieved for a message that gives the assistant orders (``injection.gives_orders``):
+    no page answers "ignore your instructions and ...", so it ends in fallback with no
+    site text under it.
+    """
 
     def __init__(self, retriever: BaseRetriever) -> None:
         """Use ``retriever`` for every query."""
@@ -75,11 +84,15 @@ class Research:
     def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Retrieve synchronously."""
         query = research_query(state)
+        if gives_orders(researched_question(state)):
+            return researched(state, query, [])
         try:
             if (site := self._site_catalog(state)) is not None:
                 documents = site.catalog(settings.catalog_top_k)
             else:
                 documents = self.retriever.invoke(query, None, **self._limit(state, settings))
+                if not documents and query != (question := researched_question(state)):
+                    documents = self.retriever.invoke(question, None, **self._limit(state, settings))
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
@@ -88,12 +101,16 @@ class Research:
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Retrieve asynchronously (the retriever's own ``ainvoke``)."""
         query = research_query(state)
+        if gives_orders(researched_question(state)):
+            return researched(state, query, [])
         try:
             if (site := self._site_catalog(state)) is not None:
                 # A built index reads its catalog from disk: off the event loop.
                 documents = await asyncio.to_thread(site.catalog, settings.catalog_top_k)
             else:
                 documents = await self.retriever.ainvoke(query, None, **self._limit(state, settings))
+                if not documents and query != (question := researched_question(state)):
+                    documents = await self.retriever.ainvoke(question, None, **self._limit(state, settings))
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []

@@ -2,19 +2,27 @@
 
 Signals, each in [0, 1]:
 
-- **answer_relevance**: share of the question's content terms the draft covers.
+- **answer_relevance**: share of the question's content terms the draft covers (its
+  prose and its code).
 - **grounding**: each draft sentence (links stripped) must have at least
   ``min_support`` of its content terms in the evidence of the posts it cites (all
   evidence when it cites none); sentences below that are ``ungrounded_claims``.
-- **drift_detected**: more than half of the draft's sentences share no term with the
-  question.
+- **drift_detected**: sentences off the question's topic (sharing none of its terms)
+  make up a third of the draft, or a whole quoted paragraph.
 - **intent_alignment**: the draft has the form asked for: a linked list of posts for a
-  catalog question, prose that engages the question otherwise. A message that gives the
+  catalog question; otherwise prose that engages the question *and* the form its
+  wording asks for (``askai_graph.answer_form``): an instruction (a code block, command,
+  option, setting or imperative step) for a how-to or which-option question, a value
+  for a default / how-many / which-value question, a reason for a why question. A
+  draft without that form talks around the question: intent fails, and the missing
+  form ("code example", "default value", "reason") becomes a gap. A message that gives the
   assistant orders ("ignore your instructions", "you are now...", "reply only with...")
   is not a question about the site: quoted posts cannot align with it, so intent fails
   and no source card lends the site's authority to an injection attempt.
 - **confidence**: the mean of relevance and grounded share, times the square of the
-  share of question terms the evidence mentions at all (gaps weigh heavily). For a
+  share of question terms the evidence mentions at all, to the power 1.5 (gaps weigh heavily), times the
+  square root of the share of those the passages the draft quotes (its cited posts'
+  evidence) mention: relevance is judged on what the draft quotes, not on the union. For a
   catalog question it is fixed at 0.5: from a bounded evidence slice a lexical
   reviewer cannot tell whether a list of posts is complete.
 - **gaps**: question words the evidence never mentions; they steer the next Research.
@@ -30,8 +38,10 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
+from askai_graph.answer_form import FRAMING_TERMS, GAPS, asked_verb, has_form, question_form
 from askai_graph.catalog import is_catalog_question
 from askai_graph.evidence import EvidencePassage
+from askai_graph.injection import gives_orders
 from askai_graph.reviewing import ReviewRequest
 from askai_graph.text import STOP_WORDS, content_terms, sentences, stem, words
 
@@ -39,24 +49,31 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _LIST_LINK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)]+\)", re.MULTILINE)
 CATALOG_CONFIDENCE = 0.5
 INSTRUCTION_INTENT = 0.0
-# Orders addressed to the assistant (prompt-injection phrasings), not questions.
-_INSTRUCTION = re.compile(
-    # an imperative: at the start of a sentence or after "and", "also", "now", "please"
-    r"(?:^|[.!?:;]\s+|\b(?:and|also|now|please|then)\s+)(?:ignore|disregard|forget|override|bypass)\b[^.?!]{0,40}?"
-    r"\b(?:instructions?|rules?|prompts?|articles?|evidence|guidelines|context|above|previous)\b"
-    r"|\byou are now\b"
-    r"|^\s*(?:system|assistant|developer)\s*:"
-    r"|\b(?:print|reveal|show|output|repeat|leak)\b[^.?!]{0,30}?\bsystem prompt\b"
-    r"|\b(?:reply|respond|answer)\s+(?:only\s+)?with\b"
-    r"|\boutput the text\b"
-    r"|</?\s*(?:question|system|instructions?)\s*>",
-    re.IGNORECASE | re.MULTILINE,
-)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
-def gives_orders(question: str) -> bool:
-    """Whether ``question`` carries instructions for the assistant (a prompt-injection phrasing)."""
-    return bool(_INSTRUCTION.search(question))
+def prose_paragraphs(draft: str) -> list[str]:
+    """Return the draft's paragraphs outside fenced code blocks.
+
+    A quoted code block may hold blank lines; split naively, its lines would read as
+    prose paragraphs (off topic, ungrounded) when they are verbatim code.
+    """
+    paragraphs: list[list[str]] = [[]]
+    fence: str | None = None
+    for line in draft.splitlines():
+        opener = _FENCE.match(line)
+        if fence is None and opener:
+            fence = opener.group(1)
+            paragraphs.append([])
+        elif fence is not None:
+            stripped = line.strip()
+            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+                fence = None
+        elif not line.strip():
+            paragraphs.append([])
+        else:
+            paragraphs[-1].append(line)
+    return ["\n".join(lines) for lines in paragraphs if lines]
 
 
 @lru_cache(maxsize=4096)
@@ -93,6 +110,8 @@ class LexicalCritic:
     def review(self, request: ReviewRequest) -> str:
         """Return the Critique JSON text for ``request``."""
         question_terms = set(content_terms(request.question))
+        if question_terms - FRAMING_TERMS:
+            question_terms -= FRAMING_TERMS
         evidence_by_url = {p.result.source_url: _evidence_terms(p) for p in request.evidence}
         all_evidence = set().union(*evidence_by_url.values()) if evidence_by_url else set()
         claims = self._claims(request.draft)
@@ -101,7 +120,7 @@ class LexicalCritic:
             for text, cited, terms in claims
             if len(terms) >= 3 and self._support(terms, cited, evidence_by_url, all_evidence) < self.min_support
         ]
-        draft_terms = set().union(*(terms for _, _, terms in claims)) if claims else set()
+        gaps = self._gaps(request.question, all_evidence)
         catalog = is_catalog_question(request.question)
         if catalog:
             items = len(_LIST_LINK.findall(request.draft))
@@ -110,32 +129,80 @@ class LexicalCritic:
             drift = False
             confidence = CATALOG_CONFIDENCE
         else:
+            form = question_form(request.question)
+            # Citations are no part of the answer's form: "(Post 1)" states no value.
+            answered = has_form(form, _LINK.sub("", request.draft), request.question)
+            verb = asked_verb(request.question)
+            if answered and form == "instruction" and verb and len(question_terms) > 1:
+                # The instruction is the "how": "How do I *change* the line width?" is
+                # answered by ``line-width = 100`` whether or not a page says "change".
+                question_terms.discard(verb)
+                gaps = [gap for gap in gaps if stem(gap) != verb]
+            # Code and inline code count as the draft's words: ``--watch`` may be the answer.
+            draft_terms = set(content_terms(_LINK.sub(r"\1", request.draft)))
             relevance = len(question_terms & draft_terms) / len(question_terms) if question_terms else 0.0
-            on_topic = [terms & question_terms for _, _, terms in claims if terms]
-            drift = bool(on_topic) and sum(1 for hit in on_topic if not hit) > len(on_topic) / 2
-            intent = 1.0 if claims and relevance > 0 and not _LIST_LINK.search(request.draft) else 0.3
+            drift = self._drifts(request.draft, claims, question_terms)
+            intent = 1.0 if claims and relevance > 0 and answered and not _LIST_LINK.search(request.draft) else 0.3
+            if not answered and GAPS[form]:
+                # The missing form is what the next Research pass should look for.
+                gaps = [*gaps, GAPS[form]]
             if gives_orders(request.question):
                 intent = INSTRUCTION_INTENT
-            coverage = len(question_terms & all_evidence) / len(question_terms) if question_terms else 0.0
+            # Relevance of the evidence is judged on the passages the draft quotes (its
+            # cited posts), not on everything retrieved: a term only an uncited page
+            # mentions is not something this answer covers.
+            quoted = self._quoted_terms(claims, evidence_by_url) or all_evidence
+            known = question_terms & all_evidence
+            coverage = len(known) / len(question_terms) if question_terms else 0.0
+            quoted_share = len(question_terms & quoted) / len(known) if known else 0.0
             grounded = 1 - len(ungrounded) / len(claims) if claims else 0.0
-            # Coverage multiplies: a question term the evidence never mentions (a gap)
-            # means the posts cannot answer that part, however well the rest reads.
-            confidence = (0.5 * relevance + 0.5 * grounded) * coverage**2
+            # Coverage multiplies: a question term no evidence mentions (a gap) means the
+            # site cannot answer that part, however well the rest reads (power 1.5); one
+            # that only an uncited page mentions weighs less (square root), since a
+            # paraphrase ("presented") often has no twin on the right page.
+            confidence = (0.5 * relevance + 0.5 * grounded) * coverage**1.5 * quoted_share**0.5
         review = {
             "confidence": round(confidence, 3),
             "answer_relevance": round(relevance, 3),
             "intent_alignment": intent,
             "drift_detected": drift,
             "ungrounded_claims": ungrounded,
-            "gaps": self._gaps(request.question, all_evidence),
+            "gaps": gaps,
         }
         return json.dumps(review)
 
     @staticmethod
+    def _quoted_terms(claims: list[tuple[str, set[str], set[str]]], by_url: Mapping[str, frozenset[str]]) -> set[str]:
+        cited = {url for _, urls, _ in claims for url in urls if url in by_url}
+        return set().union(*(by_url[url] for url in cited)) if cited else set()
+
+    @staticmethod
+    def _drifts(draft: str, claims: list[tuple[str, set[str], set[str]]], question_terms: set[str]) -> bool:
+        """Whether sentences off the question's topic weigh on the draft.
+
+        A sentence sharing no question term is off topic. The draft drifts when half of
+        its sentences are, or two and a third, or a whole paragraph (a quoted post): a
+        paragraph that never touches the question is filler that only shares the page.
+        """
+        on_topic = [bool(terms & question_terms) for _, _, terms in claims if terms]
+        off = on_topic.count(False)
+        # One lead-in sentence (the antecedent of a "This ..." sentence) is tolerated.
+        if off * 2 > len(on_topic) or (off >= 2 and off * 3 > len(on_topic)):
+            return True
+        for paragraph in prose_paragraphs(draft):
+            if not sentences(paragraph):
+                continue
+            # The citation's link text (a page title) is not the paragraph's own prose.
+            prose = set(content_terms(_LINK.sub("", paragraph)))
+            if prose and not prose & question_terms:
+                return True
+        return False
+
+    @staticmethod
     def _claims(draft: str) -> list[tuple[str, set[str], set[str]]]:
-        """Split the draft into (sentence text, cited URLs, content terms)."""
+        """Split the draft's prose into (sentence text, cited URLs, content terms); code blocks are no claims."""
         claims = []
-        for paragraph in re.split(r"\n\s*\n", draft):
+        for paragraph in prose_paragraphs(draft):
             cited = {url for _, url in _LINK.findall(paragraph)}
             for sentence in sentences(paragraph):
                 text = _LINK.sub(r"\1", sentence).strip()
@@ -158,6 +225,8 @@ class LexicalCritic:
         missing = []
         for word in words(question):
             if word in STOP_WORDS or len(word) < 2 or stem(word) in evidence_terms or word in missing:
+                continue
+            if stem(word) in FRAMING_TERMS:  # "work" in "how does X work" is no search phrase
                 continue
             missing.append(word)
         return missing

@@ -1,11 +1,16 @@
-"""The extractive Writer: answers with the retrieved sentences that best match the question.
+"""The extractive Writer: answers from the retrieved section that best matches the question.
 
-For an ordinary question it scores every sentence of every retrieved post by the
-IDF-weighted question terms it contains, picks sentences greedily so that each adds
-question terms not yet covered (then by score), and groups them by post, each group
-followed by a citation of that post's exact ``source_url``. For a catalog question it
-lists the retrieved posts with their links and summaries. It never writes a URL that
-was not retrieved, and says so plainly when nothing matches.
+For an ordinary question it ranks the sections of the retrieved pages for the question
+(``askai_graph.sections``: BM25 over this request's sections, fused with the embedding
+model's ranking when one is configured) and leads with the best
+one: its most relevant sentences (IDF-weighted question terms, each adding a term or
+scoring close to the best), cited by the page's exact ``source_url``, and, when the
+question asks how, which option or what to write (``answer_form``), its most relevant
+code block(s) verbatim, fenced, language kept, bounded in lines. Another section is
+quoted only for a question term the first one does not cover; sentences that merely
+share a covered word are never added. For a catalog question it lists the retrieved
+posts with their links and summaries. It never writes a URL that was not retrieved in
+prose, and says so plainly when nothing matches.
 """
 
 from __future__ import annotations
@@ -16,9 +21,14 @@ import re
 from collections import Counter
 from functools import lru_cache
 
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
 from askai_graph import plaintext
+from askai_graph.answer_form import has_form, question_form
 from askai_graph.catalog import catalog_answer
 from askai_graph.evidence import SearchResult, analysed_inline
+from askai_graph.sections import CodeBlock, Section, fenced, page_sections, rank_sections
 from askai_graph.text import content_terms, sentence_terms
 from askai_graph.writing import DraftRequest
 
@@ -27,10 +37,12 @@ from askai_graph.writing import DraftRequest
 _QUOTABLE = re.compile(r"^[A-Z0-9\"'(`*].*[.!?][\"')`*]?$")
 MIN_WORDS = 6
 MIN_RELATIVE_SCORE = 0.35
-RANK_DECAY = 0.15
+# Questions whose answer is usually a code block: how to, which option, what to write,
+# and a value (a default is often shown as code).
+CODE_FORMS = frozenset({"instruction", "value"})
 NOTHING_FOUND = "The site's articles don't seem to cover this question."
-# Few content words on purpose: the intro must not claim a word ("articles") the site may never use.
-CATALOG_INTRO = "Here is what the site has:"
+SECTION_CHARS = 1000
+VECTOR_CACHE = 4096
 
 
 def markdown_link(result: SearchResult) -> str:
@@ -51,10 +63,21 @@ def quotable_sentences(content: str) -> tuple[tuple[str, frozenset[str]], ...]:
 class ExtractiveWriter:
     """Deterministic extractive answer writer (see module docstring)."""
 
-    def __init__(self, max_sentences: int = 5, max_per_post: int = 2) -> None:
-        """Configure how much of the evidence an answer quotes."""
+    def __init__(
+        self,
+        max_sentences: int = 3,
+        max_per_post: int = 2,
+        max_code_blocks: int = 2,
+        max_code_lines: int = 30,
+        embeddings: Embeddings | None = None,
+    ) -> None:
+        """Configure how much of the evidence an answer quotes, and the embedding model that helps rank sections."""
+        self.embeddings = embeddings
+        self._vectors: dict[str, list[float]] = {}
         self.max_sentences = max_sentences
         self.max_per_post = max_per_post
+        self.max_code_blocks = max_code_blocks
+        self.max_code_lines = max_code_lines
 
     def write(self, request: DraftRequest) -> str:
         """Return a Markdown draft for ``request``."""
@@ -63,8 +86,11 @@ class ExtractiveWriter:
         return self._answer(request.question, request.search_results)
 
     async def awrite(self, request: DraftRequest) -> str:
-        """Write inline when the retrieved text is small (see ``evidence.INLINE_CHARS``), else in a worker thread."""
-        if analysed_inline(request.search_results):
+        """Write inline when the retrieved text is small (see ``evidence.INLINE_CHARS``), else in a worker thread.
+
+        With an embedding model, always in a worker thread: embedding sections is a model call.
+        """
+        if self.embeddings is None and analysed_inline(request.search_results):
             return self.write(request)
         return await asyncio.to_thread(self.write, request)
 
@@ -75,76 +101,138 @@ class ExtractiveWriter:
 
     def _answer(self, question: str, results: list[SearchResult]) -> str:
         wanted = set(content_terms(question))
-        # With three or more question terms, a sentence sharing only one of them is
-        # usually about something else ("Decide deliberately..." for "decide a hit").
-        min_shared = 2 if len(wanted) >= 3 else 1
-        quotable = [
-            (post, sentence, terms)
-            for post, result in enumerate(results)
-            for sentence, terms in quotable_sentences(result.content)
-            if terms & wanted
-        ]
-        # Except for the question's most specific term: the one strictly fewest sentences
-        # mention ("heartbeats" in "Why do Server-Sent Events need heartbeats?"). A
-        # sentence with only that term is on the point; one with only a common term is not.
-        mentions = Counter(term for _, _, terms in quotable for term in terms & wanted)
-        ranked = sorted(mentions.items(), key=lambda item: item[1])
-        specific = ranked[0][0] if len(ranked) > 1 and ranked[0][1] < ranked[1][1] else None
-        candidates = [
-            (post, sentence, terms)
-            for post, sentence, terms in quotable
-            if len(terms & wanted) >= min_shared or (specific is not None and specific in terms)
-        ]
-        document_frequency = Counter(term for _, _, terms in candidates for term in terms & wanted)
-        idf = {t: math.log(1 + len(candidates) / document_frequency[t]) for t in document_frequency}
-
-        def score(i: int, covered: set[str]) -> tuple[float, float]:
-            post, _, terms = candidates[i]
-            fresh = sum(idf.get(t, 0.0) for t in (terms & wanted) - covered)
-            total = sum(idf.get(t, 0.0) for t in terms & wanted) / math.sqrt(len(terms) or 1)
-            # Prefer the retriever's best posts a little when sentences match equally.
-            return fresh, total / (1 + RANK_DECAY * post)
-
-        chosen: list[int] = []
-        covered: set[str] = set()
-        per_post: Counter[int] = Counter()
-        top_score = 0.0
-
-        def allowed(i: int) -> bool:
-            post = candidates[i][0]
-            if i in chosen or per_post[post] >= self.max_per_post:
-                return False
-            # Another post is quoted only for question terms the answer does not cover
-            # yet: a sentence elsewhere that repeats covered terms is usually a passing
-            # mention (a cross-reference, an aside), and citing it dilutes the answer.
-            return not chosen or post in per_post or score(i, covered)[0] > 0
-
-        while len(chosen) < self.max_sentences:
-            open_slots = (i for i in range(len(candidates)) if allowed(i))
-            best = max(
-                open_slots,
-                key=lambda i: score(i, covered),
-                default=None,
-            )
-            if best is None or score(best, covered)[1] <= 0:
-                break
-            if chosen and score(best, set())[1] < MIN_RELATIVE_SCORE * top_score:
-                break
-            top_score = max(top_score, score(best, set())[1])
-            chosen.append(best)
-            covered |= candidates[best][2] & wanted
-            per_post[candidates[best][0]] += 1
-        if not chosen:
+        sections = page_sections(results)
+        ranked = rank_sections(question, sections, self._similarity(question, sections))
+        if not ranked:
             return NOTHING_FOUND
-        # Posts appear in retrieval rank order; within a post, sentences keep document
-        # order (candidates are in document order) so each paragraph reads naturally.
-        posts = sorted({candidates[i][0] for i in chosen})
-        paragraphs = []
-        for post in posts:
-            picked = [candidates[i][1] for i in sorted(chosen) if candidates[i][0] == post]
-            text = " ".join(plain_text(s) for s in with_antecedents(picked, results[post].content))
-            paragraphs.append(f"{text} ({markdown_link(results[post])})")
-        return "\n\n".join(paragraphs)
+        form = question_form(question)
+        best, best_score = ranked[0]
+        lead = self._sentences(question, best, wanted, set(), self.max_sentences)
+        code = self._code(best, wanted) if form in CODE_FORMS else []
+        if not lead and not code:
+            return NOTHING_FOUND
+        covered = wanted & (set(best.terms) if code else set().union(*(terms for _, terms in lead)))
+        parts = [self._paragraph(results[best.post], [s for s, _ in lead], named(best.heading)), *code]
+        # Another section (of this page or another) only for a question term the first
+        # one leaves uncovered; a section repeating covered terms is a passing mention.
+        for section, score in ranked[1:]:
+            uncovered = (wanted - covered) & set(section.terms)
+            if not uncovered or score < MIN_RELATIVE_SCORE * best_score:
+                continue
+            extra = self._sentences(question, section, wanted, covered, self.max_per_post, must=uncovered)
+            if extra:
+                parts.append(self._paragraph(results[section.post], [s for s, _ in extra], named(section.heading)))
+                covered |= wanted & set().union(*(terms for _, terms in extra))
+                break
+        return "\n\n".join(part for part in parts if part)
+
+    def _similarity(self, question: str, sections: list[Section]) -> list[float] | None:
+        """Return each section's cosine to the question, when an embedding model is configured."""
+        if self.embeddings is None or not sections:
+            return None
+        # Models read a few hundred tokens: a section's heading and opening carry its vector.
+        texts = [f"{section.heading}\n{section.text}"[:SECTION_CHARS] for section in sections]
+        missing = [text for text in dict.fromkeys(texts) if text not in self._vectors]
+        if missing:
+            if len(self._vectors) > VECTOR_CACHE:  # the same pages come back: keep a bounded cache
+                self._vectors.clear()
+            self._vectors.update(zip(missing, self.embeddings.embed_documents(missing), strict=True))
+        query = np.asarray(self.embeddings.embed_query(question), dtype=float)
+        matrix = np.asarray([self._vectors[text] for text in texts], dtype=float)
+        norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
+        return [float(value) for value in (matrix @ query) / np.where(norms == 0, 1.0, norms)]
+
+    def _sentences(
+        self,
+        question: str,
+        section: Section,
+        wanted: set[str],
+        covered: set[str],
+        limit: int,
+        must: set[str] | None = None,
+    ) -> list[tuple[str, frozenset[str]]]:
+        """Pick the section's best sentences (document order): each adds a question term or nearly ties the best."""
+        quotable = [(s, t) for s, t in quotable_sentences(section.text) if t & wanted]
+        if must is not None:
+            quotable = [(s, t) for s, t in quotable if t & must]
+        if not quotable:
+            return []
+        # In the best section every sentence naming a question term is on its topic. In
+        # another section a sentence sharing only one of them is usually about something
+        # else ("Decide deliberately..." for "decide a hit", "background work" for "how
+        # does caching work").
+        counts = Counter(term for _, terms in quotable for term in terms & wanted)
+        min_shared = min(2, len(wanted)) if must is not None else 1
+        idf = {t: math.log(1 + len(quotable) / counts[t]) for t in counts}
+
+        def score(terms: frozenset[str]) -> float:
+            hits = sum(idf.get(t, 0.0) for t in terms & wanted)
+            # An instruction sentence (a code span, an option) is what a how-to wants.
+            return hits / math.sqrt(len(terms) or 1)
+
+        candidates = [
+            (i, s, t)
+            for i, (s, t) in enumerate(quotable)
+            if len(t & wanted) >= min_shared
+        ]
+        candidates.sort(key=lambda c: (-score(c[2]) - form_bonus(question, c[1]), c[0]))
+        chosen: list[tuple[int, str, frozenset[str]]] = []
+        seen = set(covered)
+        top = 0.0
+        for i, sentence, terms in candidates:
+            if len(chosen) >= limit:
+                break
+            value = score(terms)
+            if chosen and (value < MIN_RELATIVE_SCORE * top or not (terms & wanted) - seen and value < 0.8 * top):
+                continue
+            top = max(top, value)
+            chosen.append((i, sentence, terms))
+            seen |= terms & wanted
+        return [(s, t) for _, s, t in sorted(chosen)]
+
+    def _code(self, section: Section, wanted: set[str]) -> list[str]:
+        """Return the section's most relevant code blocks, fenced, within the line budget."""
+        blocks = [b for b in section.code if b.code.strip() and b.language.lower() != "mermaid"]
+        if not blocks:
+            return []
+        scored = sorted(
+            enumerate(blocks), key=lambda item: (-len(wanted & set(content_terms(item[1].code))), item[0])
+        )
+        picked: list[tuple[int, CodeBlock]] = []
+        lines = 0
+        for index, block in scored[: self.max_code_blocks]:
+            size = min(len(block.code.splitlines()), self.max_code_lines)
+            if picked and lines + size > self.max_code_lines:
+                break
+            picked.append((index, block))
+            lines += size
+        return [fenced(block, self.max_code_lines) for _, block in sorted(picked, key=lambda item: item[0])]
+
+    @staticmethod
+    def _paragraph(result: SearchResult, picked: list[str], name: str = "") -> str:
+        if not picked:
+            return f"{name}: from {markdown_link(result)}:" if name else f"From {markdown_link(result)}:"
+        text = " ".join(plain_text(s) for s in with_antecedents(picked, result.content))
+        return f"{name}: {text} ({markdown_link(result)})" if name else f"{text} ({markdown_link(result)})"
+
+
+def form_bonus(question: str, sentence: str) -> float:
+    """Prefer a sentence with the form asked for: an instruction for a how-to, a value for a value question."""
+    form = question_form(question)
+    return 0.5 if form != "explanation" and has_form(form, sentence, question) else 0.0
+
+
+_CODE_HEADING = re.compile(r"`[^`\n]+`")
+
+
+def named(heading: str) -> str:
+    """Return a section heading that names an option or API (it holds a code span), else ''.
+
+    Reference pages put the option in the heading ("`--verbose`", "`model_config`") and
+    only describe it below: quoting the description without the heading would leave out
+    the very thing the reader asked for.
+    """
+    return plain_text(heading) if _CODE_HEADING.search(heading) else ""
 
 
 # A sentence opening with one of these leans on the one before it.

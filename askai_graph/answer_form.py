@@ -1,0 +1,181 @@
+"""What form of answer a question asks for, and whether a text has that form.
+
+"How do I enable HTTP/2?" is answered by ``http2=True``, not by a paragraph on why HTTP/2
+is off by default; "What is the default port?" by a value; "Why ...?" by a reason. A
+draft sharing the question's words without that form talks around the question. The
+offline Writer reads the form to decide what to quote (code blocks for an instruction),
+the offline Critic to judge whether the draft answers; both use these rules, so they
+agree on what an answer is.
+
+Forms:
+
+- ``instruction``: how to do something, which option/setting/command to use, what to
+  write. Needs a fenced code block, an inline code span, a command-line option, a
+  command (or prose naming one: "the quaystone purge command"), a value the question
+  does not already hold, or an imperative step that names a question term.
+- ``value``: a default, a count, a value, what replaces something. Needs a code span,
+  a number (in digits or words: "half a litre"), a quoted literal or a literal word
+  (``true``, ``none``...).
+- ``reason``: why. Needs a causal or conditional connective ("because", "so",
+  "otherwise", "if", "without"...) or a negation ("are not on the same scale").
+- ``explanation``: anything else (what is, when should I): no form required.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from askai_graph.text import STOP_WORDS, content_terms, stem
+
+AnswerForm = Literal["instruction", "value", "reason", "explanation"]
+
+_REASON_Q = re.compile(r"^\W*why\b|\bwhy (?:do|does|is|are|would|should|can|can't|did)\b", re.IGNORECASE)
+_VALUE_Q = re.compile(
+    r"\b(?:how many|how much|how long|how often|default|which value|what value|which version|what version"
+    r"|what (?:replaces|should i use instead)|what is the (?:limit|maximum|minimum|max|min)\b)",
+    re.IGNORECASE,
+)
+_INSTRUCTION_Q = re.compile(
+    r"\bhow (?:do|can|could|should|would|must) (?:i|we|you|one)\b|\bhow to\b"
+    r"|\b(?:which|what) (?:option|setting|flag|command|parameter|argument|config(?:uration)?|field|method"
+    r"|function|class|decorator|package|plugin|key|variable|matcher|hook)s?\b"
+    r"|\bwhat (?:do|should) i (?:write|put|add|type|set|run|call|use|install|pass)\b"
+    r"|\bwhere do i (?:put|set|add|configure|declare)\b"
+    r"|\bshow me how\b",
+    re.IGNORECASE,
+)
+
+_ASKED_VERB = re.compile(r"\bhow (?:do|can|could|should|would|must) (?:i|we|you) ([a-z]+)|\bhow to ([a-z]+)", re.I)
+_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_OPTION = re.compile(r"(?<![\w-])--?[a-zA-Z][\w-]*")
+_COMMAND = re.compile(r"(?:^|\s)\$ \S|\b(?:npm|npx|yarn|pnpm|pip|uv|python|jest|fastapi|uvicorn|docker) [a-z-]{2,}")
+# "The quaystone purge command ...", "the retries setting": prose naming the thing to use.
+_NAMED = re.compile(
+    r"\bthe [\w.-]+(?: [\w.-]+)? (?:command|subcommand|option|flag|setting|parameter|argument|function|method"
+    r"|class|decorator|hook|matcher|plugin|package|field|variable)\b",
+    re.IGNORECASE,
+)
+_IMPERATIVE = frozenset(
+    """
+    add apply call change configure create declare define disable enable export import include
+    install mount open pass put register remove replace return run set specify start type update
+    use wrap write mark inherit subclass annotate raise treat check parse store send wait close
+    cancel strip extract keep avoid prefer measure track stop cap limit split cut reuse cache retry
+    log test compare normalise normalize prepend append order show hide fetch validate escape
+    sanitise sanitize handle give let try make consider choose pick build deploy load read save
+    serve stream mock spy assert expect skip rerun watch debug inspect clear reset restore
+    """.split()
+)
+# "You can declare ...", "you need to set ...": the docs' way of giving a step.
+_YOU_CAN = re.compile(r"\byou (?:can|could|should|need to|have to|must|may|will need to)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\b")
+_QUOTED = re.compile(r"\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'")
+_LITERAL = re.compile(
+    r"\b(?:true|false|none|null|enabled|disabled|half|quarter|once|twice|dozen|hundred|thousand|million"
+    r"|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|fifty)\b",
+    re.IGNORECASE,
+)
+_REASON = re.compile(
+    r"\b(?:because|since|so|in order to|otherwise|unless|the reason|this is why|that is why|that's why|due to"
+    r"|as a result|which means|this means|means|to avoid|to prevent|to make sure|to ensure|to keep|prevents?"
+    r"|avoids?|causes?|leads? to|results? in|depends? on|if|when|without|not|never|cannot|can't|won't|isn't"
+    r"|aren't|doesn't|don't)\b",
+    re.IGNORECASE,
+)
+
+FRAMING_TERMS = frozenset(
+    stem(word)
+    for word in """
+    work works working calculated calculate computed compute happen happens behave behaves differ
+    differs difference compare relate relates interact interact fit decide decides determine determines
+    matter matters mean means non
+    """.split()
+)
+"""Words that frame a question about a mechanism ("How does X *work*?", "How is nDCG
+*calculated*?") rather than name its topic: the passage that answers explains the
+mechanism without repeating them, so a reviewer does not count them as missing."""
+
+GAPS: dict[AnswerForm, str] = {
+    "instruction": "code example",
+    "value": "default value",
+    "reason": "reason",
+    "explanation": "",
+}
+"""The search phrase a draft missing each form hands the next Research pass."""
+
+
+def question_form(question: str) -> AnswerForm:
+    """Return the form of answer ``question`` asks for (see the module docstring)."""
+    if _REASON_Q.search(question):
+        return "reason"
+    if _VALUE_Q.search(question):
+        return "value"
+    if _INSTRUCTION_Q.search(question):
+        return "instruction"
+    return "explanation"
+
+
+def asked_verb(question: str) -> str | None:
+    """Return the stem of the verb a how-to question asks about ("How do I *treat* water?"), if any."""
+    match = _ASKED_VERB.search(question)
+    verb = (match.group(1) or match.group(2)).lower() if match else None
+    # "How do I get/make/use ..." names no particular action.
+    return stem(verb) if verb and verb not in STOP_WORDS else None
+
+
+def has_instruction(text: str, question: str) -> bool:
+    """Whether ``text`` gives an instruction: code, an option, a command, or an imperative step on the topic.
+
+    An imperative step opens with a common instruction verb ("Set", "Run", "Use"...) or
+    with the very verb the question asks about ("Treat water..." for "How do I treat
+    water?"), and names a question term.
+    """
+    if _FENCE.search(text) or _CODE_SPAN.search(text) or _OPTION.search(text) or _COMMAND.search(text):
+        return True
+    if _NAMED.search(text):
+        return True
+    # A setting's value is an instruction too ("values between 1.2 and 2.0"), unless
+    # the number is the question's own ("HTTP/2" in "How do I enable HTTP/2?").
+    if set(_NUMBER.findall(text)) - set(_NUMBER.findall(question)):
+        return True
+    terms = set(content_terms(question))
+    verb = asked_verb(question)
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", text):
+        if not terms & set(content_terms(sentence)):
+            continue
+        if _YOU_CAN.search(sentence):
+            return True
+        # An imperative opens the sentence, or follows a leading clause ("After
+        # generation, parse every citation").
+        for clause in (sentence, sentence.partition(",")[2]):
+            first = clause.strip().split(maxsplit=1)
+            word = first[0].strip("*_:").lower() if first else ""
+            if word and (word in _IMPERATIVE or stem(word) == verb):
+                return True
+    return False
+
+
+def has_value(text: str) -> bool:
+    """Whether ``text`` states a value: a code span, a number, a quoted or literal value."""
+    return bool(
+        _FENCE.search(text) or _CODE_SPAN.search(text) or _NUMBER.search(text) or _QUOTED.search(text)
+        or _LITERAL.search(text)
+    )
+
+
+def has_reason(text: str) -> bool:
+    """Whether ``text`` gives a reason (a causal connective)."""
+    return bool(_REASON.search(text))
+
+
+def has_form(form: AnswerForm, text: str, question: str) -> bool:
+    """Whether ``text`` has the form ``form`` asks for (an explanation needs none)."""
+    if form == "instruction":
+        return has_instruction(text, question)
+    if form == "value":
+        return has_value(text)
+    if form == "reason":
+        return has_reason(text)
+    return True

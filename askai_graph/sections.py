@@ -1,0 +1,180 @@
+"""Sections of retrieved pages, ranked for a question: what the extractive Writer answers from.
+
+A retrieved page's text (one or more passages) is cut at its headings, outside code
+fences. Each section keeps its heading, its prose and its fenced code blocks (language
+kept). Sections are ranked with BM25 over this request's sections (heading and page
+title counted twice, code tokens included: ``--watch`` or ``model_config`` often appear
+only in code), with a small prior for the retriever's own page order, so the Writer leads
+with the section that best matches the question rather than the page that happened to
+rank first.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from askai_graph.evidence import SearchResult
+from askai_graph.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
+from askai_graph.passages import split_sections
+from askai_graph.text import content_terms
+
+K1 = 1.2
+B = 0.75
+RANK_PRIOR = 0.6
+"""Score bonus lost per retrieval rank: a tie goes to the retriever's better page."""
+_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^`\s]*)[^`]*$")
+_LANGUAGE = re.compile(r"^[A-Za-z0-9_+.#-]{1,20}$")
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A fenced code block of a section, verbatim."""
+
+    language: str
+    """The info string's first word, when it is a plain language name ('' otherwise)."""
+    code: str
+    """The block's lines, without the fences."""
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of one retrieved page."""
+
+    post: int
+    """Index of its page in the request's search results (retrieval rank)."""
+    heading: str
+    """The section heading ('' for a page's opening text)."""
+    text: str
+    """The section's Markdown, code blocks included."""
+    code: tuple[CodeBlock, ...]
+    """Its fenced code blocks, in order."""
+    terms: tuple[str, ...]
+    """Its BM25 terms: page title and heading twice, then the text (prose and code)."""
+
+
+def code_blocks(markdown: str) -> tuple[CodeBlock, ...]:
+    """Return the fenced code blocks of ``markdown`` (CommonMark fences; an unclosed one runs to the end)."""
+    blocks: list[CodeBlock] = []
+    fence: str | None = None
+    language = ""
+    indent = 0
+    lines: list[str] = []
+    for line in markdown.splitlines():
+        if fence is None:
+            opener = _OPEN.match(line)
+            if opener:  # a backtick fence's info string has no backticks: the pattern says so
+                fence, indent, lines = opener.group(2), len(opener.group(1)), []
+                info = opener.group(3)
+                language = info if _LANGUAGE.match(info) else ""
+            continue
+        stripped = line.strip()
+        closing = set(stripped) == {fence[0]} and len(stripped) >= len(fence)
+        if stripped and closing and len(line) - len(line.lstrip()) <= 3:
+            blocks.append(CodeBlock(language, "\n".join(lines)))
+            fence = None
+            continue
+        # Content lines lose up to the opening fence's indentation, as CommonMark says.
+        lines.append(line[min(indent, len(line) - len(line.lstrip())) :])
+    if fence is not None and lines:
+        blocks.append(CodeBlock(language, "\n".join(lines)))
+    return tuple(blocks)
+
+
+@lru_cache(maxsize=4096)
+def _page_sections(content: str) -> tuple[tuple[str, str, tuple[CodeBlock, ...]], ...]:
+    return tuple((p.heading, p.text, code_blocks(p.text)) for p in split_sections(content))
+
+
+def page_sections(results: list[SearchResult]) -> list[Section]:
+    """Return every section of every retrieved page, pages in retrieval order."""
+    found = []
+    for post, result in enumerate(results):
+        for heading, text, code in _page_sections(result.content):
+            lead = f"{result.title} {heading} {heading}"
+            found.append(Section(post, heading, text, code, tuple(content_terms(f"{lead} {lead} {text}"))))
+    return found
+
+
+def rank_sections(
+    question: str, sections: list[Section], similarity: Sequence[float] | None = None
+) -> list[tuple[Section, float]]:
+    """Return the ``sections`` matching ``question``, best first, with their scores.
+
+    BM25 (sections sharing a term) and the rank prior; with ``similarity`` (each
+    section's cosine to the question, from an embedding model), the BM25 ranking and the
+    similarity ranking are fused by reciprocal rank fusion first, as hybrid retrieval
+    fuses pages.
+    """
+    lexical = _bm25_sections(question, sections)
+    if similarity is None:
+        return lexical
+    by_meaning = sorted(range(len(sections)), key=lambda i: -similarity[i])
+    position = {id(section): i for i, section in enumerate(sections)}
+    fused = reciprocal_rank_fusion([[position[id(s)] for s, _ in lexical], by_meaning], DEFAULT_RRF_K)
+    ranked = [(sections[i], score * (1 - RANK_PRIOR * min(sections[i].post, 5) / 5)) for i, score in fused]
+    ranked.sort(key=lambda item: -item[1])
+    return ranked
+
+
+def _bm25_sections(question: str, sections: list[Section]) -> list[tuple[Section, float]]:
+    wanted = list(dict.fromkeys(content_terms(question)))
+    if not wanted or not sections:
+        return []
+    counts = [Counter(section.terms) for section in sections]
+    average = sum(len(section.terms) for section in sections) / len(sections) or 1.0
+    frequency = Counter(term for count in counts for term in wanted if term in count)
+    n = len(sections)
+    ranked = []
+    for section, count in zip(sections, counts, strict=True):
+        norm = K1 * (1 - B + B * len(section.terms) / average)
+        score = sum(
+            math.log(1 + (n - frequency[t] + 0.5) / (frequency[t] + 0.5)) * count[t] / (count[t] + norm)
+            for t in wanted
+            if t in count
+        )
+        if score > 0:
+            ranked.append((section, score * (1 - RANK_PRIOR * min(section.post, 5) / 5)))
+    ranked.sort(key=lambda item: -item[1])
+    return ranked
+
+
+def section_slice(question: str, results: list[SearchResult], budget_chars: int) -> list[tuple[SearchResult, str]]:
+    """Return, per retrieved page (retrieval order), its best sections' Markdown within ``budget_chars``.
+
+    What a model Writer reads: whole sections, code blocks included (a sentence slice
+    drops code, where most docs put the answer), the best-ranked sections first until
+    the budget is spent, each page's in page order. A page none of whose sections
+    matches keeps its opening, so every retrieved page is still citable.
+    """
+    sections = page_sections(results)
+    picked: dict[int, list[Section]] = {}
+    spent = 0
+    for section, _ in rank_sections(question, sections):
+        if spent + len(section.text) > budget_chars:
+            continue
+        picked.setdefault(section.post, []).append(section)
+        spent += len(section.text)
+    sliced = []
+    for post, result in enumerate(results):
+        chosen = [s for s in sections if s.post == post and s in picked.get(post, [])]
+        text = "\n\n".join(s.text for s in chosen) or result.content[: max(200, budget_chars // (4 * len(results)))]
+        sliced.append((result, text))
+    return sliced
+
+
+def fenced(block: CodeBlock, max_lines: int) -> str:
+    """Return ``block`` as a fenced Markdown block, at most ``max_lines`` lines, language kept.
+
+    The fence is longer than any backtick run in the code, so the code cannot close it.
+    """
+    lines = block.code.splitlines()
+    if len(lines) > max_lines:
+        lines = [*lines[:max_lines], "..."]
+    longest = max((len(run) for run in re.findall(r"`+", block.code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return "\n".join([f"{fence}{block.language}", *lines, fence])
