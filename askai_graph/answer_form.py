@@ -66,6 +66,7 @@ _IMPERATIVE = frozenset(
     log test compare normalise normalize prepend append order show hide fetch validate escape
     sanitise sanitize handle give let try make consider choose pick build deploy load read save
     serve stream mock spy assert expect skip rerun watch debug inspect clear reset restore
+    download copy move clone unpack unzip upgrade uninstall rename paste edit place pin
     """.split()
 )
 # "You can declare ...", "you need to set ...": the docs' way of giving a step.

@@ -16,7 +16,7 @@ from askai_graph.prompts import CRITIC_SYSTEM, FALLBACK_ANSWER, WRITER_SYSTEM
 from askai_graph.relevance import term_coverage
 from askai_graph.retrieval import BM25Retriever
 from askai_graph.reviewing import ReviewRequest
-from tests.fakes import post, replies, retriever, review, url
+from tests.fakes import FakeRetriever, post, replies, retriever, review, url
 
 SITES = Path(__file__).parent / "data" / "sites"
 
@@ -164,6 +164,16 @@ def test_question_form(question: str, form: str) -> None:
 def test_a_number_from_the_question_is_no_instruction() -> None:
     assert not has_form("instruction", "HTTP/2 is off by default.", "How do I enable HTTP/2?")
     assert has_form("instruction", "Set it to 100 characters.", "How do I change the line width?")
+
+
+def test_an_installation_step_is_an_instruction_and_the_writer_leads_with_it() -> None:
+    step = "Download the Lantern binary for your platform and copy it into a folder on your path."
+    aside = "Lantern is a single file and needs no runtime."
+    assert has_form("instruction", step, "How do I install Lantern?")
+    assert not has_form("instruction", aside, "How do I install Lantern?")
+    pages = FakeRetriever(documents=[post(1, f"# Installing Lantern\n\n{aside} {step}")], queries=[])
+    final = build_graph(retriever=pages).invoke({"question": "How do I install Lantern?"})
+    assert final["outcome"] == "accepted" and step in final["answer"]
 
 
 # --- the relevance floor -------------------------------------------------------------------
