@@ -12,10 +12,12 @@ from askai_graph import LexicalCritic, Settings, build_graph, load_corpus
 from askai_graph.answer_form import has_form, question_form
 from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
+from askai_graph.offline.writer import ExtractiveWriter
 from askai_graph.prompts import CRITIC_SYSTEM, FALLBACK_ANSWER, WRITER_SYSTEM
 from askai_graph.relevance import term_coverage
 from askai_graph.retrieval import BM25Retriever
 from askai_graph.reviewing import ReviewRequest
+from askai_graph.writing import DraftRequest
 from tests.fakes import post, replies, retriever, review, url
 
 SITES = Path(__file__).parent / "data" / "sites"
@@ -289,3 +291,33 @@ def test_the_graph_lends_the_retrievers_embedding_model_to_the_extractive_writer
     )
     sections = [text for text in model.texts[embedded_at_start:] if text.startswith("Hydration")]
     assert sections  # the Writer embedded the page's sections with the retriever's own model
+
+
+# A page whose number sits in a later section than the one that best matches the question.
+BATCHING = """---
+title: Batching uploads
+url: https://tool.example/docs/batching/
+---
+# Batching uploads
+
+## Upload batches
+
+An upload batch groups many small files into one request so the server opens fewer
+connections. Upload batches are retried as a whole when the connection drops midway.
+
+## Sizing
+
+Small batches waste round trips, large ones hold memory for longer. For most sites a
+batch of 40 files is the best size to start with.
+"""
+
+
+def test_a_value_question_gets_the_sentence_with_the_value_quoted(tmp_path: Path, index_cache: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "batching.md").write_text(BATCHING)
+    pages = BM25Retriever(corpus=load_corpus(tmp_path / "docs"), cache_dir=index_cache)
+    found = to_search_results(pages.invoke("How many files should an upload batch contain?"), top_k=6)
+    draft = ExtractiveWriter().write(
+        DraftRequest(question="How many files should an upload batch contain?", search_results=found, catalog=False)
+    )
+    assert "40 files" in draft
