@@ -17,6 +17,7 @@ from askai_graph.prompts import CRITIC_SYSTEM, FALLBACK_ANSWER, WRITER_SYSTEM
 from askai_graph.relevance import term_coverage
 from askai_graph.retrieval import BM25Retriever
 from askai_graph.reviewing import ReviewRequest
+from askai_graph.text import content_terms
 from askai_graph.writing import DraftRequest
 from tests.fakes import post, replies, retriever, review, url
 
@@ -321,3 +322,20 @@ def test_a_value_question_gets_the_sentence_with_the_value_quoted(tmp_path: Path
         DraftRequest(question="How many files should an upload batch contain?", search_results=found, catalog=False)
     )
     assert "40 files" in draft
+
+
+@pytest.mark.parametrize("verb", ["get", "go", "make", "give", "tell", "show", "know", "want"])
+def test_a_stop_verb_is_stopped_in_every_inflection(verb: str) -> None:
+    forms = {
+        "get": "got gotten getting", "go": "going gone went", "make": "made making", "give": "gave giving",
+        "tell": "told telling", "show": "showed shown showing", "know": "knew known knowing",
+        "want": "wanted wanting",
+    }
+    assert content_terms(f"{verb} {forms[verb]}") == []
+
+
+def test_a_colloquial_question_is_not_short_of_its_filler_verb() -> None:
+    # "got" names no topic: a reviewer that counts it missing fails an answer covering the rest.
+    draft = "A long conversation no longer fits the prompt, so trim the oldest turns. ([Post 1](" + url(1) + "))"
+    review = critique("conversation got long and the prompt no longer fits, what now?", draft, draft)
+    assert "got" not in review["gaps"]
