@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from askai_graph import LexicalCritic, Settings, build_graph, load_corpus
-from askai_graph.answer_form import has_form, question_form
+from askai_graph.answer_form import _COMMAND, has_form, question_form
 from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
 from askai_graph.offline.writer import ExtractiveWriter
@@ -339,3 +339,18 @@ def test_a_colloquial_question_is_not_short_of_its_filler_verb() -> None:
     draft = "A long conversation no longer fits the prompt, so trim the oldest turns. ([Post 1](" + url(1) + "))"
     review = critique("conversation got long and the prompt no longer fits, what now?", draft, draft)
     assert "got" not in review["gaps"]
+
+
+@pytest.mark.parametrize(
+    ("text", "is_command"),
+    [
+        ("Serve it with quaytool run app:main for local work.", True),
+        ("Then quaytool check src/app.py before you commit.", True),
+        ("Pin it with pip install quaylib==2.1 in the project.", True),
+        ("Type $ quaytool purge at the prompt.", True),
+        ("Checks run faster with a warm cache.", False),
+        ("Meet the team at 5:30 on Friday.", False),
+    ],
+)
+def test_a_command_in_prose_is_recognised_by_its_shape_not_its_program_name(text: str, is_command: bool) -> None:
+    assert bool(_COMMAND.search(text)) is is_command
