@@ -76,6 +76,8 @@ _IMPERATIVE = frozenset(
     serve stream mock spy assert expect skip rerun watch debug inspect clear reset restore
     """.split()
 )
+# A step may follow a connective: "..., so choose k to match", "then run the tests".
+_CONNECTIVES = frozenset("so then and or just simply instead first next finally".split())
 # "You can declare ...", "you need to set ...": the docs' way of giving a step.
 _YOU_CAN = re.compile(r"\byou (?:can|could|should|need to|have to|must|may|will need to)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\b")
@@ -158,8 +160,10 @@ def has_instruction(text: str, question: str) -> bool:
         # An imperative opens the sentence, or follows a leading clause ("After
         # generation, parse every citation").
         for clause in (sentence, sentence.partition(",")[2]):
-            first = clause.strip().split(maxsplit=1)
+            first = clause.strip().split(maxsplit=2)
             word = first[0].strip("*_:").lower() if first else ""
+            if word in _CONNECTIVES and len(first) > 1:  # "..., so choose k equal to ..."
+                word = first[1].strip("*_:").lower()
             if word and (word in _IMPERATIVE or stem(word) == verb):
                 return True
     return False

@@ -354,3 +354,9 @@ def test_a_colloquial_question_is_not_short_of_its_filler_verb() -> None:
 )
 def test_a_command_in_prose_is_recognised_by_its_shape_not_its_program_name(text: str, is_command: bool) -> None:
     assert bool(_COMMAND.search(text)) is is_command
+
+
+def test_a_step_after_a_connective_is_an_instruction() -> None:
+    question = "How do I size the upload window?"
+    assert has_form("instruction", "The window holds whole batches, so pick a window of one batch.", question)
+    assert not has_form("instruction", "The window holds whole batches, so the server waits.", question)
