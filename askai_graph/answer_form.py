@@ -50,7 +50,15 @@ _ASKED_VERB = re.compile(r"\bhow (?:do|can|could|should|would|must) (?:i|we|you)
 _FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _OPTION = re.compile(r"(?<![\w-])--?[a-zA-Z][\w-]*")
-_COMMAND = re.compile(r"(?:^|\s)\$ \S|\b(?:npm|npx|yarn|pnpm|pip|uv|python|jest|fastapi|uvicorn|docker) [a-z-]{2,}")
+# A command line in prose: a shell prompt ("$ make docs"), or a program, a subcommand and
+# an argument shaped like a command line's: a path, a module:object, a file name with
+# its extension, a pinned package ("tool serve app/main.py", "tool run main:app",
+# "pip install lib==2.1"). No program is named: any site's tool qualifies the same way.
+_COMMAND = re.compile(
+    r"(?:^|\s)\$ \S"
+    r"|\b[a-z][\w-]* [a-z][a-z-]+ (?:[A-Za-z_./~][\w.-]*[/:@=][\w./:@=-]*\w"
+    r"|[\w-]+\.(?:py|js|ts|jsx|tsx|mjs|cjs|json|toml|ya?ml|cfg|ini|sh))\b"
+)
 # "The quaystone purge command ...", "the retries setting": prose naming the thing to use.
 _NAMED = re.compile(
     r"\bthe [\w.-]+(?: [\w.-]+)? (?:command|subcommand|option|flag|setting|parameter|argument|function|method"
@@ -69,6 +77,8 @@ _IMPERATIVE = frozenset(
     download copy move clone unpack unzip upgrade uninstall rename paste edit place pin
     """.split()
 )
+# A step may follow a connective: "..., so choose k to match", "then run the tests".
+_CONNECTIVES = frozenset("so then and or just simply instead first next finally".split())
 # "You can declare ...", "you need to set ...": the docs' way of giving a step.
 _YOU_CAN = re.compile(r"\byou (?:can|could|should|need to|have to|must|may|will need to)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\b")
@@ -151,8 +161,10 @@ def has_instruction(text: str, question: str) -> bool:
         # An imperative opens the sentence, or follows a leading clause ("After
         # generation, parse every citation").
         for clause in (sentence, sentence.partition(",")[2]):
-            first = clause.strip().split(maxsplit=1)
+            first = clause.strip().split(maxsplit=2)
             word = first[0].strip("*_:").lower() if first else ""
+            if word in _CONNECTIVES and len(first) > 1:  # "..., so choose k equal to ..."
+                word = first[1].strip("*_:").lower()
             if word and (word in _IMPERATIVE or stem(word) == verb):
                 return True
     return False

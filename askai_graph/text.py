@@ -35,6 +35,8 @@ STOP_WORDS = frozenset(
     what's when when's where where's whether which while who who's whom why why's will with
     within without won't would wouldn't yes yet you you'd you'll you're you've your yours
     yourself yourselves tell explain describe show know want way ways thing things really
+    got gotten going gone went made making gave giving told telling explained explaining
+    described describing showed shown showing knew known knowing wanted wanting needed needing
     """.split()
 )
 

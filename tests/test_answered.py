@@ -9,13 +9,16 @@ from typing import Any
 import pytest
 
 from askai_graph import LexicalCritic, Settings, build_graph, load_corpus
-from askai_graph.answer_form import has_form, question_form
+from askai_graph.answer_form import _COMMAND, has_form, question_form
 from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
+from askai_graph.offline.writer import ExtractiveWriter
 from askai_graph.prompts import CRITIC_SYSTEM, FALLBACK_ANSWER, WRITER_SYSTEM
 from askai_graph.relevance import term_coverage
 from askai_graph.retrieval import BM25Retriever
 from askai_graph.reviewing import ReviewRequest
+from askai_graph.text import content_terms
+from askai_graph.writing import DraftRequest
 from tests.fakes import FakeRetriever, post, replies, retriever, review, url
 
 SITES = Path(__file__).parent / "data" / "sites"
@@ -299,3 +302,71 @@ def test_the_graph_lends_the_retrievers_embedding_model_to_the_extractive_writer
     )
     sections = [text for text in model.texts[embedded_at_start:] if text.startswith("Hydration")]
     assert sections  # the Writer embedded the page's sections with the retriever's own model
+
+
+# A page whose number sits in a later section than the one that best matches the question.
+BATCHING = """---
+title: Batching uploads
+url: https://tool.example/docs/batching/
+---
+# Batching uploads
+
+## Upload batches
+
+An upload batch groups many small files into one request so the server opens fewer
+connections. Upload batches are retried as a whole when the connection drops midway.
+
+## Sizing
+
+Small batches waste round trips, large ones hold memory for longer. For most sites a
+batch of 40 files is the best size to start with.
+"""
+
+
+def test_a_value_question_gets_the_sentence_with_the_value_quoted(tmp_path: Path, index_cache: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "batching.md").write_text(BATCHING)
+    pages = BM25Retriever(corpus=load_corpus(tmp_path / "docs"), cache_dir=index_cache)
+    found = to_search_results(pages.invoke("How many files should an upload batch contain?"), top_k=6)
+    draft = ExtractiveWriter().write(
+        DraftRequest(question="How many files should an upload batch contain?", search_results=found, catalog=False)
+    )
+    assert "40 files" in draft
+
+
+@pytest.mark.parametrize("verb", ["get", "go", "make", "give", "tell", "show", "know", "want"])
+def test_a_stop_verb_is_stopped_in_every_inflection(verb: str) -> None:
+    forms = {
+        "get": "got gotten getting", "go": "going gone went", "make": "made making", "give": "gave giving",
+        "tell": "told telling", "show": "showed shown showing", "know": "knew known knowing",
+        "want": "wanted wanting",
+    }
+    assert content_terms(f"{verb} {forms[verb]}") == []
+
+
+def test_a_colloquial_question_is_not_short_of_its_filler_verb() -> None:
+    # "got" names no topic: a reviewer that counts it missing fails an answer covering the rest.
+    draft = "A long conversation no longer fits the prompt, so trim the oldest turns. ([Post 1](" + url(1) + "))"
+    review = critique("conversation got long and the prompt no longer fits, what now?", draft, draft)
+    assert "got" not in review["gaps"]
+
+
+@pytest.mark.parametrize(
+    ("text", "is_command"),
+    [
+        ("Serve it with quaytool run app:main for local work.", True),
+        ("Then quaytool check src/app.py before you commit.", True),
+        ("Pin it with pip install quaylib==2.1 in the project.", True),
+        ("Type $ quaytool purge at the prompt.", True),
+        ("Checks run faster with a warm cache.", False),
+        ("Meet the team at 5:30 on Friday.", False),
+    ],
+)
+def test_a_command_in_prose_is_recognised_by_its_shape_not_its_program_name(text: str, is_command: bool) -> None:
+    assert bool(_COMMAND.search(text)) is is_command
+
+
+def test_a_step_after_a_connective_is_an_instruction() -> None:
+    question = "How do I size the upload window?"
+    assert has_form("instruction", "The window holds whole batches, so pick a window of one batch.", question)
+    assert not has_form("instruction", "The window holds whole batches, so the server waits.", question)

@@ -32,11 +32,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 GRAPH_ID = "ask_ai"
 ANSWERED = "How does BM25 rank documents?"
 # The offline critic never passes this one: it is retried up to the limit, then degrades.
-# Retried to the limit under the defaults, standalone or on a thread: a value question
-# whose best-matching sentence on the bundled site gives no number, which the Critic
-# refuses each time. ("Should I use Kubernetes for my database?" used to be; no page
-# covers it, so the relevance floor now ends it in fallback before any draft.)
-RETRIED = "How many candidates should a cross-encoder rerank?"
+# Retried to the limit under the defaults, standalone or on a thread: a why question whose
+# words "poor" and "store" no page of the bundled site has, so the Critic's confidence
+# stays low each time. ("How many candidates should a cross-encoder rerank?" used to be;
+# the Writer now quotes the sentence that gives the number, and it is accepted.)
+RETRIED = "Why is fine-tuning a poor knowledge store?"
 
 
 @pytest.fixture(autouse=True)

@@ -25,7 +25,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from askai_graph import plaintext
-from askai_graph.answer_form import has_form, question_form
+from askai_graph.answer_form import AnswerForm, has_form, question_form
 from askai_graph.catalog import catalog_answer
 from askai_graph.evidence import SearchResult, analysed_inline
 from askai_graph.sections import CodeBlock, Section, fenced, page_sections, rank_sections
@@ -112,7 +112,19 @@ class ExtractiveWriter:
         if not lead and not code:
             return NOTHING_FOUND
         covered = wanted & (set(best.terms) if code else set().union(*(terms for _, terms in lead)))
-        parts = [self._paragraph(results[best.post], [s for s, _ in lead], named(best.heading)), *code]
+        extra_form: list[str] = []
+        if form in CODE_FORMS and not has_form(form, "\n".join([*(s for s, _ in lead), *code]), question):
+            # The lead talks about the topic without the value or step asked for ("How many
+            # candidates ...?" answered by a sentence without the number): quote the best
+            # sentence that has the form and names the question's terms, from the best
+            # section or, failing that, the next one that ranks close to it.
+            found = self._form_sentence(question, form, ranked, wanted, best_score)
+            if found is not None and found[0] is best:
+                lead = sorted([*lead, found[1]], key=lambda item: _position(best.text, item[0]))
+            elif found is not None:
+                extra_form = [self._paragraph(results[found[0].post], [found[1][0]], named(found[0].heading))]
+                covered |= wanted & found[1][1]
+        parts = [self._paragraph(results[best.post], [s for s, _ in lead], named(best.heading)), *code, *extra_form]
         # Another section (of this page or another) only for a question term the first
         # one leaves uncovered; a section repeating covered terms is a passing mention.
         for section, score in ranked[1:]:
@@ -125,6 +137,28 @@ class ExtractiveWriter:
                 covered |= wanted & set().union(*(terms for _, terms in extra))
                 break
         return "\n\n".join(part for part in parts if part)
+
+    @staticmethod
+    def _form_sentence(
+        question: str, form: AnswerForm, ranked: list[tuple[Section, float]], wanted: set[str], best_score: float
+    ) -> tuple[Section, tuple[str, frozenset[str]]] | None:
+        """Return the first well-ranked section's best quotable sentence with ``form`` on the question's terms.
+
+        In the best section one question term suffices (the section is on topic); in
+        another, the sentence must name two (one shared word is a passing mention).
+        """
+        for rank, (section, score) in enumerate(ranked):
+            if score < MIN_RELATIVE_SCORE * best_score:
+                break
+            need = 1 if rank == 0 else min(2, len(wanted))
+            candidates = [
+                (sentence, terms)
+                for sentence, terms in quotable_sentences(section.text)
+                if len(terms & wanted) >= need and has_form(form, sentence, question)
+            ]
+            if candidates:
+                return section, max(candidates, key=lambda item: len(item[1] & wanted))
+        return None
 
     def _similarity(self, question: str, sections: list[Section]) -> list[float] | None:
         """Return each section's cosine to the question, when an embedding model is configured."""
@@ -220,6 +254,12 @@ def form_bonus(question: str, sentence: str) -> float:
     """Prefer a sentence with the form asked for: an instruction for a how-to, a value for a value question."""
     form = question_form(question)
     return 0.5 if form != "explanation" and has_form(form, sentence, question) else 0.0
+
+
+def _position(text: str, sentence: str) -> int:
+    """Return where ``sentence`` starts in ``text`` (document order), or the end when it is not found."""
+    found = text.find(sentence)
+    return found if found >= 0 else len(text)
 
 
 _CODE_HEADING = re.compile(r"`[^`\n]+`")
