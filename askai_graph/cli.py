@@ -18,15 +18,15 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
-from askai_graph.checkpoints import DatabaseError, default_database_url
-from askai_graph.corpus import CorpusError
-from askai_graph.embeddings import EmbeddingsError
 from askai_graph.evaluation.command import EvalUsageError
 from askai_graph.question import QuestionError, checked_question
 from askai_graph.reporting.command import ReportUsageError
-from askai_graph.runlog import RunLogError
+from askai_graph.retrieval.corpus import CorpusError
+from askai_graph.retrieval.embeddings import EmbeddingsError
 from askai_graph.settings import Settings
-from askai_graph.threads import (
+from askai_graph.stores.checkpoints import DatabaseError, default_database_url
+from askai_graph.stores.runlog import RunLogError
+from askai_graph.stores.threads import (
     DURABILITY,
     THREAD_ID_FORMAT,
     is_thread_id,
@@ -120,8 +120,8 @@ def continued_thread(graph: Any, thread_id: str | None, settings: Settings) -> s
 
 def ask(args: argparse.Namespace, settings: Settings) -> int:
     """Answer one question (on a new thread, or ``--thread ID``) and print the result."""
-    from askai_graph.checkpoints import open_checkpointer
     from askai_graph.graph import build_graph
+    from askai_graph.stores.checkpoints import open_checkpointer
 
     question = check_question(args.question, settings)
     with open_checkpointer(threads_url(settings)) as checkpointer:
@@ -134,8 +134,8 @@ def ask(args: argparse.Namespace, settings: Settings) -> int:
 
 def index(args: argparse.Namespace, settings: Settings) -> int:
     """Build (or update) the site index and print what changed and what was skipped."""
-    from askai_graph.embeddings import embeddings_for, model_key
     from askai_graph.indexing import StrictIndexError, build_index
+    from askai_graph.retrieval.embeddings import embeddings_for, model_key
 
     embeddings = embeddings_for(settings, batch=True)
     try:
@@ -188,8 +188,8 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
 
 def chat(args: argparse.Namespace, settings: Settings) -> int:
     """Hold a conversation in the terminal: follow-ups, ``/new`` to start over, Ctrl-D to quit."""
-    from askai_graph.checkpoints import open_checkpointer
     from askai_graph.graph import build_graph
+    from askai_graph.stores.checkpoints import open_checkpointer
 
     interactive = sys.stdin.isatty()
     if interactive:
@@ -234,8 +234,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     """
     import uvicorn
 
-    from askai_graph.checkpoints import open_checkpointer
     from askai_graph.server.serving import BindError, bind, uvicorn_config
+    from askai_graph.stores.checkpoints import open_checkpointer
 
     host = args.host or settings.host
     port = settings.port if args.port is None else args.port

@@ -14,7 +14,7 @@ from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
 from askai_graph.prompts import CRITIC_SYSTEM, FALLBACK_ANSWER, WRITER_SYSTEM
 from askai_graph.relevance import term_coverage
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.reviewing import ReviewRequest
 from tests.fakes import post, replies, retriever, review, url
 
@@ -275,7 +275,7 @@ def test_with_an_embedding_model_the_writer_leads_with_the_section_closest_in_me
 
 
 def test_the_graph_lends_the_retrievers_embedding_model_to_the_extractive_writer(tmp_path: Path) -> None:
-    from askai_graph.hybrid import HybridRetriever
+    from askai_graph.retrieval.hybrid import HybridRetriever
     from tests.fakes import ConceptEmbeddings
 
     (tmp_path / "notes.md").write_text("---\ntitle: Trail notes\nurl: https://trail.example/notes/\n---\n" + TRAIL)

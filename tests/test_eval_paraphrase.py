@@ -16,9 +16,9 @@ from statistics import mean
 import pytest
 
 from askai_graph import load_corpus
-from askai_graph.corpus import Post
 from askai_graph.evaluation import EvalQuestion, load_questions
-from askai_graph.passages import split_passages
+from askai_graph.retrieval.corpus import Post
+from askai_graph.retrieval.passages import split_passages
 from askai_graph.text import content_terms
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,12 +13,12 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
 from askai_graph import Settings, load_corpus
-from askai_graph.corpus import Corpus, Post
-from askai_graph.fusion import reciprocal_rank_fusion
-from askai_graph.hybrid import DenseRetriever, HybridRetriever
 from askai_graph.indexing import build_index
 from askai_graph.nodes.research import Research
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.corpus import Corpus, Post
+from askai_graph.retrieval.fusion import reciprocal_rank_fusion
+from askai_graph.retrieval.hybrid import DenseRetriever, HybridRetriever
+from askai_graph.retrieval.pages import BM25Retriever
 from tests.fakes import ConceptEmbeddings, ReversingReranker
 
 SITE = Path(__file__).parent / "data" / "sites" / "hugo"

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from askai_graph import Settings, build_graph, load_corpus
-from askai_graph.bm25 import Vocabulary, build_bm25, top_documents
-from askai_graph.corpus import Post
 from askai_graph.indexing import build_index
-from askai_graph.passages import passage_terms, split_passages
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.bm25 import Vocabulary, build_bm25, top_documents
+from askai_graph.retrieval.corpus import Post
+from askai_graph.retrieval.pages import BM25Retriever
+from askai_graph.retrieval.passages import passage_terms, split_passages
 from askai_graph.text import content_terms
 
 SITES = Path(__file__).parent / "data" / "sites"

@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from askai_graph import build_graph, load_corpus
 from askai_graph.evidence import SearchResult
 from askai_graph.plaintext import escape_markdown, markdown_link, plain_text
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.server.events import answer_events
 from askai_graph.settings import Settings
 from askai_graph.state import Source

@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from askai_graph import Settings, build_graph
-from askai_graph.runlog import RunLog, open_run_log
 from askai_graph.server import create_app
 from askai_graph.server.feedback import RateLimiter, parse_feedback
 from askai_graph.server.request import BadRequest
+from askai_graph.stores.runlog import RunLog, open_run_log
 from tests.fakes import PASSING, cited_draft, postgres_database, replies, retriever, review, url
 from tests.live import LiveServer, sse_events
 

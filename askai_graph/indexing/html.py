@@ -21,12 +21,11 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_text, split_front_matter
 from askai_graph.indexing.markdown import absolute_images, first_sentence, unique_images
 from askai_graph.indexing.markup import summary_line
-from askai_graph.indexing.urls import is_http_url
+from askai_graph.retrieval.corpus import CorpusError, Post, is_http_url, make_post
 
 HTML_SUFFIXES = (".html", ".htm")
 NO_CANONICAL = "no <link rel=canonical> and no base URL to derive one (askai index --base-url, or ASKAI_SITE_URL)"

@@ -27,13 +27,13 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_number, as_text, split_front_matter
 from askai_graph.indexing.markup import clean_prose, first_h1, plain_line, strip_mdx, summary_line, unwrap_mkdocs
 from askai_graph.indexing.nav import NavPlace
 from askai_graph.indexing.sites import SiteProfile
 from askai_graph.indexing.urls import file_date, folder_url, page_url, resolve
+from askai_graph.retrieval.corpus import CorpusError, Post, make_post
 from askai_graph.text import sentences
 
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")

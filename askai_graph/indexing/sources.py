@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, FileEntry, PageFile, Skip, text_problem, walk
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES, as_date, as_number
 from askai_graph.indexing.html import HTML_SUFFIXES, parse_html_page, read_sitemap
@@ -25,6 +24,7 @@ from askai_graph.indexing.markdown import ORDER_KEYS, parse_markdown_page
 from askai_graph.indexing.markup import summary_line
 from askai_graph.indexing.sites import site_profile
 from askai_graph.indexing.urls import check_base_url
+from askai_graph.retrieval.corpus import CorpusError, Post, make_post
 
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown")
 

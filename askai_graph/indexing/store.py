@@ -32,7 +32,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from askai_graph.corpus import CorpusError, Post
+from askai_graph.retrieval.corpus import CorpusError, Post
 
 MANIFEST = "askai-index.json"
 DATABASE = "pages.sqlite3"

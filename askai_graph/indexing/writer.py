@@ -23,10 +23,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.bm25 import Vocabulary, build_bm25
 from askai_graph.catalog import site_order_key
-from askai_graph.corpus import CorpusError, Post, fingerprint_of, post_digest
-from askai_graph.dense import DTYPE, EMBED_BATCH, embed_texts
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.sources import Unit, duplicate
 from askai_graph.indexing.store import (
@@ -41,7 +38,10 @@ from askai_graph.indexing.store import (
     IndexReader,
     post_row,
 )
-from askai_graph.passages import dense_text, passage_text, split_passages
+from askai_graph.retrieval.bm25 import Vocabulary, build_bm25
+from askai_graph.retrieval.corpus import CorpusError, Post, fingerprint_of, post_digest
+from askai_graph.retrieval.dense import DTYPE, EMBED_BATCH, embed_texts
+from askai_graph.retrieval.passages import dense_text, passage_text, split_passages
 
 
 @dataclass

@@ -32,7 +32,6 @@ from starlette.background import BackgroundTask
 from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from askai_graph.runlog import RunLog, open_run_log
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.collector import tune_collector
 from askai_graph.server.events import Event
@@ -47,6 +46,7 @@ from askai_graph.server.run import StreamingGraph, run_question
 from askai_graph.server.threads import ThreadLeases
 from askai_graph.server.web import add_web
 from askai_graph.settings import Settings
+from askai_graph.stores.runlog import RunLog, open_run_log
 from askai_graph.validation.parsing import load_parser
 
 SEP = "\n"
@@ -352,7 +352,7 @@ def _live(app: FastAPI) -> Generation:
 
 def _threads_lifespan(reloader: IndexReloader, database_url: str, inner: Any) -> Any:
     """Open the threads database for the app's lifetime, build the graph on it, and keep it current."""
-    from askai_graph.checkpoints import open_async_checkpointer
+    from askai_graph.stores.checkpoints import open_async_checkpointer
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -400,7 +400,7 @@ def _configured_embeddings(settings: Settings, retriever: BaseRetriever | None) 
     The default retriever's own model when it has one (one copy in memory, and the
     question is embedded by the same model for both), else a fresh one.
     """
-    from askai_graph.embeddings import embeddings_for, model_key
+    from askai_graph.retrieval.embeddings import embeddings_for, model_key
 
     model = getattr(retriever, "embeddings", None)
     if not isinstance(model, Embeddings):

@@ -43,8 +43,8 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
-from askai_graph.embeddings import LOCAL_MODEL
-from askai_graph.server.questions import contrast, loose_key
+from askai_graph.retrieval.embeddings import LOCAL_MODEL
+from askai_graph.server.same_question import contrast, loose_key
 from askai_graph.settings import Settings
 from askai_graph.state import GateStatus, Outcome
 

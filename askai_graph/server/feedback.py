@@ -27,9 +27,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
-from askai_graph.runlog import RunLog
 from askai_graph.server.request import BadRequest, ClientGone, check_content_type, decode_json, json_type, read_body
 from askai_graph.settings import Settings
+from askai_graph.stores.runlog import RunLog
 
 FIELDS = frozenset({"run_id", "rating", "comment"})
 RATINGS = ("up", "down")

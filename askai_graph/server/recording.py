@@ -16,9 +16,9 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
-from askai_graph.runlog import RunLog, build_record
 from askai_graph.server.events import Event
-from askai_graph.threads import new_run_id
+from askai_graph.stores.runlog import RunLog, build_record
+from askai_graph.stores.threads import new_run_id
 
 logger = logging.getLogger(__name__)
 

@@ -42,9 +42,9 @@ from typing import Any
 from starlette.requests import ClientDisconnect, Request
 
 from askai_graph.question import QuestionError, checked_question
-from askai_graph.server.questions import clean_question
+from askai_graph.server.same_question import clean_question
 from askai_graph.settings import Settings
-from askai_graph.threads import THREAD_ID_FORMAT, is_thread_id
+from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id
 
 logger = logging.getLogger(__name__)
 

@@ -36,7 +36,7 @@ from askai_graph.server import events
 from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
 from askai_graph.state import AskState
-from askai_graph.threads import DURABILITY, record_cached_turn, run_config
+from askai_graph.stores.threads import DURABILITY, record_cached_turn, run_config
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from askai_graph.corpus import Post
+from askai_graph.retrieval.corpus import Post
 from askai_graph.text import content_terms
 
 # About 600 words: a typical article stays whole, a long reference page splits by section.

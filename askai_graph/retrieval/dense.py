@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.corpus import Corpus, CorpusError, Post
-from askai_graph.passages import Passage, dense_text
+from askai_graph.retrieval.corpus import Corpus, CorpusError, Post
+from askai_graph.retrieval.passages import Passage, dense_text
 
 logger = logging.getLogger(__name__)
 DTYPE = np.float16

@@ -1,34 +1,20 @@
-"""A site's posts: the bundled sample site, a built index, or a source indexed on the fly.
+"""A site's pages as the engine sees them: the page model, the corpus and its fingerprint.
 
-``load_corpus(path)`` accepts:
-
-- ``None``: the bundled sample site (Markdown posts with ``title`` and ``url``);
-- a folder written by ``askai index`` (it holds ``askai-index.json``): loaded as built,
-  without re-reading the source;
-- a Markdown/MDX docs tree or a built HTML site: indexed in memory, with URLs derived
-  from ``base_url`` where front matter gives none;
-- a ``.jsonl`` file, one post per line.
-
-A source indexed on the fly skips bad files (logged as warnings) instead of failing;
-only a source with no usable page at all is an error.
+Loading a corpus (the bundled sample site, a built index, a source indexed on the fly)
+is ``askai_graph.indexing.loader``'s job; this module only defines what is loaded.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Sequence
-from importlib import resources
-from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
 
 from askai_graph.evidence import ImageRef
 from askai_graph.plaintext import clean_post
-
-BUNDLED_SITE = "sample_site"
-logger = logging.getLogger(__name__)
 
 
 class CorpusError(ValueError):
@@ -71,50 +57,6 @@ class Corpus(BaseModel):
     """The built index (``askai_graph.indexing.IndexReader``) the posts come from, if any."""
 
 
-def load_corpus(path: Path | None = None, *, base_url: str | None = None, **limits: int) -> Corpus:
-    """Load posts from ``path`` (see the module docstring), or the bundled sample site.
-
-    Args:
-        path: A built index, a docs tree, a built HTML site or a ``.jsonl`` file.
-        base_url: Where the source is published, for URLs derived from file paths.
-        **limits: ``max_file_bytes`` and ``max_front_matter_bytes`` for a source folder.
-
-    Raises:
-        CorpusError: the path is missing, or holds no usable post.
-    """
-    from askai_graph import indexing
-
-    if path is None:
-        site = Path(str(resources.files("askai_graph").joinpath(BUNDLED_SITE)))
-        return _in_memory(indexing.scan_source(site, base_url=None), str(site))
-    if path.is_dir() and indexing.is_built_index(path):
-        reader = indexing.IndexReader(path)
-        return Corpus(posts=reader.posts, fingerprint=reader.fingerprint, index=reader)
-    if path.is_dir() or (path.is_file() and path.suffix == ".jsonl"):
-        return _in_memory(indexing.scan_source(path, base_url=base_url, **limits), str(path))
-    raise CorpusError(f"{path}: not a built index, a docs or HTML folder, or a .jsonl file")
-
-
-def corpus_for(settings: Any) -> Corpus:
-    """Load the corpus ``settings.corpus`` names (URLs derived under ``settings.site_url``)."""
-    return load_corpus(
-        settings.corpus,
-        base_url=settings.site_url,
-        max_file_bytes=settings.max_page_bytes,
-        max_front_matter_bytes=settings.max_front_matter_bytes,
-    )
-
-
-def _in_memory(scan: Any, where: str) -> Corpus:
-    posts = [item for item in scan.items if isinstance(item, Post)]
-    for skip in scan.skips:
-        logger.warning("%s: skipped %s: %s", where, skip.where, skip.reason)
-    if not posts:
-        reasons = "; ".join(f"{skip.where}: {skip.reason}" for skip in scan.skips[:3])
-        raise CorpusError(f"{where}: no posts found" + (f" ({reasons})" if reasons else ""))
-    return Corpus(posts=tuple(posts), fingerprint=fingerprint_of(post_digest(post) for post in posts))
-
-
 def make_post(record: dict[str, Any], where: str = "post") -> Post:
     """Return the validated post for ``record`` (from ``where``), titles and alt text made plain text.
 
@@ -122,8 +64,6 @@ def make_post(record: dict[str, Any], where: str = "post") -> Post:
         CorpusError: a required field is missing or empty, a URL is not absolute
             http(s), or a field has the wrong type.
     """
-    from askai_graph.indexing.urls import is_http_url
-
     record = clean_post(record, where)
     for key in ("title", "url"):
         if not isinstance(record.get(key), str) or not record[key].strip():
@@ -140,6 +80,12 @@ def make_post(record: dict[str, Any], where: str = "post") -> Post:
         problem = exc.errors()[0]
         field = ".".join(str(part) for part in problem["loc"])
         raise CorpusError(f"{field}: {problem['msg']}") from None
+
+
+def is_http_url(url: str) -> bool:
+    """Return whether ``url`` is an absolute http(s) URL with a host and no stray spaces."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and url == url.strip() and " " not in url
 
 
 def post_digest(post: Post) -> str:

@@ -181,7 +181,7 @@ def openai_embeddings(settings: Settings, *, transport: httpx.MockTransport | No
     from openai import DefaultAsyncHttpxClient, DefaultHttpxClient
 
     from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
-    from askai_graph.providers import endpoint_kwargs, is_openai
+    from askai_graph.endpoint import endpoint_kwargs, is_openai
 
     kwargs: dict[str, Any] = {
         "model": settings.embeddings_model or OPENAI_MODEL,

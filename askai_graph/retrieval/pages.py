@@ -1,11 +1,11 @@
 """Page retrieval over passages, one Document per page, as LangChain ``BaseRetriever``s.
 
-Pages are split into passages at headings (``askai_graph.passages``); a retriever ranks
+Pages are split into passages at headings (``askai_graph.retrieval.passages``); a retriever ranks
 the passages and groups the best ones of each page into one Document whose
 ``source_url`` is the page URL, so citations and source cards stay one per page.
 ``PageRetriever`` holds what every ranking shares (passages, grouping, Documents, the
 site catalog, an optional reranker); ``BM25Retriever`` ranks lexically, and
-``askai_graph.hybrid`` adds dense and hybrid ranking over the same passages.
+``askai_graph.retrieval.hybrid`` adds dense and hybrid ranking over the same passages.
 
 For a built index (``askai index``) the BM25 matrix is memory-mapped from the index and
 pages are read from it per query; for a corpus loaded in memory it is built at start-up
@@ -33,10 +33,10 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from askai_graph.bm25 import Vocabulary, build_bm25, top_documents
 from askai_graph.catalog import site_order_key
-from askai_graph.corpus import Corpus, Post
-from askai_graph.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
+from askai_graph.retrieval.bm25 import Vocabulary, build_bm25, top_documents
+from askai_graph.retrieval.corpus import Corpus, Post
+from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
 from askai_graph.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
 from askai_graph.text import content_terms
 
