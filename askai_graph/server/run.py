@@ -152,9 +152,8 @@ async def run_question(
                         await _stop(task)
                         if thread is not None:
                             await _record(graph, thread, question, standalone, probe.hit.model_dump())
-                        for event in events.answer_events(
-                            probe.hit.model_dump(), cached=True, token_chars=token_chars, ids=ids
-                        ):
+                        hit = {**probe.hit.model_dump(), "question": question, "standalone_question": standalone}
+                        for event in events.answer_events(hit, cached=True, token_chars=token_chars, ids=ids):
                             yield event
                         return
                 if node not in SILENT_NODES:
