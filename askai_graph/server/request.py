@@ -201,7 +201,6 @@ def parse_chat(body: bytes, settings: Settings) -> ChatRequest:
 
 
 async def read_chat(request: Request, settings: Settings) -> ChatRequest:
-    """Check headers, read the bounded body and return the request (see module docstring)."""
-    check_content_type(request.headers.get("content-type"))
+    """Read the bounded body and return the request (see module docstring); the caller checked its type."""
     body = await read_body(request, settings.max_body_bytes, settings.body_timeout_seconds)
     return parse_chat(body, settings)
