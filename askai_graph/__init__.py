@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (see __getattr__)
     from askai_graph.graph import build_graph
     from askai_graph.indexing.loader import load_corpus
     from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
-    from askai_graph.retrieval.corpus import Corpus, CorpusError, Post
+    from askai_graph.retrieval.corpus import Corpus, CorpusError, Page, Post
     from askai_graph.retrieval.pages import BM25Retriever
     from askai_graph.reviewing import Critic, ReviewRequest
     from askai_graph.settings import RunOptions, Settings
@@ -47,6 +47,7 @@ _EXPORTS = {
     "LexicalCritic": "askai_graph.offline",
     "MalformedReview": "askai_graph.critique",
     "Outcome": "askai_graph.state",
+    "Page": "askai_graph.retrieval.corpus",
     "Post": "askai_graph.retrieval.corpus",
     "ReviewCode": "askai_graph.critique",
     "ReviewFailure": "askai_graph.state",
@@ -85,6 +86,7 @@ __all__ = [
     "LexicalCritic",
     "MalformedReview",
     "Outcome",
+    "Page",
     "Post",
     "ReviewCode",
     "ReviewFailure",

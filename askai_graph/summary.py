@@ -42,7 +42,7 @@ class RunSummary(BaseModel):
     cited_urls: tuple[str, ...] = ()
     """Distinct retrieved URLs the final answer cites (none on fallback or a cache hit)."""
     retrieved_urls: tuple[str, ...] = ()
-    """Post URLs of the final Research pass."""
+    """Page URLs of the final Research pass."""
     validation_errors: tuple[ValidationIssue, ...] = ()
     """The final draft's Validation failures."""
     review_failures: tuple[ReviewFailure, ...] = ()

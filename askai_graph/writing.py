@@ -12,7 +12,7 @@ from askai_graph.evidence import SearchResult
 from askai_graph.fencing import fence
 from askai_graph.plaintext import markdown_link
 from askai_graph.prompts import SOURCE_BLOCK, WRITER_FEEDBACK, WRITER_SYSTEM, WRITER_USER
-from askai_graph.sections import section_slice
+from askai_graph.retrieval.sections import section_slice
 from askai_graph.state import Turn
 
 

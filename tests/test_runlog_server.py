@@ -61,7 +61,7 @@ def test_each_answer_is_logged_under_the_run_id_done_carries(settings: Settings,
     assert record.run_id == done["run_id"] and uuid.UUID(done["run_id"])
     assert (record.question, record.outcome, record.attempts, record.cached) == (QUESTION, "accepted", 1, False)
     assert record.gates == {"retrieval": "passed", "validation": "passed", "critic": "passed"}
-    # Post 3 was retrieved, never cited: it is no card, so no source URL of the run.
+    # Page 3 was retrieved, never cited: it is no card, so no source URL of the run.
     assert record.cited_urls == [url(1), url(2)] and record.source_urls == [url(1), url(2)]
     assert record.retrieved_urls == [url(1), url(2), url(3)]
     assert record.latency_ms > 0 and set(record.stage_ms) >= {"research", "writer", "validation", "critic"}

@@ -22,7 +22,7 @@ from typing import Any
 
 from askai_graph.indexing.sources import scan_source
 from askai_graph.indexing.store import IndexReader, is_built_index
-from askai_graph.retrieval.corpus import Corpus, CorpusError, Post, fingerprint_of, post_digest
+from askai_graph.retrieval.corpus import Corpus, CorpusError, Page, fingerprint_of, page_digest
 
 BUNDLED_SITE = "sample_site"
 logger = logging.getLogger(__name__)
@@ -61,10 +61,10 @@ def corpus_for(settings: Any) -> Corpus:
 
 
 def _in_memory(scan: Any, where: str) -> Corpus:
-    posts = [item for item in scan.items if isinstance(item, Post)]
+    posts = [item for item in scan.items if isinstance(item, Page)]
     for skip in scan.skips:
         logger.warning("%s: skipped %s: %s", where, skip.where, skip.reason)
     if not posts:
         reasons = "; ".join(f"{skip.where}: {skip.reason}" for skip in scan.skips[:3])
         raise CorpusError(f"{where}: no posts found" + (f" ({reasons})" if reasons else ""))
-    return Corpus(posts=tuple(posts), fingerprint=fingerprint_of(post_digest(post) for post in posts))
+    return Corpus(posts=tuple(posts), fingerprint=fingerprint_of(page_digest(post) for post in posts))

@@ -14,14 +14,14 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
 
 from askai_graph.evidence import ImageRef
-from askai_graph.plaintext import clean_post
+from askai_graph.plaintext import clean_page
 
 
 class CorpusError(ValueError):
     """The corpus cannot be loaded; the message names the file and the problem."""
 
 
-class Post(BaseModel):
+class Page(BaseModel):
     """One page of the site."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
@@ -44,12 +44,16 @@ class Post(BaseModel):
     """The nav section the site lists the page under ('' when none), for the catalog."""
 
 
+Post = Page
+"""The earlier name of ``Page`` (the public API keeps it)."""
+
+
 class Corpus(BaseModel):
     """All posts of a site plus a fingerprint that changes whenever any post does."""
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
-    posts: Annotated[Sequence[Post], SkipValidation]
+    posts: Annotated[Sequence[Page], SkipValidation]
     """The posts, in a stable order (read lazily from disk for a built index)."""
     fingerprint: str
     """SHA-256 over the posts' content; keys caches and indexes."""
@@ -57,14 +61,14 @@ class Corpus(BaseModel):
     """The built index (``askai_graph.indexing.IndexReader``) the posts come from, if any."""
 
 
-def make_post(record: dict[str, Any], where: str = "post") -> Post:
+def make_page(record: dict[str, Any], where: str = "post") -> Page:
     """Return the validated post for ``record`` (from ``where``), titles and alt text made plain text.
 
     Raises:
         CorpusError: a required field is missing or empty, a URL is not absolute
             http(s), or a field has the wrong type.
     """
-    record = clean_post(record, where)
+    record = clean_page(record, where)
     for key in ("title", "url"):
         if not isinstance(record.get(key), str) or not record[key].strip():
             raise CorpusError(f"missing or empty '{key}'")
@@ -75,7 +79,7 @@ def make_post(record: dict[str, Any], where: str = "post") -> Post:
         if not is_http_url(str(url)):
             raise CorpusError(f"url {url!r} is not an absolute http(s) URL")
     try:
-        return Post.model_validate({**record, "images": record.get("images") or ()})
+        return Page.model_validate({**record, "images": record.get("images") or ()})
     except ValidationError as exc:
         problem = exc.errors()[0]
         field = ".".join(str(part) for part in problem["loc"])
@@ -88,7 +92,7 @@ def is_http_url(url: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc) and url == url.strip() and " " not in url
 
 
-def post_digest(post: Post) -> str:
+def page_digest(post: Page) -> str:
     """Return the SHA-256 of everything about ``post`` that answers depend on."""
     # A page no nav section names digests as it did before sections were read.
     return hashlib.sha256(post.model_dump_json(exclude={"section"} if not post.section else None).encode()).hexdigest()

@@ -43,7 +43,7 @@ class RunRecord(BaseModel):
     cited_urls: list[str] = Field(default_factory=list)
     """Retrieved URLs the final answer cites (none on fallback)."""
     retrieved_urls: list[str] = Field(default_factory=list)
-    """Post URLs of the final Research pass."""
+    """Page URLs of the final Research pass."""
     source_urls: list[str] = Field(default_factory=list)
     """Source cards shown."""
     latency_ms: float = 0.0
