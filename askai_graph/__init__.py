@@ -11,13 +11,14 @@ from askai_graph.lazy import lazy_exports
 if TYPE_CHECKING:  # the names below are imported on first use (see __getattr__)
     from askai_graph.catalog import is_catalog_question
     from askai_graph.condensing import Condenser, CondenseRequest
-    from askai_graph.corpus import Corpus, CorpusError, Post, load_corpus
     from askai_graph.critique import Critique, MalformedReview, ReviewCode, parse_critique
     from askai_graph.evidence import ImageRef, SearchResult
     from askai_graph.gates import should_expose_retrieved_links
     from askai_graph.graph import build_graph
+    from askai_graph.indexing.loader import load_corpus
     from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
-    from askai_graph.retrieval import BM25Retriever
+    from askai_graph.retrieval.corpus import Corpus, CorpusError, Page, Post
+    from askai_graph.retrieval.pages import BM25Retriever
     from askai_graph.reviewing import Critic, ReviewRequest
     from askai_graph.settings import RunOptions, Settings
     from askai_graph.state import AskState, InputState, Outcome, ReviewFailure, Source, Turn
@@ -31,11 +32,11 @@ __version__ = "0.1.0"
 # LangGraph, langchain-core's model classes and bm25s (PEP 562 lazy attributes).
 _EXPORTS = {
     "AskState": "askai_graph.state",
-    "BM25Retriever": "askai_graph.retrieval",
+    "BM25Retriever": "askai_graph.retrieval.pages",
     "CondenseRequest": "askai_graph.condensing",
     "Condenser": "askai_graph.condensing",
-    "Corpus": "askai_graph.corpus",
-    "CorpusError": "askai_graph.corpus",
+    "Corpus": "askai_graph.retrieval.corpus",
+    "CorpusError": "askai_graph.retrieval.corpus",
     "Critic": "askai_graph.reviewing",
     "Critique": "askai_graph.critique",
     "DraftRequest": "askai_graph.writing",
@@ -46,7 +47,8 @@ _EXPORTS = {
     "LexicalCritic": "askai_graph.offline",
     "MalformedReview": "askai_graph.critique",
     "Outcome": "askai_graph.state",
-    "Post": "askai_graph.corpus",
+    "Page": "askai_graph.retrieval.corpus",
+    "Post": "askai_graph.retrieval.corpus",
     "ReviewCode": "askai_graph.critique",
     "ReviewFailure": "askai_graph.state",
     "ReviewRequest": "askai_graph.reviewing",
@@ -60,7 +62,7 @@ _EXPORTS = {
     "Writer": "askai_graph.writing",
     "build_graph": "askai_graph.graph",
     "is_catalog_question": "askai_graph.catalog",
-    "load_corpus": "askai_graph.corpus",
+    "load_corpus": "askai_graph.indexing.loader",
     "parse_critique": "askai_graph.critique",
     "should_expose_retrieved_links": "askai_graph.gates",
     "validate_draft": "askai_graph.validation",
@@ -84,6 +86,7 @@ __all__ = [
     "LexicalCritic",
     "MalformedReview",
     "Outcome",
+    "Page",
     "Post",
     "ReviewCode",
     "ReviewFailure",

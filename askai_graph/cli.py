@@ -14,19 +14,19 @@ import socket
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from pydantic import ValidationError
 
-from askai_graph.checkpoints import DatabaseError, default_database_url
-from askai_graph.corpus import CorpusError
-from askai_graph.embeddings import EmbeddingsError
 from askai_graph.evaluation.command import EvalUsageError
 from askai_graph.question import QuestionError, checked_question
 from askai_graph.reporting.command import ReportUsageError
-from askai_graph.runlog import RunLogError
+from askai_graph.retrieval.corpus import CorpusError
+from askai_graph.retrieval.embeddings import EmbeddingsError
 from askai_graph.settings import Settings
-from askai_graph.threads import (
+from askai_graph.stores.checkpoints import DatabaseError, default_database_url
+from askai_graph.stores.runlog import RunLogError
+from askai_graph.stores.threads import (
     DURABILITY,
     THREAD_ID_FORMAT,
     is_thread_id,
@@ -34,6 +34,7 @@ from askai_graph.threads import (
     run_config,
     sync_thread_status,
 )
+from askai_graph.summary import RunSummary, final_state
 
 CHAT_HELP = "Ask a question; follow-ups continue the conversation. /new starts over, Ctrl-D quits."
 
@@ -55,55 +56,54 @@ def threads_url(settings: Settings) -> str:
     return settings.database_url or default_database_url()
 
 
-def result_json(final: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the JSON-ready summary of a finished run."""
-    validation = final.get("validation")
+def result_json(summary: RunSummary) -> dict[str, Any]:
+    """Return the JSON-ready report of a finished run (``askai ask --json``)."""
     return {
-        "question": final["question"],
-        "answer": final["answer"],
-        "outcome": final["outcome"],
-        "attempts": final.get("attempts", 0),
-        "gates": final.get("gates", {}),
-        "sources": [source.model_dump() for source in final.get("sources", [])],
-        "validation_errors": [issue.model_dump() for issue in validation.errors] if validation else [],
-        "review_failures": [failure.model_dump() for failure in final.get("review_failures", [])],
+        "question": summary.question,
+        "answer": summary.answer,
+        "outcome": summary.outcome,
+        "attempts": summary.attempts,
+        "gates": summary.gates,
+        "sources": [source.model_dump() for source in summary.sources],
+        "validation_errors": [issue.model_dump() for issue in summary.validation_errors],
+        "review_failures": [failure.model_dump() for failure in summary.review_failures],
+        **({"thread_id": summary.thread_id} if summary.thread_id else {}),
     }
 
 
-def render_text(summary: Mapping[str, Any]) -> str:
+def render_text(summary: RunSummary) -> str:
     """Return the human-readable report of a finished run."""
-    gates = summary["gates"]
+    gates = summary.gates
     failed = [name for name, status in gates.items() if status == "failed"]
-    reasons = ", ".join(failure["code"] for failure in summary["review_failures"])
+    reasons = ", ".join(failure.code for failure in summary.review_failures)
     lines = [
-        summary["answer"],
+        summary.answer,
         "",
-        f"outcome: {summary['outcome']}   attempts: {summary['attempts']}"
-        + (f"   thread: {summary['thread_id']}" if summary.get("thread_id") else ""),
+        f"outcome: {summary.outcome}   attempts: {summary.attempts}"
+        + (f"   thread: {summary.thread_id}" if summary.thread_id else ""),
         "gates: " + ", ".join(f"{name} {status}" for name, status in gates.items())
         + (f"   (failed: {', '.join(failed)}{'; ' + reasons if reasons else ''})" if failed else ""),
     ]
-    if summary["sources"]:
+    if summary.sources:
         lines.append("sources:")
-        lines += [f"  - {source['title']} <{source['url']}>" for source in summary["sources"]]
+        lines += [f"  - {source.title} <{source.url}>" for source in summary.sources]
     else:
         lines.append("sources: none shown (the Source Gate did not pass)")
     return "\n".join(lines)
 
 
-def answer_turn(graph: Any, question: str, thread_id: str, *, verbose: bool) -> dict[str, Any]:
+def answer_turn(graph: Any, question: str, thread_id: str, *, verbose: bool) -> RunSummary:
     """Run one question on ``thread_id`` and return its summary (progress to stderr if ``verbose``)."""
-    final: dict[str, Any] = {}
     stream = graph.stream(
         {"question": question}, run_config(thread_id), stream_mode=["updates", "values"], durability=DURABILITY
     )
-    for mode, chunk in stream:
-        if mode == "updates" and verbose:
-            for node in chunk:
-                print(f"· {node}", file=sys.stderr)
-        elif mode == "values":
-            final = cast(dict[str, Any], chunk)
-    return result_json(final) | {"thread_id": thread_id}
+    final = final_state(stream, _print_progress if verbose else None)
+    return RunSummary.from_state(final, thread_id=thread_id)
+
+
+def _print_progress(updates: Mapping[str, Any], state: Mapping[str, Any]) -> None:
+    for node in updates:
+        print(f"· {node}", file=sys.stderr)
 
 
 def continued_thread(graph: Any, thread_id: str | None, settings: Settings) -> str:
@@ -120,22 +120,22 @@ def continued_thread(graph: Any, thread_id: str | None, settings: Settings) -> s
 
 def ask(args: argparse.Namespace, settings: Settings) -> int:
     """Answer one question (on a new thread, or ``--thread ID``) and print the result."""
-    from askai_graph.checkpoints import open_checkpointer
     from askai_graph.graph import build_graph
+    from askai_graph.stores.checkpoints import open_checkpointer
 
     question = check_question(args.question, settings)
     with open_checkpointer(threads_url(settings)) as checkpointer:
         graph = build_graph(settings=settings, checkpointer=checkpointer)
         thread_id = continued_thread(graph, args.thread, settings)
         summary = answer_turn(graph, question, thread_id, verbose=args.verbose)
-    print(json.dumps(summary, indent=2) if args.json else render_text(summary))
+    print(json.dumps(result_json(summary), indent=2) if args.json else render_text(summary))
     return 0
 
 
 def index(args: argparse.Namespace, settings: Settings) -> int:
     """Build (or update) the site index and print what changed and what was skipped."""
-    from askai_graph.embeddings import embeddings_for, model_key
     from askai_graph.indexing import StrictIndexError, build_index
+    from askai_graph.retrieval.embeddings import embeddings_for, model_key
 
     embeddings = embeddings_for(settings, batch=True)
     try:
@@ -188,8 +188,8 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
 
 def chat(args: argparse.Namespace, settings: Settings) -> int:
     """Hold a conversation in the terminal: follow-ups, ``/new`` to start over, Ctrl-D to quit."""
-    from askai_graph.checkpoints import open_checkpointer
     from askai_graph.graph import build_graph
+    from askai_graph.stores.checkpoints import open_checkpointer
 
     interactive = sys.stdin.isatty()
     if interactive:
@@ -234,8 +234,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     """
     import uvicorn
 
-    from askai_graph.checkpoints import open_checkpointer
     from askai_graph.server.serving import BindError, bind, uvicorn_config
+    from askai_graph.stores.checkpoints import open_checkpointer
 
     host = args.host or settings.host
     port = settings.port if args.port is None else args.port

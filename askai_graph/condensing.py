@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
+from askai_graph.fencing import fence
 from askai_graph.prompts import CONDENSE_SYSTEM, CONDENSE_USER, HISTORY_BLOCK, HISTORY_TURN
 from askai_graph.state import Turn
 
@@ -57,7 +58,7 @@ def format_turns(history: Sequence[Turn]) -> str:
         answer = turn.answer if len(turn.answer) <= ANSWER_CHARS else turn.answer[:ANSWER_CHARS] + " …"
         blocks.append(
             HISTORY_TURN.format(
-                index=index, question=_fenced(turn.standalone_question), answer=_fenced(" ".join(answer.split()))
+                index=index, question=fence(turn.standalone_question), answer=fence(" ".join(answer.split()))
             )
         )
     return "\n".join(blocks)
@@ -70,12 +71,5 @@ def history_block(history: Sequence[Turn]) -> str:
 
 def condenser_messages(request: CondenseRequest) -> list[BaseMessage]:
     """Build the condensation prompt for ``request``."""
-    user = CONDENSE_USER.format(history=format_turns(request.history), question=_fenced(request.question))
+    user = CONDENSE_USER.format(history=format_turns(request.history), question=fence(request.question))
     return [SystemMessage(CONDENSE_SYSTEM), HumanMessage(user)]
-
-
-def _fenced(text: str) -> str:
-    """Neutralise text that could close or forge a ``<turn>``, ``<source>`` or ``<draft>`` block."""
-    for tag in ("turn", "source", "draft"):
-        text = text.replace(f"</{tag}", f"<\\/{tag}").replace(f"<{tag}", f"<\\{tag}")
-    return text

@@ -26,11 +26,11 @@ class SearchResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     title: str
-    """Post title, shown on a source card."""
+    """Page title, shown on a source card."""
     source_url: str
     """Exact post URL; the only link targets an answer may cite."""
     content: str
-    """Post text the Writer and Critic read (untrusted data)."""
+    """Page text the Writer and Critic read (untrusted data)."""
     summary: str = ""
     """Short description from front matter, if any."""
     images: tuple[ImageRef, ...] = Field(default_factory=tuple)

@@ -52,7 +52,7 @@ def review_failures(critique: Critique, settings: Settings) -> list[ReviewFailur
     return failures
 
 
-def cited_post_urls(state: AskState) -> list[str]:
+def cited_page_urls(state: AskState) -> list[str]:
     """Return the distinct retrieved post URLs the latest draft links to (per Validation)."""
     report: ValidationReport | None = state.get("validation")
     return list(report.cited_urls) if report is not None else []
@@ -82,7 +82,7 @@ def is_early_catalog_acceptance(state: AskState, settings: Settings) -> bool:
         return False
     if any(failure.code != ReviewCode.LOW_CONFIDENCE for failure in state.get("review_failures", [])):
         return False
-    return len(cited_post_urls(state)) >= settings.catalog_min_sources
+    return len(cited_page_urls(state)) >= settings.catalog_min_sources
 
 
 def should_expose_retrieved_links(state: AskState) -> bool:
@@ -117,4 +117,4 @@ def display_sources(state: AskState) -> list[Source]:
     by_url: dict[str, SearchResult] = {}
     for result in results:
         by_url.setdefault(result.source_url, result)
-    return [Source(title=by_url[url].title, url=url) for url in cited_post_urls(state) if url in by_url]
+    return [Source(title=by_url[url].title, url=url) for url in cited_page_urls(state) if url in by_url]

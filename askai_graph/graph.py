@@ -22,7 +22,6 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from askai_graph.checkpoints import with_state_types
 from askai_graph.edges import route_after_condense, route_after_critic, route_after_research, route_after_validation
 from askai_graph.nodes.condense import Condense
 from askai_graph.nodes.critic import Review
@@ -42,6 +41,7 @@ from askai_graph.providers import (
 from askai_graph.reviewing import Critic
 from askai_graph.settings import RunOptions, Settings
 from askai_graph.state import AskState, InputState
+from askai_graph.stores.checkpoints import with_state_types
 from askai_graph.writing import Writer
 
 if TYPE_CHECKING:  # imported by whoever builds a chat model, never at start-up

@@ -14,7 +14,7 @@ link text of an answer, in a prompt. Three jobs, each in one function:
   list item): every ASCII punctuation character that Markdown or inline HTML could
   read as syntax is backslash-escaped, so ``List<Document>`` renders as written and
   never as raw HTML, ``[x](y)`` never becomes a link, a backtick never opens code.
-- ``clean_post`` applies ``plain_text`` to a post record's title, summary and alt texts,
+- ``clean_page`` applies ``plain_text`` to a post record's title, summary and alt texts,
   removes invisible characters from its body, and truncates a body over
   ``MAX_POST_CHARS`` with a warning (one post must not cost every request seconds).
 """
@@ -92,7 +92,7 @@ def max_post_chars() -> int:
     return MAX_POST_CHARS_DEFAULT
 
 
-def clean_post(record: Any, where: str) -> Any:
+def clean_page(record: Any, where: str) -> Any:
     """Return a post record with plain title/summary/alt text and a bounded, visible body.
 
     Anything that is not a dict, and fields of the wrong type, are returned unchanged:

@@ -15,30 +15,29 @@ A failed call raises; the Writer and Critic nodes turn that into a gate failure.
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING, Any, TypeGuard
-from urllib.parse import urlsplit
 
 import httpx2 as httpx  # the HTTP client the OpenAI SDK (3.x) runs on
 from langchain_core.documents import BaseDocumentCompressor
 
 from askai_graph.adapter import ChatModelAdapter
 from askai_graph.condensing import Condenser
-from askai_graph.corpus import corpus_for
 from askai_graph.critique import Critique
 from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
-from askai_graph.dense import check_embedded_with
-from askai_graph.embeddings import (
+from askai_graph.endpoint import endpoint_kwargs, max_tokens_field
+from askai_graph.indexing.loader import corpus_for
+from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
+from askai_graph.retrieval.dense import check_embedded_with
+from askai_graph.retrieval.embeddings import (
     EmbeddingsError,
     embeddings_for,
     min_similarity,
     model_key,
     relevant_similarity,
 )
-from askai_graph.hybrid import DenseRetriever, HybridRetriever
-from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
-from askai_graph.retrieval import BM25Retriever, PageRetriever
+from askai_graph.retrieval.hybrid import DenseRetriever, HybridRetriever
+from askai_graph.retrieval.pages import BM25Retriever, PageRetriever
 from askai_graph.reviewing import Critic
 from askai_graph.settings import Settings
 from askai_graph.writing import Writer
@@ -98,35 +97,6 @@ def chat_model(
     if extra_body:
         kwargs["extra_body"] = extra_body
     return ChatOpenAI(**kwargs)
-
-
-def endpoint_kwargs(settings: Settings) -> dict[str, Any]:
-    """Return the ``base_url`` and ``api_key`` an OpenAI client (chat or embeddings) takes from settings."""
-    kwargs: dict[str, Any] = {}
-    if settings.base_url:
-        kwargs["base_url"] = settings.base_url
-    if settings.api_key is not None:
-        kwargs["api_key"] = settings.api_key.get_secret_value()
-    elif settings.base_url and not os.environ.get("OPENAI_API_KEY"):
-        kwargs["api_key"] = "not-needed"  # local servers ignore it; the client insists on one
-    return kwargs
-
-
-def is_openai(settings: Settings) -> bool:
-    """Whether requests go to OpenAI itself (no base URL, or api.openai.com)."""
-    return not settings.base_url or urlsplit(settings.base_url).hostname == "api.openai.com"
-
-
-def max_tokens_field(settings: Settings) -> str:
-    """Return the request field that carries the generation limit for this endpoint.
-
-    OpenAI wants ``max_completion_tokens`` and rejects requests that set both fields;
-    llama.cpp's server ignores ``max_completion_tokens`` and generates until its context
-    is full. Every OpenAI-compatible server honours the classic ``max_tokens``.
-    """
-    if settings.max_tokens_param != "auto":
-        return settings.max_tokens_param
-    return "max_completion_tokens" if is_openai(settings) else "max_tokens"
 
 
 def critic_response_format(settings: Settings) -> dict[str, Any] | None:

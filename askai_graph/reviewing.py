@@ -9,9 +9,10 @@ from pydantic import BaseModel, ConfigDict
 
 from askai_graph.condensing import history_block
 from askai_graph.evidence import EvidencePassage
+from askai_graph.fencing import fence
 from askai_graph.prompts import CRITIC_SYSTEM, CRITIC_USER
 from askai_graph.state import Turn
-from askai_graph.writing import format_sources, untrusted
+from askai_graph.writing import format_sources
 
 
 class ReviewRequest(BaseModel):
@@ -49,9 +50,9 @@ def critic_messages(request: ReviewRequest) -> list[BaseMessage]:
         content=[passage.text for passage in request.evidence],
     )
     user = CRITIC_USER.format(
-        question=request.question,
+        question=fence(request.question),
         history=history_block(request.history),
-        draft=untrusted(request.draft),
+        draft=fence(request.draft),
         evidence=evidence,
     )
     return [SystemMessage(CRITIC_SYSTEM), HumanMessage(user)]

@@ -1,4 +1,8 @@
-"""One typed settings object: defaults, ``ASKAI_*`` environment variables, per-run overrides.
+"""One typed settings object in four groups: defaults, ``ASKAI_*`` variables, per-run overrides.
+
+``Settings`` reads every field flat (``settings.top_k``, ``ASKAI_TOP_K``); each field is
+declared in one group: ``AnswerSettings`` (what an answer depends on; its digest names
+the answer cache), ``ServingSettings``, ``IndexingSettings`` and ``StoreSettings``.
 
 Precedence, lowest first: field defaults, ``ASKAI_*`` environment variables (read when
 ``Settings()`` is constructed), values passed to ``build_graph(settings=...)``, and per-run
@@ -10,7 +14,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic.fields import FieldInfo
@@ -25,12 +29,15 @@ DEFAULT_RATE_LIMIT = "30/minute"
 """Questions per client unless ``rate_limit`` says otherwise."""
 
 
-class Settings(BaseSettings):
-    """Every knob of askai-graph, with its default and meaning."""
+class AnswerSettings(BaseModel):
+    """What an answer depends on: models, retrieval, gates, attempts, evidence budgets, history.
 
-    model_config = SettingsConfigDict(env_prefix="ASKAI_", extra="ignore", frozen=True)
+    Its digest (with the prompts) is the answer cache's namespace: a field added here
+    separates cached answers, a field added to any other group never does.
+    """
 
-    # --- the flow -------------------------------------------------------------------
+    model_config = ConfigDict(frozen=True)
+
     max_attempts: int = Field(3, ge=1, le=10, description="Drafts per question before degradation or fallback.")
     catalog_min_sources: int = Field(
         4, ge=1, le=50, description="Distinct retrieved posts a catalog answer must cite to be accepted early."
@@ -46,15 +53,12 @@ class Settings(BaseSettings):
     writer_evidence_chars: int = Field(
         8000, ge=200, le=200_000, description="Characters of retrieved evidence in a model Writer's prompt."
     )
-    max_question_chars: int = Field(2000, ge=10, le=100_000, description="Longest question accepted.")
     max_draft_chars: int = Field(
         DEFAULT_MAX_DRAFT_CHARS, ge=100, le=1_000_000, description="Longest draft Validation parses; longer fails."
     )
     mermaid_diagram_types: frozenset[str] = Field(
         DEFAULT_MERMAID_DIAGRAM_TYPES, description="Mermaid diagram keywords Validation accepts."
     )
-
-    # --- conversations (threads) ----------------------------------------------------
     max_history_turns: int = Field(
         10, ge=1, le=200, description="Turns a thread remembers; older ones are dropped."
     )
@@ -65,40 +69,8 @@ class Settings(BaseSettings):
         description="Most recent turns the Writer and Critic see (answers shortened); the condenser sees at "
         "least the last one.",
     )
-    thread_ttl_hours: float = Field(
-        168.0, gt=0, description="Hours after its last answer a thread expires (HTTP and CLI refuse it then)."
-    )
-    thread_lease_seconds: float = Field(
-        900.0, gt=0, description="Longest a streaming answer holds its thread against other requests (409)."
-    )
-    database_url: str | None = Field(
-        None,
-        description="Where threads persist: sqlite:///path or postgresql://...; `askai serve`/`askai chat` default "
-        "to a SQLite file in the user data folder, the embedded graph to none.",
-    )
-
-    # --- corpus and retrieval -------------------------------------------------------
-    corpus: Path | None = Field(
-        None,
-        description="A built index (`askai index ... --out DIR`), a Markdown/MDX docs tree, a built HTML site or a "
-        "JSONL file; the bundled sample site when unset.",
-    )
-    site_url: str | None = Field(
-        None,
-        description="Where the `corpus` source folder is published, for page URLs derived from file paths "
-        "(`askai index --base-url` for a built index). Not `base_url`, which is the model endpoint.",
-    )
     passage_chars: int = Field(
         4000, ge=200, le=100_000, description="Pages longer than this are split into passages at their headings."
-    )
-    max_page_bytes: int = Field(10_000_000, ge=1024, description="Larger source files are skipped when indexing.")
-    max_front_matter_bytes: int = Field(
-        65_536, ge=256, le=10_000_000, description="Longer front matter is skipped unparsed (YAML aliases can explode)."
-    )
-    index_cache_dir: Path | None = Field(
-        None,
-        description="Where BM25 indexes (and passage embeddings) of a corpus loaded in memory are cached by corpus "
-        "fingerprint; a user cache folder when unset.",
     )
     embeddings: Literal["", "local", "openai"] = Field(
         "",
@@ -147,17 +119,12 @@ class Settings(BaseSettings):
     rerank_candidates: int = Field(
         20, ge=1, le=1000, description="Fused pages a reranker (BaseDocumentCompressor, Python API) sees at most."
     )
-
-    # --- models (offline when no model is set) ---------------------------------------
     model: str | None = Field(None, description="OpenAI-compatible chat model for Writer and Critic.")
     writer_model: str | None = Field(None, description="Writer model; overrides `model` for the Writer.")
     critic_model: str | None = Field(None, description="Critic model; overrides `model` for the Critic.")
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1.")
-    api_key: SecretStr | None = Field(None, description="API key for the endpoint (any string for local servers).")
     temperature: float = Field(0.2, ge=0, le=2, description="Sampling temperature of the Writer.")
     max_tokens: int = Field(800, ge=16, le=32_000, description="Generation limit per model call.")
-    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds one model request may take.")
-    max_retries: int = Field(2, ge=0, le=10, description="Provider retries (with backoff) per model call.")
     critic_response_format: Literal["json_object", "json_object_schema", "json_schema", "none"] = Field(
         "json_object",
         description="How the Critic asks for JSON: json_object (OpenAI, Ollama, vLLM), json_object_schema "
@@ -169,8 +136,6 @@ class Settings(BaseSettings):
         description="Request field carrying max_tokens: auto sends max_completion_tokens to OpenAI and max_tokens "
         "to any other base_url (llama.cpp ignores max_completion_tokens; OpenAI rejects both at once).",
     )
-
-    # --- the graph on LangGraph Server (askai serve --graph-url) ----------------------
     graph_url: str | None = Field(
         None,
         description="A LangGraph Server deployment of this repo's langgraph.json (http://host:2024); when set, "
@@ -180,7 +145,23 @@ class Settings(BaseSettings):
         "ask_ai", min_length=1, max_length=200, description="The graph (assistant) to run on `graph_url`."
     )
 
-    # --- HTTP server -----------------------------------------------------------------
+    @field_validator("graph_url")
+    @classmethod
+    def _known_graph_url(cls, url: str | None) -> str | None:
+        if url is not None and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", url):
+            raise ValueError("must be the LangGraph Server's http(s) address, e.g. http://127.0.0.1:2024")
+        return url.rstrip("/") if url is not None else None
+
+
+class ServingSettings(BaseModel):
+    """How the server and the command line talk: limits, CORS, the answer cache store, requests."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_question_chars: int = Field(2000, ge=10, le=100_000, description="Longest question accepted.")
+    api_key: SecretStr | None = Field(None, description="API key for the endpoint (any string for local servers).")
+    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds one model request may take.")
+    max_retries: int = Field(2, ge=0, le=10, description="Provider retries (with backoff) per model call.")
     host: str = Field("127.0.0.1", description="Address `askai serve` binds.")
     port: int = Field(4321, ge=0, le=65535, description="Port `askai serve` binds.")
     max_body_bytes: int = Field(
@@ -265,6 +246,10 @@ class Settings(BaseSettings):
         description="Other sites whose pages may call /api/chat from a browser (the embedded widget), comma "
         "separated, e.g. https://blog.example,https://docs.example; `*` allows any. Empty: same origin only.",
     )
+    feedback_per_minute: int = Field(
+        30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
+    )
+    max_feedback_chars: int = Field(1000, ge=0, le=100_000, description="Longest feedback comment accepted.")
 
     @field_validator("cors_origins", mode="before")
     @classmethod
@@ -282,47 +267,12 @@ class Settings(BaseSettings):
             origins.append(origin)
         return tuple(origins)
 
-    # --- run log and feedback (in the database_url store) ---------------------------
-    run_log: bool = Field(
-        True, description="Log every answered question (stored as asked) with its gates, gaps and feedback."
-    )
-    feedback_per_minute: int = Field(
-        30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
-    )
-    max_feedback_chars: int = Field(1000, ge=0, le=100_000, description="Longest feedback comment accepted.")
-
-    @model_validator(mode="after")
-    def _retrieval_has_embeddings(self) -> Settings:
-        """Refuse dense or hybrid retrieval without an embedding model, at startup."""
-        if self.retrieval in ("dense", "hybrid") and not self.embeddings:
-            raise ValueError(
-                f"retrieval={self.retrieval} needs an embedding model: set ASKAI_EMBEDDINGS=local or openai"
-            )
-        return self
-
-    @field_validator("database_url")
-    @classmethod
-    def _known_database(cls, url: str | None) -> str | None:
-        if url is not None and not (
-            (url.startswith("sqlite:///") and len(url) > len("sqlite:///"))
-            or url.startswith(("postgresql://", "postgres://"))
-        ):
-            raise ValueError("must be sqlite:///path or postgresql://user@host/database")
-        return url
-
     @field_validator("cache_url")
     @classmethod
     def _known_cache(cls, url: str | None) -> str | None:
         if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("must be redis://host:port/db, rediss://... or unix:///path")
         return url
-
-    @field_validator("graph_url")
-    @classmethod
-    def _known_graph_url(cls, url: str | None) -> str | None:
-        if url is not None and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", url):
-            raise ValueError("must be the LangGraph Server's http(s) address, e.g. http://127.0.0.1:2024")
-        return url.rstrip("/") if url is not None else None
 
     @field_validator("rate_limit")
     @classmethod
@@ -338,6 +288,88 @@ class Settings(BaseSettings):
                 raise ValueError(f"{value!r} is not a rate limit like '30/minute' or '30/minute;5/second'") from None
         return value
 
+
+class IndexingSettings(BaseModel):
+    """What is indexed and how: the corpus source, its site URL, file limits, the index cache."""
+
+    model_config = ConfigDict(frozen=True)
+
+    corpus: Path | None = Field(
+        None,
+        description="A built index (`askai index ... --out DIR`), a Markdown/MDX docs tree, a built HTML site or a "
+        "JSONL file; the bundled sample site when unset.",
+    )
+    site_url: str | None = Field(
+        None,
+        description="Where the `corpus` source folder is published, for page URLs derived from file paths "
+        "(`askai index --base-url` for a built index). Not `base_url`, which is the model endpoint.",
+    )
+    max_page_bytes: int = Field(10_000_000, ge=1024, description="Larger source files are skipped when indexing.")
+    max_front_matter_bytes: int = Field(
+        65_536, ge=256, le=10_000_000, description="Longer front matter is skipped unparsed (YAML aliases can explode)."
+    )
+    index_cache_dir: Path | None = Field(
+        None,
+        description="Where BM25 indexes (and passage embeddings) of a corpus loaded in memory are cached by corpus "
+        "fingerprint; a user cache folder when unset.",
+    )
+
+
+class StoreSettings(BaseModel):
+    """Where state persists: the threads database, thread expiry and leases, the run log."""
+
+    model_config = ConfigDict(frozen=True)
+
+    thread_ttl_hours: float = Field(
+        168.0, gt=0, description="Hours after its last answer a thread expires (HTTP and CLI refuse it then)."
+    )
+    thread_lease_seconds: float = Field(
+        900.0, gt=0, description="Longest a streaming answer holds its thread against other requests (409)."
+    )
+    database_url: str | None = Field(
+        None,
+        description="Where threads persist: sqlite:///path or postgresql://...; `askai serve`/`askai chat` default "
+        "to a SQLite file in the user data folder, the embedded graph to none.",
+    )
+    run_log: bool = Field(
+        True, description="Log every answered question (stored as asked) with its gates, gaps and feedback."
+    )
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, url: str | None) -> str | None:
+        if url is not None and not (
+            (url.startswith("sqlite:///") and len(url) > len("sqlite:///"))
+            or url.startswith(("postgresql://", "postgres://"))
+        ):
+            raise ValueError("must be sqlite:///path or postgresql://user@host/database")
+        return url
+
+
+GROUPS: tuple[type[BaseModel], ...] = (AnswerSettings, ServingSettings, IndexingSettings, StoreSettings)
+"""The settings groups; every field of ``Settings`` is declared in exactly one of them."""
+
+
+class Settings(BaseSettings, AnswerSettings, ServingSettings, IndexingSettings, StoreSettings):
+    """Every knob of askai-graph, with its default and meaning, read from ``ASKAI_*`` variables.
+
+    The fields are declared in four groups (``AnswerSettings``, ``ServingSettings``,
+    ``IndexingSettings``, ``StoreSettings``) and read flat, as before:
+    ``settings.max_attempts``, ``ASKAI_MAX_ATTEMPTS``, ``Settings(max_attempts=2)``.
+    ``Settings`` declares no field of its own.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="ASKAI_", extra="ignore", frozen=True)
+
+    @model_validator(mode="after")
+    def _retrieval_has_embeddings(self) -> Settings:
+        """Refuse dense or hybrid retrieval without an embedding model, at startup."""
+        if self.retrieval in ("dense", "hybrid") and not self.embeddings:
+            raise ValueError(
+                f"retrieval={self.retrieval} needs an embedding model: set ASKAI_EMBEDDINGS=local or openai"
+            )
+        return self
+
     def with_overrides(self, overrides: RunOptions | dict[str, Any] | None) -> Settings:
         """Return a copy with the non-``None`` per-run overrides applied.
 
@@ -349,6 +381,29 @@ class Settings(BaseSettings):
         options = overrides if isinstance(overrides, RunOptions) else RunOptions.model_validate(overrides)
         update = options.model_dump(exclude_none=True)
         return self.model_copy(update=update) if update else self
+
+    def group(self, group: type[G]) -> G:
+        """Return this object's values of one settings group, as that group's model."""
+        return group.model_construct(**{name: getattr(self, name) for name in group_fields(type(self), group)})
+
+
+
+G = TypeVar("G", bound=BaseModel)
+
+
+def group_fields(settings: type[BaseModel], group: type[BaseModel]) -> frozenset[str]:
+    """Return the fields of ``settings`` (``Settings`` or a subclass) declared in ``group``.
+
+    A field belongs to the group whose model declares it: ``group`` itself, or a subclass
+    of it that extends no other group (a ``Settings`` subclass extends them all).
+    """
+    owners = [
+        klass
+        for klass in settings.__mro__
+        if isinstance(klass, type) and issubclass(klass, group) and sum(issubclass(klass, g) for g in GROUPS) == 1
+    ]
+    declared = (name for klass in owners for name in vars(klass).get("__annotations__", {}))
+    return frozenset(name for name in declared if name in settings.model_fields)
 
 
 PER_RUN = (

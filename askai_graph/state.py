@@ -40,7 +40,7 @@ class Source(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     title: str
-    """Post title."""
+    """Page title."""
     url: str
     """Exact retrieved post URL."""
 

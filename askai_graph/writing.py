@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Protocol, runtime_checkable
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -10,9 +9,10 @@ from pydantic import BaseModel, ConfigDict
 
 from askai_graph.condensing import history_block
 from askai_graph.evidence import SearchResult
-from askai_graph.plaintext import markdown_link, strip_invisible
+from askai_graph.fencing import fence
+from askai_graph.plaintext import markdown_link
 from askai_graph.prompts import SOURCE_BLOCK, WRITER_FEEDBACK, WRITER_SYSTEM, WRITER_USER
-from askai_graph.sections import section_slice
+from askai_graph.retrieval.sections import section_slice
 from askai_graph.state import Turn
 
 
@@ -50,20 +50,6 @@ class Writer(Protocol):
         ...
 
 
-# ``</source>``, ``</SOURCE>``, ``</ source>``, ``< /draft``, ``＜source``: any tag that a
-# model could read as opening or closing one of our blocks, whatever its case or spacing.
-_DELIMITER = re.compile(r"[<\uff1c\ufe64](\s*/?\s*)(source|draft)\b", re.IGNORECASE)
-
-
-def untrusted(text: str) -> str:
-    """Neutralise text that could close or forge a ``<source>``/``<draft>`` block.
-
-    Invisible characters go first (``</so\u200bource>`` is a closing tag to a reader);
-    then a backslash after ``<`` breaks every tag-like spelling of the delimiters.
-    """
-    return _DELIMITER.sub(lambda m: "<\\" + m.group(1).replace(" ", "").strip() + m.group(2), strip_invisible(text))
-
-
 def format_sources(results: list[SearchResult], *, content: list[str] | None = None) -> str:
     """Render retrieved posts as fenced, labelled, untrusted ``<source>`` blocks."""
     blocks = []
@@ -72,11 +58,11 @@ def format_sources(results: list[SearchResult], *, content: list[str] | None = N
         blocks.append(
             SOURCE_BLOCK.format(
                 index=index,
-                title=untrusted(result.title),
-                source_url=untrusted(result.source_url),
-                images=untrusted(images),
-                cite_as=untrusted(markdown_link(result.title, result.source_url)),
-                content=untrusted(content[index - 1] if content is not None else result.content),
+                title=fence(result.title),
+                source_url=fence(result.source_url),
+                images=fence(images),
+                cite_as=fence(markdown_link(result.title, result.source_url)),
+                content=fence(content[index - 1] if content is not None else result.content),
             )
         )
     return "\n\n".join(blocks)
@@ -97,6 +83,6 @@ def writer_messages(request: DraftRequest) -> list[BaseMessage]:
         sliced = section_slice(request.question, request.search_results, request.evidence_chars)
         sources = format_sources([result for result, _ in sliced], content=[text for _, text in sliced])
     user = WRITER_USER.format(
-        question=request.question, history=history_block(request.history), feedback=feedback, sources=sources
+        question=fence(request.question), history=history_block(request.history), feedback=feedback, sources=sources
     )
     return [SystemMessage(WRITER_SYSTEM), HumanMessage(user)]

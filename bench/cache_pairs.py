@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from langchain_core.embeddings import Embeddings  # noqa: E402
 
+from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings  # noqa: E402
 from askai_graph.server.cache import InMemoryCacheStore, SemanticCache, default_threshold  # noqa: E402
-from askai_graph.server.embeddings import LexicalEmbeddings  # noqa: E402
-from askai_graph.server.questions import clean_question  # noqa: E402
+from askai_graph.server.same_question import clean_question  # noqa: E402
 
 PAIRS = Path(__file__).resolve().parent.parent / "tests" / "data" / "cache_pairs.jsonl"
 GATES = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
@@ -94,7 +94,7 @@ async def measure(pairs: list[dict[str, Any]], embeddings: Embeddings | None) ->
 
 def local_model() -> tuple[Embeddings, str] | None:
     """Return the neural extra's all-MiniLM-L6-v2 and its space name, or ``None`` without the extra."""
-    from askai_graph.embeddings import EmbeddingsError, embeddings_for, model_key
+    from askai_graph.retrieval.embeddings import EmbeddingsError, embeddings_for, model_key
     from askai_graph.settings import Settings
 
     settings = Settings(embeddings="local")

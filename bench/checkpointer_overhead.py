@@ -30,11 +30,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from askai_graph import Settings, build_graph  # noqa: E402
-from askai_graph.checkpoints import open_checkpointer  # noqa: E402
-from askai_graph.corpus import load_corpus  # noqa: E402
+from askai_graph.indexing.loader import load_corpus  # noqa: E402
 from askai_graph.providers import RETRIEVER_CEILING  # noqa: E402
-from askai_graph.retrieval import BM25Retriever  # noqa: E402
-from askai_graph.threads import DURABILITY  # noqa: E402
+from askai_graph.retrieval.pages import BM25Retriever  # noqa: E402
+from askai_graph.stores.checkpoints import open_checkpointer  # noqa: E402
+from askai_graph.stores.threads import DURABILITY  # noqa: E402
 
 FIRST_TURNS = ["How does a semantic cache decide a hit?", "What is BM25?", "How do I bake sourdough bread?"]
 FOLLOW_UP = ("What is BM25?", "How do I tune its parameters?")

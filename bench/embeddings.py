@@ -39,7 +39,7 @@ _BUILD = """
 import json, os, resource, sys, time
 from pathlib import Path
 from askai_graph import Settings
-from askai_graph.embeddings import embeddings_for, model_key
+from askai_graph.retrieval.embeddings import embeddings_for, model_key
 from askai_graph.indexing import build_index
 settings = Settings(embeddings=sys.argv[3])
 loaded = time.perf_counter()
@@ -62,9 +62,9 @@ _QUERY = """
 import json, random, statistics, sys, time
 from pathlib import Path
 from askai_graph import load_corpus
-from askai_graph.embeddings import LocalEmbeddings, model_key
-from askai_graph.hybrid import HybridRetriever
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.embeddings import LocalEmbeddings, model_key
+from askai_graph.retrieval.hybrid import HybridRetriever
+from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph import Settings
 corpus = load_corpus(Path(sys.argv[1]))
 model = LocalEmbeddings.load()

@@ -54,7 +54,7 @@ _QUERY = """
 import json, random, resource, statistics, sys, time
 from pathlib import Path
 from askai_graph import load_corpus
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.pages import BM25Retriever
 started = time.perf_counter()
 retriever = BM25Retriever(corpus=load_corpus(Path(sys.argv[1])), k=6)
 opened = time.perf_counter() - started
@@ -77,7 +77,7 @@ _ON_THE_FLY = """
 import json, resource, sys, time
 from pathlib import Path
 from askai_graph import load_corpus
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.pages import BM25Retriever
 started = time.perf_counter()
 corpus = load_corpus(Path(sys.argv[1]), base_url="https://bench.example/")
 BM25Retriever(corpus=corpus, k=6, cache_dir=Path(sys.argv[2]))

@@ -25,7 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from askai_graph import build_graph  # noqa: E402
-from askai_graph.runlog import RunRecord, build_record, open_run_log  # noqa: E402
+from askai_graph.stores.runlog import RunRecord, build_record, open_run_log  # noqa: E402
 
 QUESTIONS = ["How does a semantic cache decide a hit?", "What is BM25?", "How do I bake sourdough bread?"]
 

@@ -23,7 +23,7 @@ from askai_graph.validation import validate_draft
 LINKS = 20
 RESULTS = [
     SearchResult(
-        title=f"Post {n}",
+        title=f"Page {n}",
         source_url=f"https://site.example/posts/{n}-engineering-llm-apps",
         content="...",
         images=(ImageRef(url=f"https://site.example/img/{n}.png", alt="diagram"),),
@@ -48,7 +48,7 @@ def answer(size: int) -> str:
         f"- Retrieval: see [BM25 basics]({url[2]}) and [hybrid search]({url[3]}).\n",
         f"- Writing: see [prompting]({url[4]}), [citations][c5] and [grounding][].\n",
         f"- Review: the critic is covered in {url[7]} and <{url[8]}>.\n\n",
-        f"| Stage | Post |\n|---|---|\n| cache | [caching]({url[9]}) |\n| stream | [streaming]({url[10]}) |\n\n",
+        f"| Stage | Page |\n|---|---|\n| cache | [caching]({url[9]}) |\n| stream | [streaming]({url[10]}) |\n\n",
         f"![pipeline diagram]({RESULTS[11].images[0].url})\n\n> Quoted from [the guardrails post]({url[11]}).\n\n",
         "```python\nresponse = client.get('https://api.example.com/v1/answers')  # not a citation\n```\n\n",
         f'```mermaid\nflowchart LR\n  Q[Question] --> R[Research]\n  R --> W[Writer]\n  click R "{url[12]}"\n```\n\n',

@@ -131,8 +131,8 @@ def catalog_answer(index: Path) -> dict[str, Any]:
 
     os.environ["ASKAI_CORPUS"] = str(index)
     from askai_graph import Settings, build_graph
-    from askai_graph.corpus import load_corpus
-    from askai_graph.retrieval import BM25Retriever
+    from askai_graph.indexing.loader import load_corpus
+    from askai_graph.retrieval.pages import BM25Retriever
 
     settings = Settings()
     retriever = BM25Retriever(corpus=load_corpus(index), cache_dir=settings.index_cache_dir)

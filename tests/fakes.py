@@ -24,8 +24,8 @@ SITE = "https://site.example/posts/"
 def post(n: int, text: str | None = None, images: list[dict[str, str]] | None = None) -> Document:
     """A retrieved post numbered ``n`` with URL ``https://site.example/posts/<n>``."""
     return Document(
-        page_content=text or f"Post {n} explains retrieval, caching and streaming in detail.",
-        metadata={"source_url": f"{SITE}{n}", "title": f"Post {n}", "summary": f"Summary {n}", "images": images or []},
+        page_content=text or f"Page {n} explains retrieval, caching and streaming in detail.",
+        metadata={"source_url": f"{SITE}{n}", "title": f"Page {n}", "summary": f"Summary {n}", "images": images or []},
     )
 
 
@@ -128,12 +128,12 @@ def replies(*script: Any, delay: float = 0.0) -> ScriptedChatModel:
 
 def catalog_draft(*numbers: int) -> str:
     """A catalog answer listing the given posts as links."""
-    return "Here are the articles:\n\n" + "\n".join(f"- [Post {n}]({url(n)}): summary" for n in numbers)
+    return "Here are the articles:\n\n" + "\n".join(f"- [Page {n}]({url(n)}): summary" for n in numbers)
 
 
 def cited_draft(*numbers: int) -> str:
     """A prose answer citing the given posts."""
-    return " ".join(f"Retrieval and caching are covered in [Post {n}]({url(n)})." for n in numbers)
+    return " ".join(f"Retrieval and caching are covered in [Page {n}]({url(n)})." for n in numbers)
 
 
 # --- HTTP server doubles (test_server_*.py) ---------------------------------------------

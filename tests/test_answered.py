@@ -14,8 +14,8 @@ from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
 from askai_graph.offline.writer import ExtractiveWriter
 from askai_graph.prompts import CRITIC_SYSTEM, FALLBACK_ANSWER, WRITER_SYSTEM
-from askai_graph.relevance import term_coverage
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.pages import BM25Retriever
+from askai_graph.retrieval.relevance import term_coverage
 from askai_graph.reviewing import ReviewRequest
 from askai_graph.text import content_terms
 from askai_graph.writing import DraftRequest
@@ -101,7 +101,7 @@ TALK_AROUND = (
 
 
 def test_a_draft_sharing_the_words_but_not_the_instruction_fails_the_offline_critic_with_the_form_as_gap() -> None:
-    reply = critique("How do I enable HTTP/2?", f"{TALK_AROUND} ([Post 1]({url(1)}))", TALK_AROUND)
+    reply = critique("How do I enable HTTP/2?", f"{TALK_AROUND} ([Page 1]({url(1)}))", TALK_AROUND)
     assert reply["answer_relevance"] == 1.0 and reply["ungrounded_claims"] == []  # it shares every word...
     assert reply["intent_alignment"] < 0.5  # ...but gives no instruction
     assert "code example" in reply["gaps"]
@@ -109,7 +109,7 @@ def test_a_draft_sharing_the_words_but_not_the_instruction_fails_the_offline_cri
 
 def test_the_same_question_answered_with_the_setting_passes_the_offline_critic() -> None:
     evidence = f"{TALK_AROUND} Enable HTTP/2 with `http2=True` when you create the client."
-    draft = f"Enable HTTP/2 with `http2=True` when you create the client. ([Post 1]({url(1)}))"
+    draft = f"Enable HTTP/2 with `http2=True` when you create the client. ([Page 1]({url(1)}))"
     reply = critique("How do I enable HTTP/2?", draft, evidence)
     assert reply["intent_alignment"] == 1.0 and "code example" not in reply["gaps"]
 
@@ -133,8 +133,8 @@ def test_the_same_question_answered_with_the_setting_passes_the_offline_critic()
 )
 def test_value_and_why_questions_need_their_form(question: str, without: str, with_it: str, gap: str) -> None:
     evidence = f"{without} {with_it}"
-    failing = critique(question, f"{without} ([Post 1]({url(1)}))", evidence)
-    passing = critique(question, f"{with_it} ([Post 1]({url(1)}))", evidence)
+    failing = critique(question, f"{without} ([Page 1]({url(1)}))", evidence)
+    passing = critique(question, f"{with_it} ([Page 1]({url(1)}))", evidence)
     assert failing["intent_alignment"] < 0.5 and gap in failing["gaps"]
     assert passing["intent_alignment"] == 1.0 and gap not in passing["gaps"]
 
@@ -142,7 +142,7 @@ def test_value_and_why_questions_need_their_form(question: str, without: str, wi
 def test_sentences_off_the_question_topic_are_drift() -> None:
     on_topic = "Enable HTTP/2 with `http2=True` when you create the client."
     filler = "Our code of conduct asks every contributor to be kind."
-    draft = f"{on_topic} ([Post 1]({url(1)}))\n\n{filler} ([Post 2]({url(2)}))"
+    draft = f"{on_topic} ([Page 1]({url(1)}))\n\n{filler} ([Page 2]({url(2)}))"
     reply = critique("How do I enable HTTP/2?", draft, on_topic, filler)
     assert reply["drift_detected"] is True
 
@@ -226,7 +226,7 @@ def test_a_retry_whose_gap_words_retrieve_nothing_searches_the_question_alone(se
 
     fake = GapBlind(documents=[post(1)], queries=[])
     critic = replies(review(answer_relevance=0.1, gaps=["eviction"]), review())
-    final = build_graph(writer=replies(f"Caching is in [Post 1]({url(1)})."), critic=critic, retriever=fake).invoke(
+    final = build_graph(writer=replies(f"Caching is in [Page 1]({url(1)})."), critic=critic, retriever=fake).invoke(
         {"question": "How does caching work?"}
     )
     assert fake.queries == ["How does caching work?", "How does caching work? eviction", "How does caching work?"]
@@ -242,7 +242,7 @@ def test_the_prompts_ask_for_the_instruction_and_fail_a_talk_around() -> None:
 
 
 def test_a_scripted_model_critic_fails_a_talk_around_and_its_gap_steers_the_retry(settings: Settings) -> None:
-    talk_around = f"{TALK_AROUND} ([Post 1]({url(1)}))"
+    talk_around = f"{TALK_AROUND} ([Page 1]({url(1)}))"
     writer = replies(talk_around)
     critic = replies(review(intent_alignment=0.2, gaps=["http2 option"]))
     fake = retriever(1)
@@ -288,7 +288,7 @@ def test_with_an_embedding_model_the_writer_leads_with_the_section_closest_in_me
 
 
 def test_the_graph_lends_the_retrievers_embedding_model_to_the_extractive_writer(tmp_path: Path) -> None:
-    from askai_graph.hybrid import HybridRetriever
+    from askai_graph.retrieval.hybrid import HybridRetriever
     from tests.fakes import ConceptEmbeddings
 
     (tmp_path / "notes.md").write_text("---\ntitle: Trail notes\nurl: https://trail.example/notes/\n---\n" + TRAIL)

@@ -10,6 +10,7 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 from askai_graph import Settings
+from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings
 from askai_graph.server.cache import (
     DEFAULT_THRESHOLD,
     SPACE_THRESHOLDS,
@@ -21,7 +22,6 @@ from askai_graph.server.cache import (
     default_threshold,
     embedding_space,
 )
-from askai_graph.server.embeddings import LexicalEmbeddings
 
 GATES = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
 

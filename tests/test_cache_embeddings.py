@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from askai_graph.server.embeddings import LexicalEmbeddings, question_terms
+from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings, question_terms
 
 THRESHOLD = 0.9  # the default cache_threshold
 

@@ -21,9 +21,9 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 from askai_graph import Settings, build_graph
+from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings
 from askai_graph.server.cache import InMemoryCacheStore, SemanticCache
-from askai_graph.server.embeddings import LexicalEmbeddings
-from askai_graph.server.questions import clean_question
+from askai_graph.server.same_question import clean_question
 
 PAIRS = [json.loads(line) for line in (Path(__file__).parent / "data" / "cache_pairs.jsonl").read_text().splitlines()]
 PARAPHRASES = [pair for pair in PAIRS if pair["kind"] == "paraphrase"]
@@ -122,7 +122,7 @@ def test_every_cache_hit_carries_the_verdict_a_fresh_run_of_that_question_earns(
 @pytest.fixture(scope="module")
 def local_model(neural_extra: None) -> tuple[Embeddings, str]:
     """The neural extra's all-MiniLM-L6-v2, each question embedded once, and its space name."""
-    from askai_graph.embeddings import embeddings_for, model_key
+    from askai_graph.retrieval.embeddings import embeddings_for, model_key
 
     settings = Settings(embeddings="local")
     model = embeddings_for(settings)
@@ -162,7 +162,7 @@ def test_with_the_local_model_no_contrast_pair_hits_and_more_paraphrases_do(
 def test_the_servers_cache_shares_the_retrievers_local_model_and_serves_its_synonyms(
     settings: Settings, monkeypatch: pytest.MonkeyPatch, neural_extra: None
 ) -> None:
-    import askai_graph.embeddings
+    import askai_graph.retrieval.embeddings
     from askai_graph.providers import default_retriever
     from askai_graph.server.app import answer_cache
 
@@ -170,7 +170,7 @@ def test_the_servers_cache_shares_the_retrievers_local_model_and_serves_its_syno
         raise AssertionError("the cache loaded a second copy of the retriever's model")
 
     # The retriever loads the model through providers (bound at import); only the cache would call this.
-    monkeypatch.setattr(askai_graph.embeddings, "embeddings_for", second_copy)
+    monkeypatch.setattr(askai_graph.retrieval.embeddings, "embeddings_for", second_copy)
     local = settings.model_copy(update={"embeddings": "local"})
     retriever = default_retriever(local)  # what create_app builds the graph and the cache from
     cache = answer_cache(local, InMemoryCacheStore(8), namespace="corpus-fp", retriever=retriever)

@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from askai_graph import BM25Retriever, Settings
 from askai_graph.cli import main
-from askai_graph.embeddings import INSTALL_HINT, embeddings_for, min_similarity, model_key
 from askai_graph.providers import default_retriever
+from askai_graph.retrieval.embeddings import INSTALL_HINT, embeddings_for, min_similarity, model_key
 from tests.fakes import ReversingReranker
 
 SITE = Path(__file__).parent / "data" / "sites" / "hugo"

@@ -16,9 +16,9 @@ from statistics import mean
 import pytest
 
 from askai_graph import load_corpus
-from askai_graph.corpus import Post
 from askai_graph.evaluation import EvalQuestion, load_questions
-from askai_graph.passages import split_passages
+from askai_graph.retrieval.corpus import Page
+from askai_graph.retrieval.passages import split_passages
 from askai_graph.text import content_terms
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ ANSWERS = [q for q in PARAPHRASES if q.kind == "answer"]
 POSTS = {post.url: post for post in load_corpus().posts}
 
 
-def headline_terms(post: Post) -> set[str]:
+def headline_terms(post: Page) -> set[str]:
     """Return the content terms of a page's title and section headings."""
     # Passages this short cut the page at every heading, so their headings are all of them.
     headings = {passage.heading for passage in split_passages(post.body, max_chars=200)}

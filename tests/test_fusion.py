@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from askai_graph.fusion import reciprocal_rank_fusion
+from askai_graph.retrieval.fusion import reciprocal_rank_fusion
 
 
 def test_an_item_both_rankings_hold_beats_the_top_of_one() -> None:

@@ -13,12 +13,12 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
 from askai_graph import Settings, load_corpus
-from askai_graph.corpus import Corpus, Post
-from askai_graph.fusion import reciprocal_rank_fusion
-from askai_graph.hybrid import DenseRetriever, HybridRetriever
 from askai_graph.indexing import build_index
 from askai_graph.nodes.research import Research
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.corpus import Corpus, Page
+from askai_graph.retrieval.fusion import reciprocal_rank_fusion
+from askai_graph.retrieval.hybrid import DenseRetriever, HybridRetriever
+from askai_graph.retrieval.pages import BM25Retriever
 from tests.fakes import ConceptEmbeddings, ReversingReranker
 
 SITE = Path(__file__).parent / "data" / "sites" / "hugo"
@@ -80,8 +80,8 @@ def test_one_document_per_page_carries_the_passage_each_side_found(tmp_path: Pat
         "## Gear list\n\n" + "Pack a headlamp, spare batteries and a whistle for the hike. " * 3
         + "\n\n## Feet\n\n" + "Good footwear prevents blisters on long descents. " * 3
     )
-    other = Post(title="Camp cooking", url="https://trail.example/cooking/", body="Stoves and pots for camp. " * 5)
-    corpus = Corpus(posts=(Post(title="Hike prep", url="https://trail.example/prep/", body=body), other),
+    other = Page(title="Camp cooking", url="https://trail.example/cooking/", body="Stoves and pots for camp. " * 5)
+    corpus = Corpus(posts=(Page(title="Hike prep", url="https://trail.example/prep/", body=body), other),
                     fingerprint="prep")
     # "headlamp" matches the first section's words; "shoes" only the second's meaning.
     (document,) = hybrid(tmp_path, corpus=corpus, passage_chars=200).invoke("headlamp and shoes", k=1)
@@ -152,7 +152,7 @@ def test_research_builds_only_the_pages_the_run_keeps(tmp_path: Path) -> None:
     read: list[int] = []
     real_post = corpus.index.post
 
-    def counting_post(post_id: int) -> Post:
+    def counting_post(post_id: int) -> Page:
         read.append(post_id)
         return real_post(post_id)
 

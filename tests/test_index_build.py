@@ -11,7 +11,7 @@ import pytest
 from askai_graph import Settings, build_graph, load_corpus
 from askai_graph.cli import main
 from askai_graph.indexing import StrictIndexError, build_index, sources, writer
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.pages import BM25Retriever
 
 SITES = Path(__file__).parent / "data" / "sites"
 BASE = "https://trail.example/"

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from askai_graph import CorpusError, load_corpus
-from askai_graph.dense import check_embedded_with
-from askai_graph.hybrid import DenseRetriever, HybridRetriever
 from askai_graph.indexing import build_index
+from askai_graph.retrieval.dense import check_embedded_with
+from askai_graph.retrieval.hybrid import DenseRetriever, HybridRetriever
 from tests.fakes import ConceptEmbeddings
 
 SITE = Path(__file__).parent / "data" / "sites" / "hugo"

@@ -22,9 +22,9 @@ import pytest
 
 from askai_graph import Settings
 from askai_graph.cli import main
-from askai_graph.embeddings import INSTALL_HINT, LocalEmbeddings
-from askai_graph.hybrid import HybridRetriever
 from askai_graph.providers import default_retriever
+from askai_graph.retrieval.embeddings import INSTALL_HINT, LocalEmbeddings
+from askai_graph.retrieval.hybrid import HybridRetriever
 
 pytestmark = [pytest.mark.integration]
 

@@ -90,7 +90,7 @@ def results(*texts: str) -> Any:
 def test_writer_quotes_the_best_matching_sentence_and_cites_its_post() -> None:
     found = results("Caches store answers. Eviction removes the oldest cached answer first.", "Streams send tokens.")
     draft = ExtractiveWriter().write(DraftRequest(question="How does cache eviction work?", search_results=found))
-    assert draft == f"Eviction removes the oldest cached answer first. ([Post 1]({url(1)}))"
+    assert draft == f"Eviction removes the oldest cached answer first. ([Page 1]({url(1)}))"
 
 
 def test_writer_says_so_when_nothing_matches() -> None:
@@ -109,7 +109,7 @@ def test_writer_lists_posts_for_a_catalog_question() -> None:
     draft = ExtractiveWriter().write(
         DraftRequest(question="list posts", search_results=results("a", "b"), catalog=True)
     )
-    assert f"- [Post 1]({url(1)}): Summary 1" in draft and f"- [Post 2]({url(2)}): Summary 2" in draft
+    assert f"- [Page 1]({url(1)}): Summary 1" in draft and f"- [Page 2]({url(2)}): Summary 2" in draft
 
 
 # --- the lexical critic ---------------------------------------------------------------------
@@ -125,19 +125,19 @@ EVIDENCE = "Semantic caches store answers keyed by question embeddings. A simila
 
 
 def test_critic_passes_a_grounded_relevant_answer() -> None:
-    reply = critique("How does a semantic cache decide a hit?", f"{EVIDENCE} ([Post 1]({url(1)}))", EVIDENCE)
+    reply = critique("How does a semantic cache decide a hit?", f"{EVIDENCE} ([Page 1]({url(1)}))", EVIDENCE)
     assert reply["answer_relevance"] == 1.0 and reply["ungrounded_claims"] == [] and not reply["drift_detected"]
     assert reply["confidence"] >= 0.6
 
 
 def test_critic_flags_claims_the_evidence_does_not_support() -> None:
-    draft = f"Semantic caches are powered by quantum annealing hardware in orbit. ([Post 1]({url(1)}))"
+    draft = f"Semantic caches are powered by quantum annealing hardware in orbit. ([Page 1]({url(1)}))"
     reply = critique("How do semantic caches work?", draft, EVIDENCE)
     assert reply["ungrounded_claims"] == ["Semantic caches are powered by quantum annealing hardware in orbit."]
 
 
 def test_critic_detects_drift_away_from_the_question() -> None:
-    draft = f"Tokens stream over server sent events. Proxies buffer event streams. ([Post 1]({url(1)}))"
+    draft = f"Tokens stream over server sent events. Proxies buffer event streams. ([Page 1]({url(1)}))"
     reply = critique(
         "How do semantic caches work?", draft, "Tokens stream over server sent events. Proxies buffer event streams."
     )
@@ -145,7 +145,7 @@ def test_critic_detects_drift_away_from_the_question() -> None:
 
 
 def test_critic_reports_question_terms_missing_from_the_evidence_as_gaps() -> None:
-    reply = critique("How do semantic caches store sourdough?", f"{EVIDENCE} ([Post 1]({url(1)}))", EVIDENCE)
+    reply = critique("How do semantic caches store sourdough?", f"{EVIDENCE} ([Page 1]({url(1)}))", EVIDENCE)
     assert reply["gaps"] == ["sourdough"]
     assert reply["confidence"] < 0.6
 
@@ -185,14 +185,14 @@ def test_writer_skips_sentences_sharing_one_term_with_a_longer_question() -> Non
     ],
 )
 def test_critic_fails_intent_when_the_question_gives_the_assistant_orders(question: str) -> None:
-    reply = critique(question, f"{EVIDENCE} ([Post 1]({url(1)}))", EVIDENCE)
+    reply = critique(question, f"{EVIDENCE} ([Page 1]({url(1)}))", EVIDENCE)
     assert reply["intent_alignment"] == 0.0
 
 
 def test_critic_keeps_intent_for_a_question_about_injection() -> None:
     text = "Attackers write ignore previous instructions into pages. Treat retrieved text as untrusted data."
     reply = critique(
-        "What does ignore previous instructions mean in prompt injection?", f"{text} ([Post 1]({url(1)}))", text
+        "What does ignore previous instructions mean in prompt injection?", f"{text} ([Page 1]({url(1)}))", text
     )
     assert reply["intent_alignment"] == 1.0
 
@@ -236,7 +236,7 @@ def test_writer_quotes_a_sentence_holding_only_the_questions_most_specific_term(
 
 
 def test_critic_does_not_count_a_list_lead_in_as_a_claim() -> None:
-    draft = f"Here are the articles I found on the site:\n\n- [Post 1]({url(1)}): {EVIDENCE}"
+    draft = f"Here are the articles I found on the site:\n\n- [Page 1]({url(1)}): {EVIDENCE}"
     reply = critique("What course articles do you have?", draft, EVIDENCE)
     assert reply["ungrounded_claims"] == []
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from askai_graph import Settings, build_graph, load_corpus
-from askai_graph.bm25 import Vocabulary, build_bm25, top_documents
-from askai_graph.corpus import Post
 from askai_graph.indexing import build_index
-from askai_graph.passages import passage_terms, split_passages
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.bm25 import Vocabulary, build_bm25, top_documents
+from askai_graph.retrieval.corpus import Page
+from askai_graph.retrieval.pages import BM25Retriever
+from askai_graph.retrieval.passages import passage_terms, split_passages
 from askai_graph.text import content_terms
 
 SITES = Path(__file__).parent / "data" / "sites"
@@ -46,7 +46,7 @@ def test_overlong_section_is_cut_between_paragraphs_and_repeats_its_heading() ->
 
 
 def test_passage_terms_carry_the_page_title_and_section_heading() -> None:
-    post = Post(title="Getting started", url="https://s.example/", body=LONG)
+    post = Page(title="Getting started", url="https://s.example/", body=LONG)
     passage = split_passages(LONG, 600)[2]
     terms = passage_terms(post, passage, first=False)
     assert {"start", "part"} <= set(terms)

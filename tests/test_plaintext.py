@@ -12,12 +12,13 @@ from markdown_it import MarkdownIt
 
 from askai_graph import build_graph, load_corpus
 from askai_graph.evidence import SearchResult
+from askai_graph.fencing import fence
 from askai_graph.plaintext import escape_markdown, markdown_link, plain_text
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.server.events import answer_events
 from askai_graph.settings import Settings
 from askai_graph.state import Source
-from askai_graph.writing import format_sources, untrusted
+from askai_graph.writing import format_sources
 
 XSS = "Caching <img src=x onerror=alert(document.cookie)>"
 
@@ -124,7 +125,7 @@ def test_prompt_delimiters_are_neutralised_whatever_their_case_or_spacing(delimi
     result = SearchResult(title="T", source_url="https://s.example/a", content=f"before {delimiter} after")
     prompt = format_sources([result])
     assert prompt.lower().count("</source>") == 1 and prompt.lower().count("<source") == 1
-    neutral = untrusted(delimiter).lower().replace(" ", "")
+    neutral = fence(delimiter).lower().replace(" ", "")
     assert "</source" not in neutral and "<source" not in neutral and "</draft" not in neutral
 
 

@@ -189,7 +189,7 @@ def test_role_models_override_the_shared_one(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_graph_runs_on_an_openai_compatible_writer_and_critic(settings: Settings) -> None:
-    draft = f"Retrieval is covered in [Post 1]({url(1)})."
+    draft = f"Retrieval is covered in [Page 1]({url(1)})."
     writer = Recorder(draft)
     critic = Recorder(PASSING)
     config = settings.model_copy(update={"base_url": LOCAL})

@@ -3,6 +3,7 @@ logged, ``POST /api/feedback`` rates them, bad input is a 4xx, and the log can b
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import Iterator
@@ -11,12 +12,14 @@ from typing import Any
 
 import httpx
 import pytest
+from limits.aio.storage import MemoryStorage
 
 from askai_graph import Settings, build_graph
-from askai_graph.runlog import RunLog, open_run_log
 from askai_graph.server import create_app
-from askai_graph.server.feedback import RateLimiter, parse_feedback
+from askai_graph.server.feedback import parse_feedback
+from askai_graph.server.limits import ClientRateLimit
 from askai_graph.server.request import BadRequest
+from askai_graph.stores.runlog import RunLog, open_run_log
 from tests.fakes import PASSING, cited_draft, postgres_database, replies, retriever, review, url
 from tests.live import LiveServer, sse_events
 
@@ -58,7 +61,7 @@ def test_each_answer_is_logged_under_the_run_id_done_carries(settings: Settings,
     assert record.run_id == done["run_id"] and uuid.UUID(done["run_id"])
     assert (record.question, record.outcome, record.attempts, record.cached) == (QUESTION, "accepted", 1, False)
     assert record.gates == {"retrieval": "passed", "validation": "passed", "critic": "passed"}
-    # Post 3 was retrieved, never cited: it is no card, so no source URL of the run.
+    # Page 3 was retrieved, never cited: it is no card, so no source URL of the run.
     assert record.cited_urls == [url(1), url(2)] and record.source_urls == [url(1), url(2)]
     assert record.retrieved_urls == [url(1), url(2), url(3)]
     assert record.latency_ms > 0 and set(record.stage_ms) >= {"research", "writer", "validation", "critic"}
@@ -164,8 +167,14 @@ def test_parse_feedback_refuses_bad_input(body: bytes, status: int, detail: str)
     assert refused.value.status == status and refused.value.message.startswith(detail)
 
 
-def test_rate_limiter_forgets_events_older_than_the_window() -> None:
-    limiter = RateLimiter(2, window=60)
-    assert [limiter.allow("a", now=t) for t in (0, 1, 2)] == [True, True, False]
-    assert limiter.allow("b", now=2) is True
-    assert limiter.allow("a", now=61) is True
+def test_feedback_and_questions_share_one_rate_limit_type_with_separate_counts() -> None:
+    async def scenario() -> tuple[list[int | None], int | None, int | None]:
+        storage = MemoryStorage()
+        feedback = ClientRateLimit("2/minute", storage, name="askai-feedback")
+        questions = ClientRateLimit("2/minute", storage)
+        first = [await feedback.admit("a") for _ in range(3)]
+        return first, await feedback.admit("b"), await questions.admit("a")
+
+    first, other_client, questions = asyncio.run(scenario())
+    assert first[:2] == [None, None] and isinstance(first[2], int) and first[2] >= 1
+    assert other_client is None and questions is None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from askai_graph.runlog import RunLog, RunLogError, RunRecord, open_run_log
+from askai_graph.stores.runlog import RunLog, RunLogError, RunRecord, open_run_log
 from tests.fakes import postgres_database
 
 POSTGRES = os.environ.get("ASKAI_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432")

@@ -202,7 +202,7 @@ def test_with_redis_stopped_both_processes_keep_answering_and_hits_resume_when_i
 def test_an_answer_given_by_one_process_is_rated_through_another_in_one_run_log(
     postgres_database: str, redis_url: str, tmp_path: Path, index_cache: Path
 ) -> None:
-    from askai_graph.runlog import open_run_log
+    from askai_graph.stores.runlog import open_run_log
 
     env = shared_env(postgres_database, redis_url, index_cache)
     with Serve(env, tmp_path / "a.log") as first, Serve(env, tmp_path / "b.log") as second:

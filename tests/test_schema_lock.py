@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from askai_graph.checkpoints import DatabaseError, open_async_checkpointer, open_checkpointer
-from askai_graph.runlog import RunLogError, open_run_log
-from askai_graph.schema_lock import SchemaLockTimeout, schema_lock
+from askai_graph.stores.checkpoints import DatabaseError, open_async_checkpointer, open_checkpointer
+from askai_graph.stores.runlog import RunLogError, open_run_log
+from askai_graph.stores.schema_lock import SchemaLockTimeout, schema_lock
 from tests.test_server_threads import postgres_database
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -106,9 +106,9 @@ def test_the_lock_is_free_again_when_its_holder_fails(connections: tuple[object,
 
 @pytest.fixture
 def short_lock_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    import askai_graph.schema_lock
+    import askai_graph.stores.schema_lock
 
-    monkeypatch.setattr(askai_graph.schema_lock, "LOCK_TIMEOUT", 0.2)
+    monkeypatch.setattr(askai_graph.stores.schema_lock, "LOCK_TIMEOUT", 0.2)
 
 
 @pytest.mark.usefixtures("short_lock_timeout")

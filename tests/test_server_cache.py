@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from askai_graph import Settings, build_graph
+from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings
 from askai_graph.server import InMemoryCacheStore, SemanticCache, create_app
 from askai_graph.server.app import answer_cache
-from askai_graph.server.embeddings import LexicalEmbeddings
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import LiveServer, sse_events
 

@@ -93,8 +93,8 @@ def test_accepted_answer_streams_steps_then_tokens_then_sources_then_done(settin
     assert order[-2:] == ["sources", "done"]
     assert answer(events) == cited_draft(1, 2)
     assert events[-2][1] == [  # the cited posts in citation order; post 3 was retrieved, never cited
-        {"title": "Post 1", "url": url(1)},
-        {"title": "Post 2", "url": url(2)},
+        {"title": "Page 1", "url": url(1)},
+        {"title": "Page 2", "url": url(2)},
     ]
     gates = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
     assert without_ids(events[-1][1]) == {"outcome": "accepted", "attempts": 1, "cached": False, "gates": gates}
@@ -226,7 +226,7 @@ def test_step_events_carry_short_summaries_only(settings: Settings, serve: Serve
     for step in steps:
         assert set(step) == STEP_KEYS[step["node"]]
     text = json.dumps(steps)
-    for leaked in ("http", "Post 1 explains", "made-up claim", "gapword", "0.1", "Retrieval and caching are"):
+    for leaked in ("http", "Page 1 explains", "made-up claim", "gapword", "0.1", "Retrieval and caching are"):
         assert leaked not in text
     assert steps[3]["failures"] == ["low_confidence", "ungrounded_claims"]  # codes, not the claims
 

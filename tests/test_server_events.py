@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from askai_graph.critique import Critique
-from askai_graph.server.app import _framed
+from askai_graph.server.chat import _framed
 from askai_graph.server.events import answer_events, step, token_chunks
 from askai_graph.server.limits import StreamSlots
 from askai_graph.state import ReviewFailure, Source

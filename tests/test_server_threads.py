@@ -248,8 +248,8 @@ def test_leases_in_postgres_are_shared_by_every_process(postgres_database: str) 
 
     from psycopg_pool import AsyncConnectionPool
 
-    from askai_graph.checkpoints import _postgres_kwargs
     from askai_graph.server.threads import PostgresLeaseStore
+    from askai_graph.stores.checkpoints import _postgres_kwargs
 
     async def scenario() -> None:
         pools = [AsyncConnectionPool(postgres_database, kwargs=_postgres_kwargs(), open=False) for _ in range(2)]

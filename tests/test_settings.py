@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from askai_graph import RunOptions, Settings
+from askai_graph.settings import GROUPS, AnswerSettings, IndexingSettings, ServingSettings, StoreSettings, group_fields
 
 
 def test_defaults_match_the_design() -> None:
@@ -55,3 +56,41 @@ def test_run_options_take_bounds_and_description_from_settings(name: str) -> Non
 def test_run_options_are_immutable() -> None:
     with pytest.raises(ValidationError):
         RunOptions(top_k=2).top_k = 3  # type: ignore[misc]
+
+
+# --- settings groups ---------------------------------------------------------------
+
+
+def test_every_setting_is_declared_in_exactly_one_group() -> None:
+    owners = {name: [g for g in GROUPS if name in group_fields(Settings, g)] for name in Settings.model_fields}
+    assert {name: groups for name, groups in owners.items() if len(groups) != 1} == {}
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "group"),
+    [
+        ("ASKAI_MAX_ATTEMPTS", 5, AnswerSettings),
+        ("ASKAI_PORT", 8080, ServingSettings),
+        ("ASKAI_MAX_PAGE_BYTES", 2048, IndexingSettings),
+        ("ASKAI_THREAD_TTL_HOURS", 2, StoreSettings),
+    ],
+)
+def test_a_grouped_setting_keeps_its_flat_environment_name(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: int, group: type[BaseModel]
+) -> None:
+    name = variable.removeprefix("ASKAI_").lower()
+    monkeypatch.setenv(variable, str(value))
+    settings = Settings()
+    assert name in group_fields(Settings, group)
+    assert getattr(settings, name) == value == getattr(settings.group(group), name)
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=lambda group: group.__name__)
+def test_only_a_field_added_to_the_answer_group_moves_the_cache_namespace(group: type[BaseModel]) -> None:
+    from askai_graph.server.cache import config_digest
+
+    extra = create_model("Extra", __base__=group, extra_knob=(int, Field(1, description="A knob added later.")))
+    extended = type("Extended", (Settings, extra), {"__module__": __name__})
+    assert "extra_knob" in group_fields(extended, group)
+    moved = config_digest(extended(extra_knob=2)) != config_digest(extended())
+    assert moved == (group is AnswerSettings)

@@ -10,7 +10,7 @@ from askai_graph import Settings, build_graph, load_corpus
 from askai_graph.catalog import SiteCatalog, catalog_answer, site_order_key
 from askai_graph.evidence import SearchResult
 from askai_graph.indexing import build_index
-from askai_graph.retrieval import BM25Retriever
+from askai_graph.retrieval.pages import BM25Retriever
 from tests.fakes import retriever
 
 SITES = Path(__file__).parent / "data" / "sites"

@@ -12,28 +12,28 @@ from pathlib import Path
 
 import pytest
 
-from askai_graph.corpus import Post
 from askai_graph.indexing import build_index, scan_source
 from askai_graph.indexing.docusaurus import find_docusaurus
 from askai_graph.indexing.mkdocs import find_mkdocs
 from askai_graph.indexing.sources import open_source
 from askai_graph.indexing.store import IndexReader
+from askai_graph.retrieval.corpus import Page
 
 SITES = Path(__file__).parent / "data" / "generators"
 MKDOCS_DOCS = SITES / "mkdocs" / "docs"
 DOCUSAURUS_DOCS = SITES / "docusaurus" / "docs"
 
 
-def posts(source: Path, base_url: str | None = None) -> dict[str, Post]:
+def posts(source: Path, base_url: str | None = None) -> dict[str, Page]:
     return {post.url: post for post in scan_source(source, base_url).items}
 
 
-def by_file(source: Path, base_url: str | None = None, **options: bool | None) -> dict[str, Post]:
+def by_file(source: Path, base_url: str | None = None, **options: bool | None) -> dict[str, Page]:
     src = open_source(source, base_url, **options)  # type: ignore[arg-type]
     found = {}
     for unit in src.units:
         result = unit.parse()  # type: ignore[union-attr]
-        if isinstance(result, Post):
+        if isinstance(result, Page):
             found[unit.where] = result  # type: ignore[union-attr]
     return found
 
@@ -161,7 +161,7 @@ def test_mkdocs_use_directory_urls_false_gives_html_urls(tmp_path: Path) -> None
 
 
 def test_mkdocs_unreadable_config_is_a_clear_error(tmp_path: Path) -> None:
-    from askai_graph.corpus import CorpusError
+    from askai_graph.retrieval.corpus import CorpusError
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text("# Home\n")

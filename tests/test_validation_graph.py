@@ -16,16 +16,16 @@ from tests.fakes import PASSING, replies, retriever, url
 EVIL = "https://evil.example/x"
 
 ADVERSARIAL = [
-    ("unknown_inline_link", f"Caching is covered in [Post 1]({url(1)}) and [this]({EVIL})."),
-    ("javascript_link", f"See [Post 1]({url(1)}) and [more](&#106;avascript:alert(1))."),
-    ("unused_reference_definition", f"See [Post 1]({url(1)}).\n\n[hidden]: {EVIL}\n"),
-    ("raw_html_anchor_to_a_retrieved_url", f'See <a href="{url(1)}">Post 1</a>.'),
-    ("bare_unknown_url", f"See [Post 1]({url(1)}), mirrored at {EVIL}."),
-    ("trailing_slash", f"See [Post 1]({url(1)}/)."),
-    ("userinfo", "See [Post 1](https://site.example@evil.example/posts/1)."),
-    ("link_hidden_from_mistletoe", f"See [Post 1]({url(1)}).\n\n```\n```foo\n```\n[x]({EVIL})\n```\n```\n"),
-    ("unclosed_fence", f"See [Post 1]({url(1)}).\n\n```python\nprint(1)\n"),
-    ("mermaid_click", f'See [Post 1]({url(1)}).\n\n```mermaid\ngraph TD\n  A-->B\n  click A "{EVIL}"\n```\n'),
+    ("unknown_inline_link", f"Caching is covered in [Page 1]({url(1)}) and [this]({EVIL})."),
+    ("javascript_link", f"See [Page 1]({url(1)}) and [more](&#106;avascript:alert(1))."),
+    ("unused_reference_definition", f"See [Page 1]({url(1)}).\n\n[hidden]: {EVIL}\n"),
+    ("raw_html_anchor_to_a_retrieved_url", f'See <a href="{url(1)}">Page 1</a>.'),
+    ("bare_unknown_url", f"See [Page 1]({url(1)}), mirrored at {EVIL}."),
+    ("trailing_slash", f"See [Page 1]({url(1)}/)."),
+    ("userinfo", "See [Page 1](https://site.example@evil.example/posts/1)."),
+    ("link_hidden_from_mistletoe", f"See [Page 1]({url(1)}).\n\n```\n```foo\n```\n[x]({EVIL})\n```\n```\n"),
+    ("unclosed_fence", f"See [Page 1]({url(1)}).\n\n```python\nprint(1)\n"),
+    ("mermaid_click", f'See [Page 1]({url(1)}).\n\n```mermaid\ngraph TD\n  A-->B\n  click A "{EVIL}"\n```\n'),
 ]
 
 
@@ -49,7 +49,7 @@ def test_invalid_draft_never_yields_sources(draft: str) -> None:
 
 
 def test_the_same_graph_shows_sources_for_a_valid_draft() -> None:
-    draft = f"Caching is covered in [Post 1]({url(1)})."
+    draft = f"Caching is covered in [Page 1]({url(1)})."
     graph = build_graph(
         writer=replies(draft), critic=replies(PASSING), retriever=retriever(1, 2, 3), settings=Settings()
     )

@@ -46,7 +46,7 @@ class Occurrence:
 
 LINK_FORMS: list[Callable[[str, int], Occurrence]] = [
     lambda u, i: Occurrence(u, lambda x: f"See [post {i}]({x})."),
-    lambda u, i: Occurrence(u, lambda x: f'See [post {i}]({x} "Post {i}").'),
+    lambda u, i: Occurrence(u, lambda x: f'See [post {i}]({x} "Page {i}").'),
     lambda u, i: Occurrence(u, lambda x: f"See [post {i}](<{x}>)."),
     lambda u, i: Occurrence(u, lambda x: f"Source: <{x}>"),
     lambda u, i: Occurrence(u, lambda x: f"Read {x} for details."),
@@ -70,7 +70,7 @@ def cited_drafts(draw: st.DrawFn) -> tuple[list[SearchResult], list[Occurrence]]
     links = draw(st.lists(URL, min_size=1, max_size=4, unique=True))
     images = draw(st.lists(IMAGE, max_size=2, unique=True))
     results = [
-        SearchResult(title=f"Post {n}", source_url=url, content="text", images=tuple(ImageRef(url=i) for i in images))
+        SearchResult(title=f"Page {n}", source_url=url, content="text", images=tuple(ImageRef(url=i) for i in images))
         for n, url in enumerate(links)
     ]
     uses = draw(st.lists(st.tuples(st.sampled_from(links), st.sampled_from(LINK_FORMS)), min_size=1, max_size=6))
@@ -126,7 +126,7 @@ def test_mutating_any_one_url_is_rejected(
 GOOD = "https://site.example/posts/1"
 GOOD_IMAGE = "https://site.example/img/1.png"
 EVIL = "https://evil.example/x"
-RESULTS = [SearchResult(title="Post 1", source_url=GOOD, content="x", images=(ImageRef(url=GOOD_IMAGE),))]
+RESULTS = [SearchResult(title="Page 1", source_url=GOOD, content="x", images=(ImageRef(url=GOOD_IMAGE),))]
 RENDERER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 PIECES = [

@@ -18,8 +18,8 @@ EVIL = "https://evil.example/x"
 EVIL_IMG = "https://evil.example/x.png"
 
 RESULTS = [
-    SearchResult(title="Post 1", source_url=LINK1, content="One.", images=(ImageRef(url=IMG1, alt="diagram"),)),
-    SearchResult(title="Post 2", source_url=LINK2, content="Two."),
+    SearchResult(title="Page 1", source_url=LINK1, content="One.", images=(ImageRef(url=IMG1, alt="diagram"),)),
+    SearchResult(title="Page 2", source_url=LINK2, content="Two."),
 ]
 
 

@@ -68,7 +68,7 @@ def documents() -> list[Document]:
             metadata={"source_url": url, "title": title, "images": images or []},
         )
 
-    return [doc(LINK1, "Post 1", [{"url": IMG1, "alt": "diagram"}]), doc(LINK2, "Post 2"), doc(LINK3, "Cache")]
+    return [doc(LINK1, "Page 1", [{"url": IMG1, "alt": "diagram"}]), doc(LINK2, "Page 2"), doc(LINK3, "Cache")]
 
 
 @pytest.fixture(scope="module")

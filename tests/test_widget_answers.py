@@ -58,7 +58,7 @@ def test_accepted_answer_cards_equal_the_sources_event_in_order(page: Any, accep
     cards = page.locator("a[data-askai-source]")
     assert cards.evaluate_all("cards => cards.map(c => c.getAttribute('href'))") == [s["url"] for s in sources]
     assert [s["url"] for s in sources] == [url(2), url(1)]  # cited, in citation order; post 3 was only retrieved
-    expect(cards.first).to_contain_text("Post 2")
+    expect(cards.first).to_contain_text("Page 2")
     expect(cards.first).to_contain_text("site.example/posts/2")
     expect(page.locator("[data-askai-gate-notice]")).to_be_hidden()
     expect(page.locator("[data-askai]")).to_have_attribute("data-state", "done")
@@ -227,7 +227,7 @@ def test_the_copy_button_copies_a_code_block(browser: Any, index_cache: Any) -> 
 
 def test_a_source_that_is_not_an_http_url_never_becomes_a_card(page: Any, index_cache: Any) -> None:
     # The Source Gate only lists retrieved http(s) URLs; this bypasses it to test the widget's own check.
-    sources = [Source(title="Post 1", url=url(1)), Source(title="Click me", url="javascript:alert(1)")]
+    sources = [Source(title="Page 1", url=url(1)), Source(title="Click me", url="javascript:alert(1)")]
     graph = ungated_graph(cited_draft(1), sources)
     with LiveServer(create_app(graph, Settings(index_cache_dir=index_cache, cache_enabled=False))) as base:
         page.goto(f"{base}/")

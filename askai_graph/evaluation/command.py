@@ -79,9 +79,9 @@ def _load_baseline(path: Path) -> dict[str, Any]:
 
 
 def _default_graph(settings: Settings) -> tuple[StreamableGraph, dict[str, Any]]:
-    from askai_graph.embeddings import model_key
     from askai_graph.graph import build_graph
     from askai_graph.providers import default_retriever
+    from askai_graph.retrieval.embeddings import model_key
 
     retriever = default_retriever(settings)
     # Load the index (and the embedding model) now, so the first question's retrieval

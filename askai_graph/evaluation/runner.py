@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from askai_graph.evaluation.dataset import EvalQuestion, Kind
 from askai_graph.gates import critic_passed
 from askai_graph.state import AskState
+from askai_graph.summary import RunSummary, final_state
 
 
 class StreamableGraph(Protocol):
@@ -90,18 +91,16 @@ def _verdict(node: str, update: Mapping[str, Any], state: Mapping[str, Any]) -> 
 
 def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
     """Run one question and collect its result."""
-    state: dict[str, Any] = {}
     verdicts: list[GateVerdict] = []
     stage_seconds: dict[str, float] = {}
     ranking: tuple[str, ...] | None = None
     retrieval_seconds: float | None = None
     start = last = time.perf_counter()
-    for mode, chunk in graph.stream({"question": item.question}, stream_mode=["updates", "values"]):
-        if mode == "values":
-            state = dict(chunk)
-            continue
+
+    def on_updates(updates: Mapping[str, Any], state: Mapping[str, Any]) -> None:
+        nonlocal last, ranking, retrieval_seconds
         now = time.perf_counter()
-        for node, update in chunk.items():
+        for node, update in updates.items():
             stage_seconds[node] = stage_seconds.get(node, 0.0) + (now - last)
             if not isinstance(update, Mapping):
                 continue
@@ -112,26 +111,26 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
             if verdict is not None:
                 verdicts.append(verdict)
         last = now
-    seconds = time.perf_counter() - start
-    report = state.get("validation")
-    outcome = str(state.get("outcome") or "fallback")
+
+    final = final_state(graph.stream({"question": item.question}, stream_mode=["updates", "values"]), on_updates)
+    summary = RunSummary.from_state(final, seconds=time.perf_counter() - start, stage_seconds=stage_seconds)
     return QuestionResult(
         question=item.question,
         kind=item.kind,
         expected_urls=item.expected_urls,
         must_mention=item.must_mention,
-        outcome=outcome,
-        attempts=int(state.get("attempts") or 0),
-        gates=dict(state.get("gates") or {}),
+        outcome=summary.outcome,
+        attempts=summary.attempts,
+        gates=summary.gates,
         verdicts=tuple(verdicts),
         ranking=ranking or (),
-        retrieved=tuple(result.source_url for result in state.get("search_results") or []),
-        cited=tuple(report.cited_urls) if report is not None and outcome != "fallback" else (),
-        sources=tuple(source.url for source in state.get("sources") or []),
-        gaps=tuple(state.get("gaps") or []),
-        answer=str(state.get("answer") or ""),
-        seconds=seconds,
-        stage_seconds=stage_seconds,
+        retrieved=summary.retrieved_urls,
+        cited=summary.cited_urls,
+        sources=tuple(source.url for source in summary.sources),
+        gaps=summary.gaps,
+        answer=summary.answer,
+        seconds=summary.seconds or 0.0,
+        stage_seconds=summary.stage_seconds,
         retrieval_seconds=retrieval_seconds,
     )
 

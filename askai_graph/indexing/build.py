@@ -19,13 +19,13 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.corpus import CorpusError
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, Skip
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES
 from askai_graph.indexing.sources import open_source
 from askai_graph.indexing.store import FORMAT, MANIFEST, VERSION, IndexReader, is_built_index
 from askai_graph.indexing.writer import IndexSummary, IndexWriter
-from askai_graph.passages import DEFAULT_PASSAGE_CHARS
+from askai_graph.retrieval.corpus import CorpusError
+from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS
 
 __all__ = ["IndexSummary", "StrictIndexError", "build_index"]
 

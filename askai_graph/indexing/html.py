@@ -21,12 +21,11 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_text, split_front_matter
 from askai_graph.indexing.markdown import absolute_images, first_sentence, unique_images
 from askai_graph.indexing.markup import summary_line
-from askai_graph.indexing.urls import is_http_url
+from askai_graph.retrieval.corpus import CorpusError, Page, is_http_url, make_page
 
 HTML_SUFFIXES = (".html", ".htm")
 NO_CANONICAL = "no <link rel=canonical> and no base URL to derive one (askai index --base-url, or ASKAI_SITE_URL)"
@@ -41,7 +40,7 @@ def served_url(rel: str, base_url: str) -> str:
     return base_url + quote(path, safe="/-._~%!$&'()*+,;=:@")
 
 
-def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozenset[str] | None) -> Post | Skip:
+def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozenset[str] | None) -> Page | Skip:
     """Return the post for the built page at ``rel``, or a ``Skip`` saying why there is none."""
     import trafilatura
 
@@ -75,7 +74,7 @@ def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozense
         return Skip(rel, "not listed in sitemap.xml")
     body, images = absolute_images(label_code_blocks(body, code_languages(text)), url, url)
     try:
-        return make_post(
+        return make_page(
             {
                 "title": as_text(meta.get("title")) or rel,
                 "url": url,

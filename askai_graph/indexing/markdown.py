@@ -27,13 +27,13 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_number, as_text, split_front_matter
 from askai_graph.indexing.markup import clean_prose, first_h1, plain_line, strip_mdx, summary_line, unwrap_mkdocs
 from askai_graph.indexing.nav import NavPlace
 from askai_graph.indexing.sites import SiteProfile
 from askai_graph.indexing.urls import file_date, folder_url, page_url, resolve
+from askai_graph.retrieval.corpus import CorpusError, Page, make_page
 from askai_graph.text import sentences
 
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
@@ -50,7 +50,7 @@ _GENERIC = SiteProfile()
 
 def parse_markdown_page(
     rel: str, text: str, base_url: str | None, max_front_matter: int, site: SiteProfile | None = None
-) -> Post | Skip:
+) -> Page | Skip:
     """Return the post for the page at ``rel``, or a ``Skip`` saying why there is none."""
     site = site or _GENERIC
     base_url = base_url if site is _GENERIC else site.base_url
@@ -74,7 +74,7 @@ def parse_markdown_page(
         against = folder_url(rel, base_url) or url
         body, body_images = absolute_images(body, against, url)
         images = _front_matter_images(meta.get("images"), against) + body_images
-        return make_post(
+        return make_page(
             {
                 "title": page_title(rel, meta, body, place),
                 "url": url,

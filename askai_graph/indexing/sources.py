@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from askai_graph.corpus import CorpusError, Post, make_post
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, FileEntry, PageFile, Skip, text_problem, walk
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES, as_date, as_number
 from askai_graph.indexing.html import HTML_SUFFIXES, parse_html_page, read_sitemap
@@ -25,6 +24,7 @@ from askai_graph.indexing.markdown import ORDER_KEYS, parse_markdown_page
 from askai_graph.indexing.markup import summary_line
 from askai_graph.indexing.sites import site_profile
 from askai_graph.indexing.urls import check_base_url
+from askai_graph.retrieval.corpus import CorpusError, Page, make_page
 
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown")
 
@@ -43,7 +43,7 @@ class Unit:
         """Return the content hash (reading the file), or why it cannot be read."""
         raise NotImplementedError
 
-    def parse(self) -> Post | Skip:
+    def parse(self) -> Page | Skip:
         """Parse the unit (only called when its content is new)."""
         raise NotImplementedError
 
@@ -51,7 +51,7 @@ class Unit:
 class FileUnit(Unit):
     """A page file, read at most once, when its stamp is new."""
 
-    def __init__(self, entry: FileEntry, parser: Callable[[str, str], Post | Skip]) -> None:
+    def __init__(self, entry: FileEntry, parser: Callable[[str, str], Page | Skip]) -> None:
         """Parse ``entry`` with ``parser(rel, text)``."""
         self.key = self.where = entry.rel
         self.stamp = entry.stamp
@@ -68,7 +68,7 @@ class FileUnit(Unit):
         page = self._read()
         return page if isinstance(page, Skip) else page.digest
 
-    def parse(self) -> Post | Skip:
+    def parse(self) -> Page | Skip:
         """Parse the page file."""
         page = self._read()
         return page if isinstance(page, Skip) else self._parser(page.rel, page.text())
@@ -86,7 +86,7 @@ class RecordUnit(Unit):
         """Return the line's SHA-256."""
         return self._digest
 
-    def parse(self) -> Post | Skip:
+    def parse(self) -> Page | Skip:
         """Parse the record."""
         return _parse_record(self.where, self._raw)
 
@@ -110,7 +110,7 @@ class Source:
 class Scan:
     """Every post of a source, and every unit skipped."""
 
-    items: list[Post] = field(default_factory=list)
+    items: list[Page] = field(default_factory=list)
     """The posts, duplicates removed."""
     skips: list[Skip] = field(default_factory=list)
     """What was left out, with reasons."""
@@ -186,7 +186,7 @@ def duplicate(where: str, url: str, first: str) -> Skip:
     return Skip(where, f"duplicate url {url} (already used by {first})")
 
 
-def _file_units(files: Iterator[FileEntry | Skip], parse: Callable[[str, str], Post | Skip]) -> Iterator[Unit | Skip]:
+def _file_units(files: Iterator[FileEntry | Skip], parse: Callable[[str, str], Page | Skip]) -> Iterator[Unit | Skip]:
     for entry in files:
         yield entry if isinstance(entry, Skip) else FileUnit(entry, parse)
 
@@ -205,7 +205,7 @@ def _jsonl_units(path: Path) -> Iterator[Unit | Skip]:
             yield RecordUnit(where, raw)
 
 
-def _parse_record(where: str, raw: bytes) -> Post | Skip:
+def _parse_record(where: str, raw: bytes) -> Page | Skip:
     try:
         record = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -222,7 +222,7 @@ def _parse_record(where: str, raw: bytes) -> Post | Skip:
     record["weight"] = next((n for k in ORDER_KEYS if (n := as_number(record.get(k))) is not None), None)
     record["date"] = as_date(record.get("date"))
     try:
-        return make_post(record, where)
+        return make_page(record, where)
     except CorpusError as exc:
         return Skip(where, str(exc))
 

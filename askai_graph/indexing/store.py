@@ -32,7 +32,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from askai_graph.corpus import CorpusError, Post
+from askai_graph.retrieval.corpus import CorpusError, Page
 
 MANIFEST = "askai-index.json"
 DATABASE = "pages.sqlite3"
@@ -47,7 +47,7 @@ SCHEMA = """
 CREATE TABLE posts (
     id INTEGER PRIMARY KEY, unit TEXT NOT NULL, stamp TEXT NOT NULL, digest TEXT NOT NULL, url TEXT NOT NULL UNIQUE,
     title TEXT NOT NULL, summary TEXT NOT NULL, body TEXT NOT NULL, images TEXT NOT NULL,
-    weight REAL, date TEXT, post_digest TEXT NOT NULL, section TEXT NOT NULL DEFAULT ''
+    weight REAL, date TEXT, page_digest TEXT NOT NULL, section TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE passages (id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, heading TEXT NOT NULL,
     text TEXT NOT NULL, tokens BLOB NOT NULL);
@@ -60,7 +60,7 @@ CREATE TABLE catalog (rank INTEGER PRIMARY KEY, post_id INTEGER NOT NULL);
 # Created on every build (an index written before embeddings existed lacks it). A passage
 # whose row is deleted loses its vector in the same build, before any new row can reuse its id.
 EMBEDDINGS_SCHEMA = "CREATE TABLE IF NOT EXISTS embeddings (passage_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)"
-POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, section, post_digest"
+POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, section, page_digest"
 _POST_FIELDS = "title, url, summary, body, images, weight, date, section"
 
 
@@ -69,16 +69,16 @@ def is_built_index(path: Path) -> bool:
     return (path / MANIFEST).is_file()
 
 
-def post_row(post: Post) -> tuple[Any, ...]:
+def post_row(post: Page) -> tuple[Any, ...]:
     """Return the stored columns ``title .. section`` of ``post``."""
     images = json.dumps([image.model_dump() for image in post.images])
     return post.title, post.url, post.summary, post.body, images, post.weight, post.date, post.section
 
 
-def row_post(row: Sequence[Any]) -> Post:
+def row_post(row: Sequence[Any]) -> Page:
     """Rebuild a post from the stored columns ``title .. section`` (already validated once)."""
     title, url, summary, body, images, weight, date, section = row
-    return Post.model_validate(
+    return Page.model_validate(
         {"title": title, "url": url, "summary": summary, "body": body, "images": json.loads(images),
          "weight": weight, "date": date, "section": section}
     )
@@ -151,7 +151,7 @@ class IndexReader:
             raise CorpusError(f"{self.path}: its embeddings do not match its passages; run `askai index` again")
         return matrix
 
-    def post(self, post_id: int) -> Post:
+    def post(self, post_id: int) -> Page:
         """Return the post with id ``post_id``."""
         rows = self.query(f"SELECT {_POST_FIELDS} FROM posts WHERE id = ?", (post_id,))
         if not rows:
@@ -182,7 +182,7 @@ class IndexReader:
         )
         return dict(rows)
 
-    def catalog(self, limit: int) -> list[tuple[int, Post]]:
+    def catalog(self, limit: int) -> list[tuple[int, Page]]:
         """Return the first ``limit`` posts in the site's order, with their ids."""
         rows = self.query(
             f"SELECT p.id, {', '.join('p.' + c.strip() for c in _POST_FIELDS.split(','))} FROM catalog c "
@@ -192,7 +192,7 @@ class IndexReader:
         return [(row[0], row_post(row[1:])) for row in rows]
 
 
-class LazyPosts(Sequence[Post]):
+class LazyPosts(Sequence[Page]):
     """The posts of a built index as a sequence, read from SQLite when indexed."""
 
     def __init__(self, reader: IndexReader) -> None:
@@ -205,12 +205,12 @@ class LazyPosts(Sequence[Post]):
         return self._count
 
     @overload
-    def __getitem__(self, index: int) -> Post: ...
+    def __getitem__(self, index: int) -> Page: ...
 
     @overload
-    def __getitem__(self, index: slice) -> Sequence[Post]: ...
+    def __getitem__(self, index: slice) -> Sequence[Page]: ...
 
-    def __getitem__(self, index: int | slice) -> Post | Sequence[Post]:
+    def __getitem__(self, index: int | slice) -> Page | Sequence[Page]:
         """Return one post (or a list of them for a slice)."""
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._count))]
@@ -220,7 +220,7 @@ class LazyPosts(Sequence[Post]):
             raise IndexError(index)
         return self._reader.post(int(self._reader.post_ids[index]))
 
-    def __iter__(self) -> Iterator[Post]:
+    def __iter__(self) -> Iterator[Page]:
         """Yield every post in id order, streaming from SQLite."""
         last = -1
         while True:  # in pages, so the lock is never held while the caller works

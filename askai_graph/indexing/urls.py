@@ -15,18 +15,12 @@ import re
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
-from askai_graph.corpus import CorpusError
+from askai_graph.retrieval.corpus import CorpusError, is_http_url
 
 _INDEX_NAMES = frozenset({"index", "_index", "readme"})
 _NUMBER_PREFIX = re.compile(r"^\d+[-_.\s]+(?=\S)")
 _DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})-(?=\S)")
 NO_BASE_URL = "no 'url' in front matter and no base URL to derive one (askai index --base-url, or ASKAI_SITE_URL)"
-
-
-def is_http_url(url: str) -> bool:
-    """Return whether ``url`` is an absolute http(s) URL with a host and no stray spaces."""
-    parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.netloc) and url == url.strip() and " " not in url
 
 
 def check_base_url(base_url: str | None) -> str | None:

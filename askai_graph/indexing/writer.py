@@ -23,10 +23,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.bm25 import Vocabulary, build_bm25
 from askai_graph.catalog import site_order_key
-from askai_graph.corpus import CorpusError, Post, fingerprint_of, post_digest
-from askai_graph.dense import DTYPE, EMBED_BATCH, embed_texts
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.sources import Unit, duplicate
 from askai_graph.indexing.store import (
@@ -41,7 +38,10 @@ from askai_graph.indexing.store import (
     IndexReader,
     post_row,
 )
-from askai_graph.passages import dense_text, passage_text, split_passages
+from askai_graph.retrieval.bm25 import Vocabulary, build_bm25
+from askai_graph.retrieval.corpus import CorpusError, Page, fingerprint_of, page_digest
+from askai_graph.retrieval.dense import DTYPE, EMBED_BATCH, embed_texts
+from askai_graph.retrieval.passages import dense_text, passage_text, split_passages
 
 
 @dataclass
@@ -121,7 +121,7 @@ class IndexWriter:
             # in place: the unchanged 99% of a site is never rewritten row by row.
             with sqlite3.connect((previous.path / DATABASE).resolve().as_uri() + "?mode=ro", uri=True) as old:
                 old.backup(self.db)
-            for row in self.db.execute("SELECT unit, stamp, digest, id, url, post_digest FROM posts"):
+            for row in self.db.execute("SELECT unit, stamp, digest, id, url, page_digest FROM posts"):
                 self.old_posts[row[0]] = row[1:]
             skips = self.db.execute("SELECT unit, stamp, digest, reason, draft FROM skips")
             self.old_skips = {row[0]: row[1:] for row in skips}
@@ -137,7 +137,7 @@ class IndexWriter:
         self.seen: dict[str, str] = {}  # url -> where, first come first served
         self.digests: dict[str, str] = {}  # url -> post digest
         self.keep: list[tuple[int, str]] = []  # (post id, stamp) of unchanged posts
-        self.pending: list[tuple[Unit, Post, str]] = []  # new posts, inserted once stale rows are gone
+        self.pending: list[tuple[Unit, Page, str]] = []  # new posts, inserted once stale rows are gone
 
     def add(self, unit: Unit) -> None:
         """Index ``unit``: reuse its stored post or skip when unchanged, else parse it."""
@@ -170,19 +170,19 @@ class IndexWriter:
         row = (unit.key, unit.stamp, digest, skip.reason, skip.draft)
         self.db.execute("INSERT INTO skips VALUES (?, ?, ?, ?, ?)", row)
 
-    def _new(self, unit: Unit, result: Post | Skip, digest: str) -> None:
+    def _new(self, unit: Unit, result: Page | Skip, digest: str) -> None:
         if isinstance(result, Skip):
             return self._skip(unit, result, digest)
         if result.url in self.seen:
             self.summary.skips.append(duplicate(unit.where, result.url, self.seen[result.url]))
             return
-        self.seen[result.url], self.digests[result.url] = unit.where, post_digest(result)
+        self.seen[result.url], self.digests[result.url] = unit.where, page_digest(result)
         if self.incremental:
             self.pending.append((unit, result, digest))
         else:
             self._insert(unit, result, digest)
 
-    def _insert(self, unit: Unit, post: Post, digest: str) -> None:
+    def _insert(self, unit: Unit, post: Page, digest: str) -> None:
         cursor = self.db.execute(
             f"INSERT INTO posts ({POST_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (unit.key, unit.stamp, digest, *_reorder(post_row(post)), self.digests[post.url]),
@@ -281,7 +281,7 @@ def _finish(
     build_bm25(tokens, vocabulary).save(str(staging / BM25_DIR), show_progress=False)
     np.save(staging / DOCS, np.array(passage_ids, dtype=np.int64))
     post_ids, digests = [], []
-    for post_id, digest in db.execute("SELECT id, post_digest FROM posts ORDER BY id"):
+    for post_id, digest in db.execute("SELECT id, page_digest FROM posts ORDER BY id"):
         post_ids.append(post_id)
         digests.append(digest)
     np.save(staging / POSTS, np.array(post_ids, dtype=np.int64))

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from askai_graph.catalog import SiteCatalog, is_catalog_question
 from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.injection import gives_orders
-from askai_graph.retrieval import PageRetriever
+from askai_graph.retrieval.pages import PageRetriever
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, researched_question
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from askai_graph.gates import cited_post_urls, display_sources, gate_statuses, should_expose_retrieved_links
+from askai_graph.gates import cited_page_urls, display_sources, gate_statuses, should_expose_retrieved_links
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, Turn, researched_question
 
@@ -25,7 +25,7 @@ def remembered(state: AskState, settings: Settings) -> list[Turn]:
         standalone_question=researched_question(state),
         answer=state["answer"],
         outcome=outcome,
-        cited_urls=() if outcome == "fallback" else tuple(cited_post_urls(state)),
+        cited_urls=() if outcome == "fallback" else tuple(cited_page_urls(state)),
     )
     history = [*(state.get("history") or []), turn]
     return history[-settings.max_history_turns :]

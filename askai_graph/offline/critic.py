@@ -130,7 +130,7 @@ class LexicalCritic:
             confidence = CATALOG_CONFIDENCE
         else:
             form = question_form(request.question)
-            # Citations are no part of the answer's form: "(Post 1)" states no value.
+            # Citations are no part of the answer's form: "(Page 1)" states no value.
             answered = has_form(form, _LINK.sub("", request.draft), request.question)
             verb = asked_verb(request.question)
             if answered and form == "instruction" and verb and len(question_terms) > 1:

@@ -1,7 +1,7 @@
 """The extractive Writer: answers from the retrieved section that best matches the question.
 
 For an ordinary question it ranks the sections of the retrieved pages for the question
-(``askai_graph.sections``: BM25 over this request's sections, fused with the embedding
+(``askai_graph.retrieval.sections``: BM25 over this request's sections, fused with the embedding
 model's ranking when one is configured) and leads with the best
 one: its most relevant sentences (IDF-weighted question terms, each adding a term or
 scoring close to the best), cited by the page's exact ``source_url``, and, when the
@@ -28,7 +28,7 @@ from askai_graph import plaintext
 from askai_graph.answer_form import AnswerForm, has_form, question_form
 from askai_graph.catalog import catalog_answer
 from askai_graph.evidence import SearchResult, analysed_inline
-from askai_graph.sections import CodeBlock, Section, fenced, page_sections, rank_sections
+from askai_graph.retrieval.sections import CodeBlock, Section, fenced, page_sections, rank_sections
 from askai_graph.text import content_terms, sentence_terms
 from askai_graph.writing import DraftRequest
 

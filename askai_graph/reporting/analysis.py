@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from askai_graph.evaluation.metrics import OUTCOMES
-from askai_graph.runlog import RunRecord
-from askai_graph.server.embeddings import LexicalEmbeddings
+from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings
+from askai_graph.stores.runlog import RunRecord
 
 UNANSWERED = ("degraded", "fallback")
 DEFAULT_SIMILARITY = 0.5

@@ -46,7 +46,7 @@ def run_report(args: argparse.Namespace, settings: Settings) -> int:
     from askai_graph.reporting.analysis import analyse
     from askai_graph.reporting.chart import write_report_chart
     from askai_graph.reporting.render import render_markdown
-    from askai_graph.runlog import default_database_url, open_run_log
+    from askai_graph.stores.runlog import default_database_url, open_run_log
 
     window = parse_since(args.since)
     run_log = open_run_log(settings.database_url or default_database_url())

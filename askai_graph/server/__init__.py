@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING
 from askai_graph.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings
     from askai_graph.server.app import create_app
     from askai_graph.server.cache import CachedAnswer, CacheStore, InMemoryCacheStore, SemanticCache
-    from askai_graph.server.embeddings import LexicalEmbeddings
 
 _EXPORTS = {
     "CacheStore": "askai_graph.server.cache",
     "CachedAnswer": "askai_graph.server.cache",
     "InMemoryCacheStore": "askai_graph.server.cache",
-    "LexicalEmbeddings": "askai_graph.server.embeddings",
+    "LexicalEmbeddings": "askai_graph.retrieval.lexical_embeddings",
     "SemanticCache": "askai_graph.server.cache",
     "create_app": "askai_graph.server.app",
 }

@@ -1,10 +1,8 @@
-"""The FastAPI app: ``POST /api/chat`` as SSE, ``POST /api/feedback``, ``GET /healthz`` and the widget (``web``).
+"""The FastAPI app: the routes of ``chat`` (SSE), ``feedback``, ``health`` and ``web`` (the widget).
 
-The endpoint is thin: it admits the request (stream cap and rate limit, ``limits``),
-checks it (``request``), resolves its thread, takes a stream slot, then frames the
-events of ``run.run_question`` as SSE. sse-starlette supplies the heartbeat
-comments, the ``Cache-Control: no-store`` and ``X-Accel-Buffering: no`` headers, and
-notices a client disconnect; ``run`` turns that into a cancelled graph. ``recording``
+``create_app`` assembles what the routes share (the graph or its reloader, the answer
+cache, the run log, the stream cap and rate limit, the thread leases) and the lifespan
+that opens and closes them, then adds each route module the same way. ``recording``
 logs each answer under the ``run_id`` its ``done`` carries; ``feedback`` rates it.
 
 Threads (``threads.ThreadLeases``): no ``thread_id`` starts a new one; an unknown or
@@ -16,41 +14,29 @@ included, runs on a LangGraph Server instead (``remote``).
 
 from __future__ import annotations
 
-import itertools
-import json
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi import FastAPI
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
-from sse_starlette import EventSourceResponse, ServerSentEvent
-from starlette.background import BackgroundTask
-from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from askai_graph.runlog import RunLog, open_run_log
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
+from askai_graph.server.chat import add_chat_route
 from askai_graph.server.collector import tune_collector
-from askai_graph.server.events import Event
 from askai_graph.server.feedback import add_feedback_route
-from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, trusted_hosts
-from askai_graph.server.openapi import CHAT_RESPONSES, REQUEST_BODY, describe_events
-from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
-from askai_graph.server.recording import RecordingGraph, recorded
+from askai_graph.server.health import add_health_route
+from askai_graph.server.limits import ClientRateLimit, StreamSlots, trusted_hosts
+from askai_graph.server.openapi import describe_events
 from askai_graph.server.reload import Generation, IndexReloader, default_reloader, entered
-from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_chat
-from askai_graph.server.run import StreamingGraph, run_question
+from askai_graph.server.run import StreamingGraph
 from askai_graph.server.threads import ThreadLeases
 from askai_graph.server.web import add_web
 from askai_graph.settings import Settings
+from askai_graph.stores.runlog import RunLog, open_run_log
 from askai_graph.validation.parsing import load_parser
-
-SEP = "\n"
-"""Line separator of the event stream (sse-starlette defaults to CRLF; LF is what most clients log)."""
 
 
 def create_app(
@@ -150,80 +136,13 @@ def create_app(
     # opens only in the lifespan), its answer cache and corpus facts, swapped together on reload.
     app.state.live = None if reloader is not None else Generation(graph, cache, corpus_info)
     app.state.reloader = reloader
-    leases = ThreadLeases(settings)
     if settings.trusted_proxies.strip():
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_hosts(settings.trusted_proxies))
+    # Every route module is added the same way: the app and what its routes need.
+    add_chat_route(app, settings, slots=slots, rate_limit=rate_limit, leases=ThreadLeases(settings), run_log=run_log)
     add_feedback_route(app, run_log, settings)
-
-    @app.get("/healthz")
-    async def healthz() -> dict[str, Any]:
-        """Say the index is loaded and the server is ready, and which index it serves (fingerprint, built at)."""
-        return {"status": "ok", **_live(app).info}
-
+    add_health_route(app)
     add_web(app, settings)
-
-    @app.post(
-        "/api/chat",
-        response_model=None,
-        response_class=EventSourceResponse,  # the 200 is text/event-stream, not FastAPI's default JSON
-        responses=CHAT_RESPONSES,
-        openapi_extra={"requestBody": REQUEST_BODY},
-    )
-    async def chat(request: Request) -> Response:
-        """Answer ``{"message", "thread_id"?}`` as Server-Sent Events (step, token, sources, done, error)."""
-        # One generation for the whole answer: a reload meanwhile serves the next question.
-        live = _live(app)
-        graph, cache = live.graph, live.cache
-        if graph is None:
-            return JSONResponse({"detail": "the threads database is not open yet"}, status_code=503)
-        try:
-            check_content_type(request.headers.get("content-type"))
-            # Full first: refusing costs nothing and, unlike a 429, uses none of the client's quota.
-            if await slots.full():
-                return _busy(settings)
-            wait = await rate_limit.admit(request.client.host if request.client else "unknown")
-            if wait is not None:
-                return _refused(429, f"rate limit of {settings.rate_limit} per client reached; retry later", wait)
-            chat = await read_chat(request, settings)
-            slot = await slots.try_acquire()
-            if slot is None:
-                return _busy(settings)
-            try:
-                thread, release = await leases.claim(graph, chat.thread_id)
-            except BaseException as exc:
-                await slot.release()
-                if isinstance(exc, Exception) and database_outage(exc):
-                    return _refused(503, THREADS_UNREACHABLE, settings.retry_after_seconds)
-                raise
-        except BadRequest as exc:
-            return JSONResponse({"detail": exc.message}, status_code=exc.status)
-        except ClientGone:
-            return Response(status_code=400)
-        recorder = RecordingGraph(graph)
-        run = recorded(
-            run_question(
-                chat.question,
-                graph=recorder,
-                cache=cache,
-                token_chars=settings.token_chars,
-                thread=thread,
-                deadline_seconds=settings.request_timeout_seconds,
-            ),
-            question=chat.question,
-            recorder=recorder,
-            run_log=run_log,
-            run_id=thread.run_id if thread is not None else None,
-        )
-        return _SlotResponse(
-            slot,
-            _framed(run, release, slot),
-            ping=settings.heartbeat_seconds,
-            ping_message_factory=lambda: ServerSentEvent(comment="ping", sep=SEP),
-            sep=SEP,
-            # Also after a client that left before the stream started (the generator never ran).
-            background=BackgroundTask(release),
-        )
-
     describe_events(app)
     return app
 
@@ -283,76 +202,9 @@ def _default_store(settings: Settings) -> CacheStore:
     return InMemoryCacheStore(settings.cache_size)
 
 
-def _busy(settings: Settings) -> JSONResponse:
-    detail = "the server is answering as many questions as it can; retry shortly"
-    return _refused(503, detail, settings.retry_after_seconds)
-
-
-def _refused(status: int, detail: str, retry_after: int) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status, headers={"Retry-After": str(retry_after)})
-
-
-class _SlotResponse(EventSourceResponse):
-    """An SSE response that gives its stream slot back however the response ends."""
-
-    def __init__(self, slot: Slot, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._slot = slot
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            # The stream never started, or ended without its generator closing (shielded: maybe cancelled).
-            with anyio.CancelScope(shield=True):
-                await self._slot.release()
-
-
-# The final answer's events arrive in one burst (the answer is complete before its first
-# token is sent): they leave in one write with the event after them, not one per chunk.
-_BURST = frozenset({"token", "sources"})
-
-
-async def _framed(
-    run: AsyncGenerator[Event, None], release: Callable[[], Awaitable[None]], slot: Slot
-) -> AsyncIterator[ServerSentEvent | bytes]:
-    """Give every event a JSON body and an ``id`` (1, 2, 3... within the stream); ``release`` the thread at the end."""
-    counter = itertools.count(1)
-    burst: list[bytes] = []
-    try:
-        async for name, data in run:
-            data_json = json.dumps(data, ensure_ascii=False)
-            event = ServerSentEvent(event=name, data=data_json, id=str(next(counter)), sep=SEP)
-            if name in _BURST:
-                burst.append(event.encode())
-            elif burst:
-                burst.append(event.encode())
-                yield b"".join(burst)
-                burst.clear()
-            else:
-                yield event
-        if burst:
-            yield b"".join(burst)
-    finally:
-        # The answer is out: free the slot now, before the response's own teardown, so a
-        # client asking again on the same connection is never refused by its own stream.
-        # Shielded: after a disconnect this runs in a cancelled scope, and slot and lease must still go.
-        with anyio.CancelScope(shield=True):
-            await slot.release()
-            await release()
-        # Closing the inner generator runs its ``finally``, which cancels the graph task.
-        await run.aclose()
-
-
-def _live(app: FastAPI) -> Generation:
-    """Return what the app serves now (the reloader's current generation, if it has one)."""
-    reloader: IndexReloader | None = app.state.reloader
-    return reloader.current if reloader is not None else app.state.live
-
-
 def _threads_lifespan(reloader: IndexReloader, database_url: str, inner: Any) -> Any:
     """Open the threads database for the app's lifetime, build the graph on it, and keep it current."""
-    from askai_graph.checkpoints import open_async_checkpointer
+    from askai_graph.stores.checkpoints import open_async_checkpointer
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -400,7 +252,7 @@ def _configured_embeddings(settings: Settings, retriever: BaseRetriever | None) 
     The default retriever's own model when it has one (one copy in memory, and the
     question is embedded by the same model for both), else a fresh one.
     """
-    from askai_graph.embeddings import embeddings_for, model_key
+    from askai_graph.retrieval.embeddings import embeddings_for, model_key
 
     model = getattr(retriever, "embeddings", None)
     if not isinstance(model, Embeddings):

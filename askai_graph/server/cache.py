@@ -43,9 +43,9 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
-from askai_graph.embeddings import LOCAL_MODEL
-from askai_graph.server.questions import contrast, loose_key
-from askai_graph.settings import Settings
+from askai_graph.retrieval.embeddings import LOCAL_MODEL
+from askai_graph.server.same_question import contrast, loose_key
+from askai_graph.settings import AnswerSettings, Settings, group_fields
 from askai_graph.state import GateStatus, Outcome
 
 logger = logging.getLogger(__name__)
@@ -162,28 +162,17 @@ class Probe:
     """The cached answer, when it was written for this same question."""
 
 
-# Settings that shape how the server talks, not what it answers: not part of the digest.
-SERVING_SETTINGS = frozenset(
-    {"host", "port", "max_body_bytes", "heartbeat_seconds", "token_chars", "index_cache_dir", "api_key"}
-    | {"index_reload_seconds"}
-    | {"cache_enabled", "cache_size", "cache_threshold", "timeout", "max_retries"}
-    | {"header_timeout_seconds", "body_timeout_seconds", "max_header_bytes", "max_connections", "max_streams"}
-    | {"rate_limit", "trusted_proxies", "request_timeout_seconds", "retry_after_seconds"}
-    | {"cors_origins", "database_url", "thread_ttl_hours", "thread_lease_seconds"}
-    | {"cache_url", "cache_ttl_seconds", "stream_lease_seconds", "cache_paraphrases"}
-)
-
-
 def config_digest(settings: Settings) -> str:
     """Return a digest of everything in ``settings`` and the prompts that an answer depends on.
 
-    Models, endpoint, thresholds, attempt limits, retrieval depth, evidence budgets, the
-    package version and every prompt constant; a setting added later counts too unless
-    it is listed in ``SERVING_SETTINGS``.
+    That is the answer group of the settings (``settings.AnswerSettings``: models,
+    endpoint, thresholds, attempt limits, retrieval, evidence budgets, history), the
+    package version and every prompt constant. A setting added to the answer group
+    counts by itself; the serving, indexing and store groups never do.
     """
     from askai_graph import prompts
 
-    config = settings.model_dump(mode="json", exclude=set(SERVING_SETTINGS))
+    config = settings.model_dump(mode="json", include=set(group_fields(type(settings), AnswerSettings)))
     texts = {name: value for name, value in vars(prompts).items() if name.isupper() and isinstance(value, str)}
     # Sets (e.g. the Mermaid diagram types) dump in hash order, which differs between
     # processes: sort them, or two workers with one configuration get two namespaces.

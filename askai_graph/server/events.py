@@ -28,6 +28,7 @@ from typing import Any, Literal
 from askai_graph.gates import critic_passed, validation_passed
 from askai_graph.plaintext import plain_text
 from askai_graph.state import AskState
+from askai_graph.summary import RunSummary
 
 EventName = Literal["step", "token", "sources", "done", "error"]
 Event = tuple[EventName, Any]
@@ -86,34 +87,38 @@ def token_chunks(text: str, size: int) -> Iterator[str]:
         yield chunk
 
 
+class Done(dict[str, Any]):
+    """The ``done`` event's data, carrying the run's summary for the run log."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        """Hold ``summary`` and its ``done`` payload."""
+        super().__init__(summary.done_payload())
+        self.summary = summary
+
+
 def answer_events(
-    final: Mapping[str, Any], *, cached: bool, token_chars: int, ids: Mapping[str, str] | None = None
+    final: Mapping[str, Any] | RunSummary,
+    *,
+    cached: bool = False,
+    token_chars: int,
+    ids: Mapping[str, str] | None = None,
 ) -> Iterator[Event]:
     """Yield the events that deliver a final answer: tokens, sources, then ``done``.
 
     Args:
-        final: The finished run's state (or a cached answer's fields).
+        final: The finished run's summary, or its state (or a cached answer's fields).
         cached: Whether the answer comes from the semantic cache: then no sources are
             sent and ``attempts`` is 0 (no draft was written for this request).
         token_chars: About how many characters each ``token`` event carries.
         ids: ``thread_id`` and ``run_id`` for ``done``, when the run is on a thread.
     """
-    for text in token_chunks(final["answer"], token_chars):
+    summary = final if isinstance(final, RunSummary) else RunSummary.from_state(final, cached=cached, **(ids or {}))
+    for text in token_chunks(summary.answer, token_chars):
         yield "token", {"text": text}
-    sources = [] if cached else final.get("sources") or []
-    if sources:
+    if summary.sources:
         # Titles are plain text (cleaned again here: a custom retriever's metadata may not be).
-        yield "sources", [{"title": plain_text(source.title), "url": source.url} for source in sources]
-    yield (
-        "done",
-        {
-            "outcome": final["outcome"],
-            "attempts": 0 if cached else int(final.get("attempts") or 0),
-            "cached": cached,
-            "gates": dict(final.get("gates") or {}),
-            **(ids or {}),
-        },
-    )
+        yield "sources", [{"title": plain_text(source.title), "url": source.url} for source in summary.sources]
+    yield "done", Done(summary)
 
 
 def error() -> Event:

@@ -20,20 +20,18 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
-from collections import OrderedDict, deque
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
-from askai_graph.runlog import RunLog
+from askai_graph.server.limits import ClientRateLimit
 from askai_graph.server.request import BadRequest, ClientGone, check_content_type, decode_json, json_type, read_body
 from askai_graph.settings import Settings
+from askai_graph.stores.runlog import RunLog
 
 FIELDS = frozenset({"run_id", "rating", "comment"})
 RATINGS = ("up", "down")
-_MAX_CLIENTS = 10_000
 _UUID = re.compile(r"\A[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
 _DETAIL = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
 
@@ -83,30 +81,6 @@ FEEDBACK_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-class RateLimiter:
-    """At most ``limit`` events per ``window`` seconds per key (a sliding window, in process)."""
-
-    def __init__(self, limit: int, window: float = 60.0) -> None:
-        """Allow ``limit`` events per ``window`` seconds for each key."""
-        self.limit, self.window = limit, window
-        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
-
-    def allow(self, key: str, now: float | None = None) -> bool:
-        """Count one event for ``key``; ``False`` when it is over the limit."""
-        now = time.monotonic() if now is None else now
-        times = self._seen.pop(key, None) or deque()
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        allowed = len(times) < self.limit
-        if allowed:
-            times.append(now)
-        self._seen[key] = times
-        # Bounded memory: forget the least recently seen clients first.
-        while len(self._seen) > _MAX_CLIENTS:
-            self._seen.popitem(last=False)
-        return allowed
-
-
 def parse_feedback(body: bytes, settings: Settings) -> tuple[str, str, str | None]:
     """Return ``(run_id, rating, comment)`` from a JSON body, or raise ``BadRequest``."""
     payload = decode_json(body)
@@ -143,7 +117,7 @@ def parse_feedback(body: bytes, settings: Settings) -> tuple[str, str, str | Non
 
 def add_feedback_route(app: FastAPI, run_log: RunLog | None, settings: Settings) -> None:
     """Add ``POST /api/feedback`` to ``app``, storing ratings in ``run_log``."""
-    limiter = RateLimiter(settings.feedback_per_minute)
+    limiter = ClientRateLimit(f"{settings.feedback_per_minute}/minute", name="askai-feedback")
     body_limit = 4096 + 4 * settings.max_feedback_chars  # a UTF-8 character is at most 4 bytes
 
     @app.post(
@@ -157,8 +131,8 @@ def add_feedback_route(app: FastAPI, run_log: RunLog | None, settings: Settings)
         try:
             check_content_type(request.headers.get("content-type"))
             client = request.client.host if request.client else "unknown"
-            if not limiter.allow(client):
-                raise BadRequest(429, f"too much feedback: at most {limiter.limit} posts a minute")
+            if await limiter.admit(client) is not None:
+                raise BadRequest(429, f"too much feedback: at most {settings.feedback_per_minute} posts a minute")
             body = await read_body(request, body_limit, settings.body_timeout_seconds)
             run_id, rating, comment = parse_feedback(body, settings)
         except BadRequest as exc:

@@ -61,22 +61,25 @@ class StreamSlots:
 
 
 class ClientRateLimit:
-    """Per-client moving-window rate limit (see module docstring)."""
+    """Per-client moving-window rate limit (see module docstring): questions and feedback alike."""
 
-    def __init__(self, spec: str, storage: Storage | None = None) -> None:
+    def __init__(self, spec: str, storage: Storage | None = None, *, name: str = "askai-chat") -> None:
         """Parse ``spec`` (e.g. ``"30/minute"`` or ``"30/minute;5/second"``); empty means no limit.
+
+        ``name`` keeps one limit's counts apart from another's in a shared storage.
 
         Raises:
             ValueError: ``spec`` is not in the ``limits`` notation.
         """
         self.items: list[RateLimitItem] = parse_many(spec) if spec.strip() else []
         self.limiter = MovingWindowRateLimiter(storage or MemoryStorage())
+        self.name = name
 
     async def admit(self, client: str) -> int | None:
-        """Count one question for ``client``; return ``None`` if allowed, else seconds to wait."""
+        """Count one request for ``client``; return ``None`` if allowed, else seconds to wait."""
         for item in self.items:
-            if not await self.limiter.hit(item, "askai-chat", client):
-                stats = await self.limiter.get_window_stats(item, "askai-chat", client)
+            if not await self.limiter.hit(item, self.name, client):
+                stats = await self.limiter.get_window_stats(item, self.name, client)
                 return max(1, math.ceil(stats.reset_time - time.time()))
         return None
 

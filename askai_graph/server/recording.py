@@ -16,9 +16,10 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
-from askai_graph.runlog import RunLog, build_record
-from askai_graph.server.events import Event
-from askai_graph.threads import new_run_id
+from askai_graph.server.events import Done, Event
+from askai_graph.stores.runlog import RunLog, build_record
+from askai_graph.stores.threads import new_run_id
+from askai_graph.summary import RunSummary
 
 logger = logging.getLogger(__name__)
 
@@ -68,24 +69,19 @@ async def recorded(
     try:
         async for name, data in run:
             if name == "done":
-                data = {**data, "run_id": data.get("run_id") or run_id or new_run_id()}
+                summary: RunSummary = data.summary
+                summary = summary.model_copy(update={"run_id": summary.run_id or run_id or new_run_id()})
+                data = Done(summary)
                 if run_log is not None:
-                    await _write(run_log, question, recorder, data, (time.perf_counter() - start) * 1000)
+                    await _write(run_log, question, recorder, summary, (time.perf_counter() - start) * 1000)
             yield name, data
     finally:
         await run.aclose()
 
 
-async def _write(run_log: RunLog, question: str, recorder: RecordingGraph, done: Mapping[str, Any], ms: float) -> None:
+async def _write(run_log: RunLog, question: str, recorder: RecordingGraph, summary: RunSummary, ms: float) -> None:
     try:
-        record = build_record(
-            run_id=done["run_id"],
-            question=question,
-            final=recorder.final,
-            done=done,
-            latency_ms=ms,
-            stage_ms=recorder.stage_ms,
-        )
+        record = build_record(summary, question=question, latency_ms=ms, stage_ms=recorder.stage_ms)
         await asyncio.to_thread(run_log.record, record)
     except Exception:
         logger.exception("could not write the run log; the answer is sent anyway")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fastapi import FastAPI
 from langchain_core.retrievers import BaseRetriever
 
 from askai_graph.server.cache import SemanticCache
@@ -218,3 +219,9 @@ def default_reloader(
     return IndexReloader(
         lambda: default_retriever(settings), make_graph, cache_for, index=index, interval=settings.index_reload_seconds
     )
+
+
+def live(app: FastAPI) -> Generation:
+    """Return what the app serves now (the reloader's current generation, if it has one)."""
+    reloader: IndexReloader | None = app.state.reloader
+    return reloader.current if reloader is not None else app.state.live

@@ -42,9 +42,9 @@ from typing import Any
 from starlette.requests import ClientDisconnect, Request
 
 from askai_graph.question import QuestionError, checked_question
-from askai_graph.server.questions import clean_question
+from askai_graph.server.same_question import clean_question
 from askai_graph.settings import Settings
-from askai_graph.threads import THREAD_ID_FORMAT, is_thread_id
+from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id
 
 logger = logging.getLogger(__name__)
 
@@ -201,7 +201,6 @@ def parse_chat(body: bytes, settings: Settings) -> ChatRequest:
 
 
 async def read_chat(request: Request, settings: Settings) -> ChatRequest:
-    """Check headers, read the bounded body and return the request (see module docstring)."""
-    check_content_type(request.headers.get("content-type"))
+    """Read the bounded body and return the request (see module docstring); the caller checked its type."""
     body = await read_body(request, settings.max_body_bytes, settings.body_timeout_seconds)
     return parse_chat(body, settings)

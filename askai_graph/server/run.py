@@ -36,7 +36,7 @@ from askai_graph.server import events
 from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
 from askai_graph.state import AskState
-from askai_graph.threads import DURABILITY, record_cached_turn, run_config
+from askai_graph.stores.threads import DURABILITY, record_cached_turn, run_config
 
 logger = logging.getLogger(__name__)
 
@@ -152,9 +152,8 @@ async def run_question(
                         await _stop(task)
                         if thread is not None:
                             await _record(graph, thread, question, standalone, probe.hit.model_dump())
-                        for event in events.answer_events(
-                            probe.hit.model_dump(), cached=True, token_chars=token_chars, ids=ids
-                        ):
+                        hit = {**probe.hit.model_dump(), "question": question, "standalone_question": standalone}
+                        for event in events.answer_events(hit, cached=True, token_chars=token_chars, ids=ids):
                             yield event
                         return
                 if node not in SILENT_NODES:

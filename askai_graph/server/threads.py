@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from askai_graph.server.request import BadRequest
 from askai_graph.server.run import ThreadRun
 from askai_graph.settings import Settings
-from askai_graph.threads import new_run_id, new_thread_id, thread_status
+from askai_graph.stores.threads import new_run_id, new_thread_id, thread_status
 
 STREAMING = "an answer on this thread_id is still streaming; wait for its done event"
 

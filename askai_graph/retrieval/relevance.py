@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from askai_graph.bm25 import EMPTY_TOKEN, term_weights
+from askai_graph.retrieval.bm25 import EMPTY_TOKEN, term_weights
 from askai_graph.text import content_terms
 
 if TYPE_CHECKING:
     import bm25s
 
-    from askai_graph.retrieval import PageHit
+    from askai_graph.retrieval.pages import PageHit
 
 DEFAULT_MIN_TERM_COVERAGE = 0.25
 """The default floor (``Settings.min_term_coverage``), measured as the module docstring says."""

@@ -3,7 +3,7 @@
 ``DenseRetriever`` ranks passages by the cosine similarity of their vectors to the
 question's. ``HybridRetriever`` ranks pages both ways — BM25 (up to ``lexical_depth``
 pages) and dense (up to ``dense_depth``) — and fuses the two page rankings by
-reciprocal rank fusion (``askai_graph.fusion``): a page both sides find beats a page
+reciprocal rank fusion (``askai_graph.retrieval.fusion``): a page both sides find beats a page
 only one side ranks a little higher, and neither side's score scale matters. A page's
 evidence is its passages fused the same way, so the Writer sees the section the words
 matched and the section the meaning matched.
@@ -18,9 +18,9 @@ import bm25s
 from langchain_core.embeddings import Embeddings
 from pydantic import Field, PrivateAttr
 
-from askai_graph.dense import DenseIndex, open_dense
-from askai_graph.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
-from askai_graph.retrieval import (
+from askai_graph.retrieval.dense import DenseIndex, open_dense
+from askai_graph.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
+from askai_graph.retrieval.pages import (
     PASSAGES_PER_PAGE,
     PageHit,
     PageRetriever,
@@ -39,7 +39,7 @@ class DenseRetriever(PageRetriever):
     embeddings: Embeddings
     """Embeds the passages (an in-memory corpus, at start-up) and every question."""
     embeddings_model: str
-    """The model's name, stored with the vectors (``askai_graph.embeddings.model_key``)."""
+    """The model's name, stored with the vectors (``askai_graph.retrieval.embeddings.model_key``)."""
     min_similarity: float = Field(0.0, ge=-1, le=1)
     """Passages less similar than this are no candidates."""
 

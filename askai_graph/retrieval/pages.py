@@ -1,11 +1,11 @@
 """Page retrieval over passages, one Document per page, as LangChain ``BaseRetriever``s.
 
-Pages are split into passages at headings (``askai_graph.passages``); a retriever ranks
+Pages are split into passages at headings (``askai_graph.retrieval.passages``); a retriever ranks
 the passages and groups the best ones of each page into one Document whose
 ``source_url`` is the page URL, so citations and source cards stay one per page.
 ``PageRetriever`` holds what every ranking shares (passages, grouping, Documents, the
 site catalog, an optional reranker); ``BM25Retriever`` ranks lexically, and
-``askai_graph.hybrid`` adds dense and hybrid ranking over the same passages.
+``askai_graph.retrieval.hybrid`` adds dense and hybrid ranking over the same passages.
 
 For a built index (``askai index``) the BM25 matrix is memory-mapped from the index and
 pages are read from it per query; for a corpus loaded in memory it is built at start-up
@@ -33,11 +33,11 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from askai_graph.bm25 import Vocabulary, build_bm25, top_documents
 from askai_graph.catalog import site_order_key
-from askai_graph.corpus import Corpus, Post
-from askai_graph.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
-from askai_graph.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
+from askai_graph.retrieval.bm25 import Vocabulary, build_bm25, top_documents
+from askai_graph.retrieval.corpus import Corpus, Page
+from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
+from askai_graph.retrieval.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
 from askai_graph.text import content_terms
 
 logger = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ def default_cache_dir() -> Path:
     return Path(root) / "askai-graph" / "bm25"
 
 
-def post_to_document(post: Post, content: str | None = None) -> Document:
+def page_to_document(post: Page, content: str | None = None) -> Document:
     """Turn a post (or some of its passages, ``content``) into the Document every retriever returns."""
     return Document(
         page_content=post.body if content is None else content,
@@ -112,7 +112,7 @@ class PageRetriever(BaseRetriever):
     rerank_candidates: int = Field(20, ge=1)
     """Ranked pages the reranker sees at most (the rest follow unreranked)."""
     min_term_coverage: float = Field(DEFAULT_MIN_TERM_COVERAGE, ge=0, le=1)
-    """Pages covering less of the question's IDF-weighted terms are no candidates (``askai_graph.relevance``)."""
+    """Pages covering less of the question's IDF-weighted terms are no candidates (``retrieval.relevance``)."""
 
     _passages: list[tuple[int, Passage]] = PrivateAttr(default_factory=list)
     _first: frozenset[int] = PrivateAttr(default=frozenset())
@@ -141,7 +141,7 @@ class PageRetriever(BaseRetriever):
         return None
 
     def _relevant(self, query: str, hits: list[PageHit]) -> list[PageHit]:
-        """Keep the ranked pages above the relevance floor (``askai_graph.relevance``)."""
+        """Keep the ranked pages above the relevance floor (``askai_graph.retrieval.relevance``)."""
         lexical = self._lexical_index()
         return hits if lexical is None else above_floor(lexical, query, hits, self.min_term_coverage)
 
@@ -181,7 +181,7 @@ class PageRetriever(BaseRetriever):
             post = self._post(hit.post_id)
             best = sorted(hit.passages[:EVIDENCE_PASSAGES])  # page order reads better than score order
             whole = len(best) == 1 and found[best[0]].text == post.body
-            document = post_to_document(post, None if whole else "\n\n".join(found[doc].text for doc in best))
+            document = page_to_document(post, None if whole else "\n\n".join(found[doc].text for doc in best))
             document.metadata["score"] = hit.score
             document.metadata["sections"] = [found[doc].heading for doc in best]
             documents.append(document)
@@ -197,7 +197,7 @@ class PageRetriever(BaseRetriever):
             pages = [(post, split_passages(post.body, self.passage_chars)[0].text) for post in self._site_order[:limit]]
         documents = []
         for post, opening in pages:
-            document = post_to_document(post, opening)
+            document = page_to_document(post, opening)
             # What a catalog answer needs: the section to group under, and how many pages there are in all.
             document.metadata["section"] = post.section
             document.metadata["site_pages"] = len(self.corpus.posts)
@@ -205,7 +205,7 @@ class PageRetriever(BaseRetriever):
         return documents
 
     @cached_property
-    def _site_order(self) -> list[Post]:
+    def _site_order(self) -> list[Page]:
         return sorted(self.corpus.posts, key=lambda p: site_order_key(p.weight, p.date, p.title, p.url))
 
     def _posts_of(self, documents: Sequence[int]) -> dict[int, int]:
@@ -221,7 +221,7 @@ class PageRetriever(BaseRetriever):
         rows = self.corpus.index.passages(documents)
         return {doc: Passage(heading, text) for doc, (_, heading, text) in rows.items()}
 
-    def _post(self, post_id: int) -> Post:
+    def _post(self, post_id: int) -> Page:
         # A built index names posts by row id; an in-memory corpus by position.
         return self.corpus.index.post(post_id) if self.corpus.index is not None else self.corpus.posts[post_id]
 

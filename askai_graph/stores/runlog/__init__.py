@@ -6,9 +6,9 @@ Questions are stored exactly as readers asked them: treat the database as person
 data, and set ``ASKAI_RUN_LOG=false`` to keep no log at all.
 """
 
-from askai_graph.checkpoints import default_database_url
-from askai_graph.runlog.record import Rating, RunRecord, build_record
-from askai_graph.runlog.store import RunLog, RunLogError, SqlRunLog, open_run_log
+from askai_graph.stores.checkpoints import default_database_url
+from askai_graph.stores.runlog.record import Rating, RunRecord, build_record
+from askai_graph.stores.runlog.store import RunLog, RunLogError, SqlRunLog, open_run_log
 
 __all__ = [
     "Rating",

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from askai_graph.runlog.record import Rating, RunRecord
+from askai_graph.stores.runlog.record import Rating, RunRecord
 
 _POSTGRES = ("postgresql://", "postgres://")
 POSTGRES_HINT = "a PostgreSQL run log needs the postgres extra: pip install 'askai-graph[postgres]'"
@@ -166,7 +166,7 @@ def open_run_log(url: str) -> SqlRunLog:
             import psycopg
         except ImportError as exc:
             raise RunLogError(POSTGRES_HINT) from exc
-        from askai_graph.schema_lock import SchemaLockTimeout, schema_lock
+        from askai_graph.stores.schema_lock import SchemaLockTimeout, schema_lock
 
         try:
             pg_connection = psycopg.connect(url, autocommit=True)

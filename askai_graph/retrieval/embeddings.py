@@ -85,7 +85,7 @@ and keeps hybrid at or above BM25 on both eval sets (``make eval-compare``)."""
 
 
 RELEVANT_SIMILARITY = {f"local:{LOCAL_MODEL}": 0.32}
-"""Measured relevance bars by model, for hybrid's relevance floor (``askai_graph.relevance``).
+"""Measured relevance bars by model, for hybrid's relevance floor (``askai_graph.retrieval.relevance``).
 all-MiniLM-L6-v2: off-topic questions came at most 0.31 close to any passage of the
 FastAPI, Pydantic and Jest docs and 0.30 on the bundled site; answerable questions on the
 three docs sites at least 0.37, but paraphrases of the bundled posts as low as 0.1, so
@@ -181,7 +181,7 @@ def openai_embeddings(settings: Settings, *, transport: httpx.MockTransport | No
     from openai import DefaultAsyncHttpxClient, DefaultHttpxClient
 
     from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
-    from askai_graph.providers import endpoint_kwargs, is_openai
+    from askai_graph.endpoint import endpoint_kwargs, is_openai
 
     kwargs: dict[str, Any] = {
         "model": settings.embeddings_model or OPENAI_MODEL,

@@ -25,8 +25,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.base import maybe_add_typed_methods
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from askai_graph.schema_lock import SchemaLockTimeout, async_schema_lock, schema_lock
 from askai_graph.state import checkpoint_types
+from askai_graph.stores.schema_lock import SchemaLockTimeout, async_schema_lock, schema_lock
 
 Backend = Literal["sqlite", "postgres"]
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")

@@ -1,12 +1,14 @@
-"""One structured record per answered question, built from the finished run's state."""
+"""One structured record per answered question, built from the finished run's summary."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from askai_graph.summary import RunSummary
 
 Rating = Literal["up", "down"]
 
@@ -41,7 +43,7 @@ class RunRecord(BaseModel):
     cited_urls: list[str] = Field(default_factory=list)
     """Retrieved URLs the final answer cites (none on fallback)."""
     retrieved_urls: list[str] = Field(default_factory=list)
-    """Post URLs of the final Research pass."""
+    """Page URLs of the final Research pass."""
     source_urls: list[str] = Field(default_factory=list)
     """Source cards shown."""
     latency_ms: float = 0.0
@@ -54,42 +56,30 @@ class RunRecord(BaseModel):
     """The reader's comment, if any."""
 
 
-def failure_codes(final: Mapping[str, Any]) -> list[str]:
-    """Return the final draft's Validation and Critic failure codes, in that order."""
-    report = final.get("validation")
-    codes = [issue.code for issue in report.errors] if report is not None else []
-    return codes + [failure.code for failure in final.get("review_failures") or []]
-
-
 def build_record(
+    summary: RunSummary,
     *,
-    run_id: str,
     question: str,
-    final: Mapping[str, Any],
-    done: Mapping[str, Any],
     latency_ms: float,
     stage_ms: Mapping[str, float] | None = None,
 ) -> RunRecord:
-    """Build the record of one answer from the run's (possibly partial) state and its ``done`` data."""
-    cached = bool(done.get("cached"))
-    report = final.get("validation")
-    outcome = str(done.get("outcome") or final.get("outcome") or "fallback")
-    standalone = str(final.get("standalone_question") or "")
+    """Build the record of one answer from its run summary (``question`` as the reader asked it)."""
+    standalone = summary.standalone_question
     return RunRecord(
-        run_id=run_id,
+        run_id=summary.run_id or "",
         created_at=datetime.now(UTC),
         question=question,
         standalone_question="" if standalone == question else standalone,
-        thread_id=done.get("thread_id"),
-        outcome=outcome,
-        attempts=int(done.get("attempts") or 0),
-        cached=cached,
-        gates=dict(done.get("gates") or final.get("gates") or {}),
-        failure_codes=[] if cached else failure_codes(final),
-        gaps=[] if cached else list(final.get("gaps") or []),
-        cited_urls=list(report.cited_urls) if report is not None and not cached and outcome != "fallback" else [],
-        retrieved_urls=[] if cached else [result.source_url for result in final.get("search_results") or []],
-        source_urls=[] if cached else [source.url for source in final.get("sources") or []],
+        thread_id=summary.thread_id,
+        outcome=summary.outcome,
+        attempts=summary.attempts,
+        cached=summary.cached,
+        gates=dict(summary.gates),
+        failure_codes=summary.failure_codes,
+        gaps=list(summary.gaps),
+        cited_urls=list(summary.cited_urls),
+        retrieved_urls=list(summary.retrieved_urls),
+        source_urls=[source.url for source in summary.sources],
         latency_ms=round(latency_ms, 3),
         stage_ms={stage: round(ms, 3) for stage, ms in (stage_ms or {}).items()},
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from askai_graph.corpus import Post
+from askai_graph.retrieval.corpus import Page
 from askai_graph.text import content_terms
 
 # About 600 words: a typical article stays whole, a long reference page splits by section.
@@ -46,7 +46,7 @@ def split_sections(body: str) -> list[Passage]:
     return [Passage(heading, text) for heading, text in _sections(body)] or [Passage("", body)]
 
 
-def passage_text(post: Post, passage: Passage, first: bool) -> str:
+def passage_text(post: Page, passage: Passage, first: bool) -> str:
     """Return the text BM25 indexes for ``passage``: its own, plus title and heading counted twice.
 
     The page's summary is indexed with its first passage only, so a long page does not
@@ -66,7 +66,7 @@ def dense_text(title: str, summary: str, text: str) -> str:
     return "\n\n".join(part for part in (title, summary, text) if part)
 
 
-def passage_terms(post: Post, passage: Passage, first: bool) -> list[str]:
+def passage_terms(post: Page, passage: Passage, first: bool) -> list[str]:
     """Return the BM25 terms of ``passage`` (see ``passage_text``)."""
     return content_terms(passage_text(post, passage, first))
 

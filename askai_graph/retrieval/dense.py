@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.corpus import Corpus, CorpusError, Post
-from askai_graph.passages import Passage, dense_text
+from askai_graph.retrieval.corpus import Corpus, CorpusError, Page
+from askai_graph.retrieval.passages import Passage, dense_text
 
 logger = logging.getLogger(__name__)
 DTYPE = np.float16
@@ -134,7 +134,7 @@ def open_dense(
     return DenseIndex(matrix, model)
 
 
-def _text(post: Post, passage: Passage, first: bool) -> str:
+def _text(post: Page, passage: Passage, first: bool) -> str:
     return dense_text(post.title, post.summary if first else "", passage.text)
 
 
