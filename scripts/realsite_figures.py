@@ -1,6 +1,6 @@
 r"""Measure how askai reads real docs sites: pages, skips, seconds, titles, summaries, catalog.
 
-Usage (the folders are public repositories checked out at a known commit; see README):
+Usage (the folders are public repositories checked out at a known commit; see docs/benchmarks.md):
 
     python scripts/realsite_figures.py mkdocs  FASTAPI/docs/en/docs  FASTAPI/docs/en/mkdocs.yml
     python scripts/realsite_figures.py mkdocs  PYDANTIC/docs  PYDANTIC/mkdocs.yml --base-url https://docs.pydantic.dev/latest/

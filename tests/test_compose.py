@@ -1,4 +1,4 @@
-"""compose.yaml (the README's deployments) names every image by a pinned version.
+"""compose.yaml (the deployments of docs/deployment.md) names every image by a pinned version.
 
 No Docker engine runs the file here; this keeps it honest: a floating tag (``latest``,
 no tag, or a bare major such as ``redis:7``) would make the same file deploy different

@@ -1,4 +1,4 @@
-"""The SSE contract of POST /api/chat, one test per line of the README's SSE table, over real HTTP.
+"""The SSE contract of POST /api/chat, one test per line of the SSE table in docs/http-api.md, over real HTTP.
 
 Every test runs twice (``graph_host``): the graph in the server's process, and on a
 LangGraph Server (``langgraph dev``) streamed through ``--graph-url``'s ``RemoteAskGraph``.
