@@ -85,19 +85,25 @@ def code_blocks(markdown: str) -> tuple[CodeBlock, ...]:
     return tuple(blocks)
 
 
+# The same pages come back question after question: splitting and tokenizing them once
+# per page, not once per request, was most of the extractive Writer's time.
 @lru_cache(maxsize=4096)
-def _page_sections(content: str) -> tuple[tuple[str, str, tuple[CodeBlock, ...]], ...]:
-    return tuple((p.heading, p.text, code_blocks(p.text)) for p in split_sections(content))
+def _page_sections(title: str, content: str) -> tuple[tuple[str, str, tuple[CodeBlock, ...], tuple[str, ...]], ...]:
+    sections = []
+    for passage in split_sections(content):
+        lead = f"{title} {passage.heading} {passage.heading}"
+        terms = tuple(content_terms(f"{lead} {lead} {passage.text}"))
+        sections.append((passage.heading, passage.text, code_blocks(passage.text), terms))
+    return tuple(sections)
 
 
 def page_sections(results: list[SearchResult]) -> list[Section]:
     """Return every section of every retrieved page, pages in retrieval order."""
-    found = []
-    for post, result in enumerate(results):
-        for heading, text, code in _page_sections(result.content):
-            lead = f"{result.title} {heading} {heading}"
-            found.append(Section(post, heading, text, code, tuple(content_terms(f"{lead} {lead} {text}"))))
-    return found
+    return [
+        Section(post, heading, text, code, terms)
+        for post, result in enumerate(results)
+        for heading, text, code, terms in _page_sections(result.title, result.content)
+    ]
 
 
 def rank_sections(
