@@ -135,23 +135,35 @@ def ask(args: argparse.Namespace, settings: Settings) -> int:
 def index(args: argparse.Namespace, settings: Settings) -> int:
     """Build (or update) the site index and print what changed and what was skipped."""
     from askai_graph.indexing import StrictIndexError, build_index
+    from askai_graph.indexing.crawl import crawl_index, is_site_url
+    from askai_graph.indexing.crawl_options import crawl_options
     from askai_graph.retrieval.embeddings import embeddings_for, model_key
 
     embeddings = embeddings_for(settings, batch=True)
+    progress = not args.quiet and sys.stderr.isatty()
     try:
-        summary = build_index(
-            Path(args.source),
-            Path(args.out),
-            base_url=args.base_url or settings.site_url,
-            trailing_slash=args.trailing_slash,
-            strict=args.strict,
-            progress=not args.quiet and sys.stderr.isatty(),
-            passage_chars=settings.passage_chars,
-            max_file_bytes=settings.max_page_bytes,
-            max_front_matter_bytes=settings.max_front_matter_bytes,
-            embeddings=embeddings,
-            embeddings_model=model_key(settings),
-        )
+        if is_site_url(args.source):
+            if args.base_url or args.trailing_slash is not None:
+                raise UsageError("--base-url and --trailing-slash are for folders; a crawled page's URL is where it is")
+            summary = crawl_index(
+                args.source, Path(args.out), crawl_options(args, settings.max_page_bytes), strict=args.strict,
+                progress=progress, passage_chars=settings.passage_chars, embeddings=embeddings,
+                embeddings_model=model_key(settings),
+            )
+        else:
+            summary = build_index(
+                Path(args.source),
+                Path(args.out),
+                base_url=args.base_url or settings.site_url,
+                trailing_slash=args.trailing_slash,
+                strict=args.strict,
+                progress=progress,
+                passage_chars=settings.passage_chars,
+                max_file_bytes=settings.max_page_bytes,
+                max_front_matter_bytes=settings.max_front_matter_bytes,
+                embeddings=embeddings,
+                embeddings_model=model_key(settings),
+            )
     except StrictIndexError as exc:
         print(render_index_summary(exc.summary, written=False))
         raise
@@ -174,6 +186,7 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
         lines += [f"  {label}: {url}" for url in urls[:20]]
         if len(urls) > 20:
             lines.append(f"  ... and {len(urls) - 20} more {label}")
+    lines += [f"  {line}" for line in getattr(summary, "report", [])]
     lines.append(f"  skipped {len(summary.errors)} files" + (f" and {len(drafts)} drafts" if drafts else ""))
     lines += [f"  skipped {skip.where}: {skip.reason}" for skip in summary.skips]
     notes = getattr(summary, "notes", [])
@@ -327,9 +340,11 @@ def parser() -> argparse.ArgumentParser:
     ask_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
     ask_cmd.set_defaults(run=ask)
     index_cmd = commands.add_parser(
-        "index", help="index a docs tree, built HTML site or JSONL file; then ASKAI_CORPUS=DIR serves it"
+        "index", help="index a docs tree, built HTML site, JSONL file or live site; then ASKAI_CORPUS=DIR serves it"
     )
-    index_cmd.add_argument("source", help="a Markdown/MDX docs folder, a built HTML site folder, or a .jsonl file")
+    index_cmd.add_argument(
+        "source", help="a Markdown/MDX docs folder, a built HTML site folder, a .jsonl file, or a site's URL to crawl"
+    )
     index_cmd.add_argument("--base-url", help="where SOURCE is published, for URLs derived from file paths")
     index_cmd.add_argument(
         "--trailing-slash",
@@ -340,6 +355,9 @@ def parser() -> argparse.ArgumentParser:
     index_cmd.add_argument("--out", default="askai-index", help="index folder to write or update (default askai-index)")
     index_cmd.add_argument("--strict", action="store_true", help="fail (and keep the old index) if any file is skipped")
     index_cmd.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    from askai_graph.indexing.crawl_options import add_crawl_arguments
+
+    add_crawl_arguments(index_cmd)
     index_cmd.set_defaults(run=index)
     chat_cmd = commands.add_parser("chat", help="a conversation in the terminal (/new starts over, Ctrl-D quits)")
     chat_cmd.add_argument("--thread", metavar="ID", help="continue this conversation")
