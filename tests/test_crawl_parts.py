@@ -211,3 +211,25 @@ def test_the_checked_transport_refuses_before_connecting(url: str, message: str)
 
     with pytest.raises(UnsafeURL, match=message):
         asyncio.run(send())
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--rate", "-1"], "--rate: must be at least 0"),
+        (["--max-pages", "0"], "--max-pages: must be at least 1"),
+        (["--concurrency", "lots"], "--concurrency: not a number"),
+        (["--base-url", "https://elsewhere.example/"], "--base-url and --trailing-slash are for folders"),
+    ],
+)
+def test_bad_crawl_flags_are_one_line_with_exit_status_2(
+    flags: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from askai_graph.cli import main
+
+    try:
+        status = main(["index", "https://docs.example/", *flags])
+    except SystemExit as exc:  # argparse's own errors
+        status = int(exc.code or 0)
+    err = capsys.readouterr().err
+    assert status == 2 and message in err.strip().splitlines()[-1]

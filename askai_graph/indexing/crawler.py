@@ -294,6 +294,8 @@ class Crawler:
         if page.noindex:
             self.counts.noindex += 1
             return
+        if not self.scope.covers(target):
+            return  # the start page, left out by --include/--exclude: its links still lead on
         self._claimed.add(target)
         unit = PageUnit(target, answer.body, _charset(answer.headers.get("content-type", "")))
         etag, modified = answer.headers.get("etag"), answer.headers.get("last-modified")
