@@ -174,11 +174,12 @@ def index(args: argparse.Namespace, settings: Settings) -> int:
 def render_index_summary(summary: Any, *, written: bool) -> str:
     """Return the report of an ``askai index`` run: counts, changes, skips with reasons, time."""
     drafts = [skip for skip in summary.skips if skip.draft]
+    files = "pages" if summary.kind == "crawl" else "files"
     lines = [
         f"indexed {summary.posts} posts ({summary.passages} passages) from a {summary.kind} source"
         + (f" into {summary.out} in {summary.seconds:.1f} s" if written else ""),
         f"  added {len(summary.added)}, changed {len(summary.changed)}, removed {len(summary.removed)}"
-        f" since the last index; {summary.parsed} files parsed, the rest unchanged",
+        f" since the last index; {summary.parsed} {files} parsed, the rest unchanged",
     ]
     if summary.embeddings_model:
         lines.append(f"  embedded {summary.embedded} passages with {summary.embeddings_model}, the rest unchanged")
@@ -187,7 +188,7 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
         if len(urls) > 20:
             lines.append(f"  ... and {len(urls) - 20} more {label}")
     lines += [f"  {line}" for line in getattr(summary, "report", [])]
-    lines.append(f"  skipped {len(summary.errors)} files" + (f" and {len(drafts)} drafts" if drafts else ""))
+    lines.append(f"  skipped {len(summary.errors)} {files}" + (f" and {len(drafts)} drafts" if drafts else ""))
     lines += [f"  skipped {skip.where}: {skip.reason}" for skip in summary.skips]
     notes = getattr(summary, "notes", [])
     lines += [f"  note {note.where}: {note.reason}" for note in notes[:10]]

@@ -116,7 +116,7 @@ def test_crawl_delay_spaces_the_requests(site: Path, served: SiteServer, tmp_pat
     starts = [hit.at for hit in served.hits() if hit.path != "/robots.txt" and hit.path != "/sitemap.xml"]
     assert len(starts) == 5
     gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
-    assert min(gaps) >= 0.35, gaps  # four workers, yet one request per Crawl-delay
+    assert min(gaps) >= 0.3, gaps  # four workers, yet one request per Crawl-delay (0.4 s; 0.125 s without)
     assert any("Crawl-delay 0.4 s" in line for line in summary.report)
 
 
@@ -338,7 +338,7 @@ def test_retry_after_is_honoured(site: Path, served: SiteServer, tmp_path: Path)
     served.routes["/maps/"] = lambda: next(answers, Reply(200, {"Content-Type": "text/html"}, page))
     crawl_index(served.url, tmp_path / "index", LOCAL)
     first, second = served.hits("/maps/")
-    assert second.at - first.at >= 0.95
+    assert second.at - first.at >= 0.9  # Retry-After: 1 (the backoff alone is 0.05 s)
     assert served.url + "maps/" in urls(tmp_path / "index")
 
 
