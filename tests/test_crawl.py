@@ -394,3 +394,24 @@ def test_askai_index_of_a_loopback_url_without_the_flag_is_one_line(served: Site
     refused = run_askai("index", served.url, "--out", str(tmp_path / "index"), "-q")
     assert refused.returncode == 1
     assert refused.stderr.count("\n") == 1 and "--allow-private" in refused.stderr
+
+
+def test_a_crawled_page_is_read_like_a_built_page(site: Path, served: SiteServer, tmp_path: Path) -> None:
+    article = (
+        "<!doctype html><html><head><meta charset='utf-8'><title>Stoves | Trail guide</title>"
+        "<meta name='description' content='Which camp stove to carry.'></head><body>"
+        "<nav><a href='/'>Home</a> Navigation text that is not the article.</nav><main><article><h1>Stoves</h1>"
+        f"<p>{WORDS['gear']} A gas canister stove boils a litre in four minutes.</p>"
+        "<img src='/img/stove.png' alt='A canister stove on a rock'>"
+        "<pre><code class='language-bash'>stove --light\nstove --simmer</code></pre></article></main>"
+        "<footer>Copyright footer</footer></body></html>"
+    )
+    write(site, "index.html", article)
+    crawl_index(served.url, tmp_path / "index", LOCAL)
+    [post] = load_corpus(tmp_path / "index").posts
+    assert (post.url, post.summary) == (served.url, "Which camp stove to carry.")
+    assert post.title.startswith("Stoves")
+    assert [(image.url, image.alt) for image in post.images] == [(served.url + "img/stove.png",
+                                                                  "A canister stove on a rock")]
+    assert "```bash\nstove --light\nstove --simmer\n```" in post.body
+    assert "Navigation text" not in post.body and "Copyright footer" not in post.body

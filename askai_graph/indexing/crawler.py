@@ -182,6 +182,8 @@ class Crawler:
             return entries or []
         robots = self._robots[urlsplit(self.start).netloc]
         listed = [url for url in (normalize(s) for s in robots.sitemaps) if url is not None]
+        for url in listed:  # the site names them: a sitemap on www.site lists the site's pages
+            self.scope.hosts.add(urlsplit(url).netloc)
         if listed:
             entries = await self._read_sitemaps(listed, required=False)
             if entries is not None:
