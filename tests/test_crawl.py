@@ -415,3 +415,12 @@ def test_a_crawled_page_is_read_like_a_built_page(site: Path, served: SiteServer
                                                                   "A canister stove on a rock")]
     assert "```bash\nstove --light\nstove --simmer\n```" in post.body
     assert "Navigation text" not in post.body and "Copyright footer" not in post.body
+
+
+def test_urls_redirecting_to_one_page_index_it_once(site: Path, served: SiteServer, tmp_path: Path) -> None:
+    write(site, "index.html", html_page("Trail guide", WORDS["index"], links=("/a", "/b", "/gear/")))
+    write(site, "gear/index.html", html_page("Gear", WORDS["gear"]))
+    served.routes["/a"] = served.routes["/b"] = Reply(301, {"Location": "/gear/"})
+    summary = crawl_index(served.url, tmp_path / "index", LOCAL)
+    assert summary.skips == [] and summary.posts == 2
+    assert urls(tmp_path / "index") == {served.url, served.url + "gear/"}

@@ -255,7 +255,9 @@ class Crawler:
         prior = self.prior.prior(url)
         if prior is not None and visit.lastmod and prior[1].lastmod == visit.lastmod:
             self.counts.unchanged += 1
-            return await self._reuse(prior[0], prior[1], visit)
+            if self._claim(prior[0]):
+                await self._reuse(prior[0], prior[1], visit)
+            return
         try:
             answer = await self.fetcher.get(
                 url,
@@ -268,16 +270,19 @@ class Crawler:
             if exc.transient and prior is not None:
                 self.counts.kept += 1
                 self.notes.append(Skip(url, f"kept the copy from the last crawl ({exc.reason})"))
-                return await self._reuse(prior[0], prior[1], visit)
+                if self._claim(prior[0]):
+                    await self._reuse(prior[0], prior[1], visit)
+                return
             return await self._skip(url, exc.reason)
         target = normalize(answer.final_url) or answer.final_url
         if answer.redirects:
             self.counts.redirects += 1
             self.state.redirects[url] = target
             self.notes.append(Skip(url, f"redirected to {target}"))
+            self._seen.add(target)  # not requested again when a link names it
             if visit.adopt:
                 self.scope.folder = folder_of(target)
-        if target in self._claimed:
+        if not self._claim(target):
             return  # the page it redirects to is already indexed under its own URL
         if answer.not_modified:
             stored = self.prior.pages.get(target)
@@ -298,16 +303,19 @@ class Crawler:
             return
         if not self.scope.covers(target):
             return  # the start page, left out by --include/--exclude: its links still lead on
-        self._claimed.add(target)
         unit = PageUnit(target, answer.body, _charset(answer.headers.get("content-type", "")))
         etag, modified = answer.headers.get("etag"), answer.headers.get("last-modified")
         self.state.pages[target] = PageRecord(unit.stamp, etag, modified, visit.lastmod, links)
         await self._emit(unit)
 
-    async def _reuse(self, target: str, record: PageRecord, visit: _Visit) -> None:
+    def _claim(self, target: str) -> bool:
+        # Claimed before any await: two URLs redirecting to one page index it once.
         if target in self._claimed:
-            return
+            return False
         self._claimed.add(target)
+        return True
+
+    async def _reuse(self, target: str, record: PageRecord, visit: _Visit) -> None:
         self.state.pages[target] = replace(record, lastmod=visit.lastmod or record.lastmod)
         if target != visit.url:
             self.state.redirects[visit.url] = target
