@@ -91,11 +91,21 @@ def test_a_sitemap_index_with_lastmod_lists_the_pages_crawled(site: Path, served
 
     served.clear()
     write(site, "pages.xml", (site / "pages.xml").read_text().replace("2026-05-02", "2026-06-01"))
+    write(site, "sitemap.xml", (site / "sitemap.xml").read_text().replace("2026-05-01", "2026-06-01"))
     again = crawl_index(base, tmp_path / "index", LOCAL)
-    # Only the page whose <lastmod> moved is asked for (and, its bytes unchanged, is a 304).
+    # Only the page whose <lastmod> moved is asked for (and, its bytes unchanged, is a 304);
+    # of the sitemaps, the changed ones are read and the undated one revalidated.
     assert [(hit.path, hit.status) for hit in served.hits() if hit.path.endswith("/")] == [("/maps/", 304)]
+    assert {hit.path: hit.status for hit in served.hits() if hit.path.endswith((".xml", ".gz"))} == {
+        "/sitemap.xml": 200, "/pages.xml": 200, "/more.xml.gz": 304,
+    }
     assert again.parsed == 0 and again.fingerprint == summary.fingerprint
     assert any("2 unchanged by <lastmod>" in line for line in again.report)
+
+    served.clear()
+    crawl_index(base, tmp_path / "index", LOCAL)  # nothing changed: no body but robots.txt's 404
+    assert [hit.path for hit in served.hits() if hit.body_sent] == ["/robots.txt"]
+    assert "/pages.xml" not in {hit.path for hit in served.hits()}  # its <lastmod> in the index did not move
 
 
 def test_robots_disallow_rules_keep_pages_unrequested(site: Path, served: SiteServer, tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from askai_graph.indexing.crawl_options import CrawlOptions
-from askai_graph.indexing.crawlstate import CrawlState, PageRecord
+from askai_graph.indexing.crawlstate import CrawlState, PageRecord, SitemapRecord
 from askai_graph.indexing.fetch import Fetched, Fetcher, FetchError
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.html import read_html_page
@@ -31,7 +31,7 @@ from askai_graph.indexing.links import decode_html, read_links
 from askai_graph.indexing.pacing import HostPacer
 from askai_graph.indexing.robots import Robots, fetch_robots
 from askai_graph.indexing.scope import Scope, folder_of, normalize
-from askai_graph.indexing.sitemap import SitemapEntry, SitemapError, parse_sitemap
+from askai_graph.indexing.sitemap import Sitemap, SitemapEntry, SitemapError, parse_sitemap
 from askai_graph.indexing.sources import Unit
 from askai_graph.retrieval.corpus import CorpusError, Page
 
@@ -194,15 +194,15 @@ class Crawler:
     async def _read_sitemaps(
         self, urls: list[str], *, required: bool, guessed: bool = False
     ) -> list[SitemapEntry] | None:
-        pending = [(url, 0) for url in urls]
+        pending = [(SitemapEntry(url), 0) for url in urls]
         seen = set(urls)
         pages: list[SitemapEntry] = []
         read = False
         while pending and self.sitemaps_read < MAX_SITEMAPS:
-            url, depth = pending.pop(0)
+            entry, depth = pending.pop(0)
+            url = entry.loc
             try:
-                answer = await self.fetcher.get(url, max_bytes=MAX_SITEMAP_BYTES, hop_problem=self._adopt)
-                document = parse_sitemap(answer.body, MAX_SITEMAP_BYTES)
+                document = await self._sitemap(entry)
             except FetchError as exc:
                 if exc.transient or (required and depth == 0):
                     message = f"sitemap {url}: {exc.reason}; nothing was crawled, the previous index is kept"
@@ -223,8 +223,31 @@ class Crawler:
                 target = normalize(child.loc)
                 if target is not None and target not in seen and depth < 2:
                     seen.add(target)
-                    pending.append((target, depth + 1))
+                    pending.append((SitemapEntry(target, child.lastmod), depth + 1))
         return pages if read else None
+
+    async def _sitemap(self, entry: SitemapEntry) -> Sitemap:
+        """Read one sitemap: not at all when its ``<lastmod>`` is unchanged, conditionally otherwise."""
+        stored = self.prior.sitemaps.get(entry.loc)
+        if stored is not None and entry.lastmod and stored.lastmod == entry.lastmod:
+            document = _listed(stored)
+            etag, modified = stored.etag, stored.last_modified
+        else:
+            answer = await self.fetcher.get(
+                entry.loc, headers=stored.validators() if stored else None, max_bytes=MAX_SITEMAP_BYTES,
+                hop_problem=self._adopt,
+            )
+            if answer.not_modified and stored is None:
+                raise FetchError("HTTP 304 Not Modified, but no copy of it is stored")
+            document = _listed(stored) if stored is not None and answer.not_modified else parse_sitemap(
+                answer.body, MAX_SITEMAP_BYTES
+            )
+            etag, modified = answer.headers.get("etag"), answer.headers.get("last-modified")
+        self.state.sitemaps[entry.loc] = SitemapRecord(
+            etag, modified, entry.lastmod,
+            [(e.loc, e.lastmod) for e in document.pages], [(e.loc, e.lastmod) for e in document.sitemaps],
+        )
+        return document
 
     def _adopt(self, url: str) -> str | None:
         """Follow the start URL's (or its robots.txt's, or sitemap's) redirect anywhere public: that is the site."""
@@ -370,6 +393,10 @@ class Crawler:
         for host, delay in self.delays.items():
             lines.append(f"  robots.txt of {host}: Crawl-delay {delay:g} s")
         return lines
+
+
+def _listed(record: SitemapRecord) -> Sitemap:
+    return Sitemap([SitemapEntry(*page) for page in record.pages], [SitemapEntry(*child) for child in record.sitemaps])
 
 
 def _charset(content_type: str) -> str | None:

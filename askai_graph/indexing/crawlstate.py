@@ -4,9 +4,10 @@ Stored beside the index as ``crawl.json`` and swapped in with it, so the state a
 describes the index it sits in. Per page (keyed by the URL its content was fetched
 from, after redirects): the ``stamp`` the index stores for it, its ``ETag`` and
 ``Last-Modified`` (sent back as ``If-None-Match`` / ``If-Modified-Since``), the sitemap's
-``<lastmod>`` and the links it had (so a ``304`` page still leads the crawl on). And the
+``<lastmod>`` and the links it had (so a ``304`` page still leads the crawl on). The
 redirects seen, so the next crawl asks the redirecting URL with the validators of the
-page it leads to.
+page it leads to. And each sitemap's validators, ``<lastmod>`` and entries, so an
+unchanged sitemap is not downloaded again.
 
 A record is only trusted when the index holds its page (or the reason it was skipped)
 under the same stamp: a ``304`` must always have a stored copy to stand for.
@@ -49,13 +50,35 @@ class PageRecord:
 
 
 @dataclass
+class SitemapRecord:
+    """One sitemap read, with what it listed, so an unchanged one need not be read again."""
+
+    etag: str | None = None
+    """The ``ETag`` it was served with."""
+    last_modified: str | None = None
+    """The ``Last-Modified`` it was served with."""
+    lastmod: str | None = None
+    """Its ``<lastmod>`` in the sitemap index that listed it."""
+    pages: list[tuple[str, str | None]] = field(default_factory=list)
+    """The ``(loc, lastmod)`` of each page it lists."""
+    sitemaps: list[tuple[str, str | None]] = field(default_factory=list)
+    """The ``(loc, lastmod)`` of each sitemap it lists (a sitemap index)."""
+
+    def validators(self) -> dict[str, str]:
+        """Return the conditional request headers for this sitemap."""
+        return PageRecord("", self.etag, self.last_modified).validators()
+
+
+@dataclass
 class CrawlState:
-    """Every page record and redirect of one crawl."""
+    """Every page record, sitemap record and redirect of one crawl."""
 
     pages: dict[str, PageRecord] = field(default_factory=dict)
     """Fetched URL (after redirects) -> its record."""
     redirects: dict[str, str] = field(default_factory=dict)
     """URL asked for -> the URL its redirects led to."""
+    sitemaps: dict[str, SitemapRecord] = field(default_factory=dict)
+    """Sitemap URL -> what it listed."""
 
     def prior(self, url: str) -> tuple[str, PageRecord] | None:
         """Return ``(fetched URL, record)`` the last crawl kept for a request of ``url``."""
@@ -65,7 +88,11 @@ class CrawlState:
 
     def save(self, folder: Path) -> None:
         """Write the state into the index folder ``folder``."""
-        data = {"pages": {url: asdict(record) for url, record in self.pages.items()}, "redirects": self.redirects}
+        data = {
+            "pages": {url: asdict(record) for url, record in self.pages.items()},
+            "redirects": self.redirects,
+            "sitemaps": {url: asdict(record) for url, record in self.sitemaps.items()},
+        }
         (folder / STATE).write_text(json.dumps(data, separators=(",", ":")), "utf-8")
 
 
@@ -82,6 +109,14 @@ def load_state(folder: Path, stored: Mapping[str, str]) -> CrawlState:
             if stored.get(url) == record.get("stamp")
         }
         redirects = {str(k): str(v) for k, v in data.get("redirects", {}).items()}
+        sitemaps = {
+            url: SitemapRecord(
+                record.get("etag"), record.get("last_modified"), record.get("lastmod"),
+                [(str(loc), lastmod) for loc, lastmod in record.get("pages", [])],
+                [(str(loc), lastmod) for loc, lastmod in record.get("sitemaps", [])],
+            )
+            for url, record in data.get("sitemaps", {}).items()
+        }
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return CrawlState()  # no usable state: every page is fetched in full, as on a first crawl
-    return CrawlState(pages, redirects)
+    return CrawlState(pages, redirects, sitemaps)
