@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import ipaddress
-import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -174,20 +174,25 @@ def test_html_is_decoded_as_its_header_then_its_markup_says() -> None:
     assert decode_html("café".encode(), "no-such-charset") == "café"
 
 
-def test_the_pacer_spaces_request_starts_per_host() -> None:
-    async def starts() -> list[float]:
-        pacer = HostPacer(rate=20)  # 50 ms apart
-        times: list[float] = []
+def test_the_pacer_spaces_request_starts_per_host_and_honours_delays_and_pauses() -> None:
+    slept: list[float] = []
 
-        async def one() -> None:
+    async def sleep(seconds: float) -> None:
+        slept.append(round(seconds, 6))
+
+    pacer = HostPacer(rate=20, clock=lambda: 100.0, sleep=sleep)  # 50 ms apart; the clock stands still
+
+    async def requests() -> None:
+        for _ in range(3):
             await pacer.wait("d.example")
-            times.append(time.monotonic())
+        await pacer.wait("other.example")  # another host has its own turns
+        pacer.slow_down("d.example", 0.5)  # Crawl-delay: 0.5
+        await pacer.wait("d.example")
+        pacer.pause("d.example", 2)  # Retry-After: 2
+        await pacer.wait("d.example")
 
-        await asyncio.gather(*(one() for _ in range(4)))
-        return times
-
-    times = sorted(asyncio.run(starts()))
-    assert all(b - a >= 0.045 for a, b in zip(times, times[1:], strict=False))
+    asyncio.run(requests())
+    assert slept == [0.05, 0.1, 0.15, 2.0]
 
 
 @pytest.mark.parametrize(
@@ -233,3 +238,28 @@ def test_bad_crawl_flags_are_one_line_with_exit_status_2(
         status = int(exc.code or 0)
     err = capsys.readouterr().err
     assert status == 2 and message in err.strip().splitlines()[-1]
+
+
+def test_crawl_state_keeps_only_records_the_index_still_holds(tmp_path: Path) -> None:
+    from askai_graph.indexing.crawlstate import CrawlState, PageRecord, SitemapRecord, load_state
+
+    state = CrawlState(
+        {"https://d.example/a": PageRecord("s1", '"e1"', None, "2026-01-01", ["https://d.example/b"]),
+         "https://d.example/b": PageRecord("s2", None, "Mon, 01 Jan 2026 00:00:00 GMT")},
+        {"https://d.example/old": "https://d.example/a"},
+        {"https://d.example/sitemap.xml": SitemapRecord('"x"', None, None, [("https://d.example/a", "2026-01-01")])},
+    )
+    state.save(tmp_path)
+    loaded = load_state(tmp_path, {"https://d.example/a": "s1", "https://d.example/b": "changed"})
+    assert list(loaded.pages) == ["https://d.example/a"]  # b's stored stamp moved: fetched in full
+    assert loaded.prior("https://d.example/old") == ("https://d.example/a", state.pages["https://d.example/a"])
+    assert loaded.pages["https://d.example/a"].validators() == {"If-None-Match": '"e1"'}
+    assert state.pages["https://d.example/b"].validators() == {"If-Modified-Since": "Mon, 01 Jan 2026 00:00:00 GMT"}
+    assert loaded.sitemaps == state.sitemaps
+
+
+def test_an_unreadable_crawl_state_means_a_full_crawl(tmp_path: Path) -> None:
+    from askai_graph.indexing.crawlstate import STATE, load_state
+
+    (tmp_path / STATE).write_text("{not json")
+    assert load_state(tmp_path, {}).pages == {}

@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 
 
 class HostPacer:
     """Hands out request start times per host, at least ``interval`` apart."""
 
-    def __init__(self, rate: float) -> None:
+    def __init__(
+        self,
+        rate: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         """Allow ``rate`` requests per second per host (``0``: no spacing, concurrency alone limits)."""
+        self._clock, self._sleep = clock, sleep
         self._interval = 1.0 / rate if rate > 0 else 0.0
         self._intervals: dict[str, float] = {}
         self._next: dict[str, float] = {}
@@ -32,13 +39,13 @@ class HostPacer:
 
     def pause(self, host: str, seconds: float) -> None:
         """Start no request to ``host`` in the next ``seconds`` (the server's ``Retry-After``)."""
-        self._next[host] = max(self._next.get(host, 0.0), time.monotonic() + seconds)
+        self._next[host] = max(self._next.get(host, 0.0), self._clock() + seconds)
 
     async def wait(self, host: str) -> None:
         """Return when a request to ``host`` may start."""
-        now = time.monotonic()
+        now = self._clock()
         start = max(now, self._next.get(host, 0.0))
         # Claimed before sleeping (the event loop is single-threaded), so turns never overlap.
         self._next[host] = start + self.interval(host)
         if start > now:
-            await asyncio.sleep(start - now)
+            await self._sleep(start - now)
