@@ -135,35 +135,47 @@ def ask(args: argparse.Namespace, settings: Settings) -> int:
 def index(args: argparse.Namespace, settings: Settings) -> int:
     """Build (or update) the site index and print what changed and what was skipped."""
     from askai_graph.indexing import StrictIndexError, build_index
-    from askai_graph.indexing.crawl import crawl_index, is_site_url
+    from askai_graph.indexing.crawl import is_site_url
+    from askai_graph.retrieval.embeddings import embeddings_for, model_key
+
+    if is_site_url(args.source):
+        return index_site(args, settings)
+    embeddings = embeddings_for(settings, batch=True)
+    try:
+        summary = build_index(
+            Path(args.source),
+            Path(args.out),
+            base_url=args.base_url or settings.site_url,
+            trailing_slash=args.trailing_slash,
+            strict=args.strict,
+            progress=not args.quiet and sys.stderr.isatty(),
+            passage_chars=settings.passage_chars,
+            max_file_bytes=settings.max_page_bytes,
+            max_front_matter_bytes=settings.max_front_matter_bytes,
+            embeddings=embeddings,
+            embeddings_model=model_key(settings),
+        )
+    except StrictIndexError as exc:
+        print(render_index_summary(exc.summary, written=False))
+        raise
+    print(render_index_summary(summary, written=True))
+    return 0
+
+
+def index_site(args: argparse.Namespace, settings: Settings) -> int:
+    """Crawl the live site at ``args.source`` into the index and print the report."""
+    from askai_graph.indexing import StrictIndexError, crawl_index
     from askai_graph.indexing.crawl_options import crawl_options
     from askai_graph.retrieval.embeddings import embeddings_for, model_key
 
-    embeddings = embeddings_for(settings, batch=True)
-    progress = not args.quiet and sys.stderr.isatty()
+    if args.base_url or args.trailing_slash is not None:
+        raise UsageError("--base-url and --trailing-slash are for folders; a crawled page's URL is where it is")
     try:
-        if is_site_url(args.source):
-            if args.base_url or args.trailing_slash is not None:
-                raise UsageError("--base-url and --trailing-slash are for folders; a crawled page's URL is where it is")
-            summary = crawl_index(
-                args.source, Path(args.out), crawl_options(args, settings.max_page_bytes), strict=args.strict,
-                progress=progress, passage_chars=settings.passage_chars, embeddings=embeddings,
-                embeddings_model=model_key(settings),
-            )
-        else:
-            summary = build_index(
-                Path(args.source),
-                Path(args.out),
-                base_url=args.base_url or settings.site_url,
-                trailing_slash=args.trailing_slash,
-                strict=args.strict,
-                progress=progress,
-                passage_chars=settings.passage_chars,
-                max_file_bytes=settings.max_page_bytes,
-                max_front_matter_bytes=settings.max_front_matter_bytes,
-                embeddings=embeddings,
-                embeddings_model=model_key(settings),
-            )
+        summary = crawl_index(
+            args.source, Path(args.out), crawl_options(args, settings.max_page_bytes), strict=args.strict,
+            progress=not args.quiet and sys.stderr.isatty(), passage_chars=settings.passage_chars,
+            embeddings=embeddings_for(settings, batch=True), embeddings_model=model_key(settings),
+        )
     except StrictIndexError as exc:
         print(render_index_summary(exc.summary, written=False))
         raise
