@@ -135,8 +135,11 @@ def ask(args: argparse.Namespace, settings: Settings) -> int:
 def index(args: argparse.Namespace, settings: Settings) -> int:
     """Build (or update) the site index and print what changed and what was skipped."""
     from askai_graph.indexing import StrictIndexError, build_index
+    from askai_graph.indexing.crawl import is_site_url
     from askai_graph.retrieval.embeddings import embeddings_for, model_key
 
+    if is_site_url(args.source):
+        return index_site(args, settings)
     embeddings = embeddings_for(settings, batch=True)
     try:
         summary = build_index(
@@ -159,14 +162,36 @@ def index(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def index_site(args: argparse.Namespace, settings: Settings) -> int:
+    """Crawl the live site at ``args.source`` into the index and print the report."""
+    from askai_graph.indexing import StrictIndexError, crawl_index
+    from askai_graph.indexing.crawl_options import crawl_options
+    from askai_graph.retrieval.embeddings import embeddings_for, model_key
+
+    if args.base_url or args.trailing_slash is not None:
+        raise UsageError("--base-url and --trailing-slash are for folders; a crawled page's URL is where it is")
+    try:
+        summary = crawl_index(
+            args.source, Path(args.out), crawl_options(args, settings.max_page_bytes), strict=args.strict,
+            progress=not args.quiet and sys.stderr.isatty(), passage_chars=settings.passage_chars,
+            embeddings=embeddings_for(settings, batch=True), embeddings_model=model_key(settings),
+        )
+    except StrictIndexError as exc:
+        print(render_index_summary(exc.summary, written=False))
+        raise
+    print(render_index_summary(summary, written=True))
+    return 0
+
+
 def render_index_summary(summary: Any, *, written: bool) -> str:
     """Return the report of an ``askai index`` run: counts, changes, skips with reasons, time."""
     drafts = [skip for skip in summary.skips if skip.draft]
+    files = "pages" if summary.kind == "crawl" else "files"
     lines = [
         f"indexed {summary.posts} posts ({summary.passages} passages) from a {summary.kind} source"
         + (f" into {summary.out} in {summary.seconds:.1f} s" if written else ""),
         f"  added {len(summary.added)}, changed {len(summary.changed)}, removed {len(summary.removed)}"
-        f" since the last index; {summary.parsed} files parsed, the rest unchanged",
+        f" since the last index; {summary.parsed} {files} parsed, the rest unchanged",
     ]
     if summary.embeddings_model:
         lines.append(f"  embedded {summary.embedded} passages with {summary.embeddings_model}, the rest unchanged")
@@ -174,7 +199,8 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
         lines += [f"  {label}: {url}" for url in urls[:20]]
         if len(urls) > 20:
             lines.append(f"  ... and {len(urls) - 20} more {label}")
-    lines.append(f"  skipped {len(summary.errors)} files" + (f" and {len(drafts)} drafts" if drafts else ""))
+    lines += [f"  {line}" for line in getattr(summary, "report", [])]
+    lines.append(f"  skipped {len(summary.errors)} {files}" + (f" and {len(drafts)} drafts" if drafts else ""))
     lines += [f"  skipped {skip.where}: {skip.reason}" for skip in summary.skips]
     notes = getattr(summary, "notes", [])
     lines += [f"  note {note.where}: {note.reason}" for note in notes[:10]]
@@ -327,9 +353,11 @@ def parser() -> argparse.ArgumentParser:
     ask_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
     ask_cmd.set_defaults(run=ask)
     index_cmd = commands.add_parser(
-        "index", help="index a docs tree, built HTML site or JSONL file; then ASKAI_CORPUS=DIR serves it"
+        "index", help="index a docs tree, built HTML site, JSONL file or live site; then ASKAI_CORPUS=DIR serves it"
     )
-    index_cmd.add_argument("source", help="a Markdown/MDX docs folder, a built HTML site folder, or a .jsonl file")
+    index_cmd.add_argument(
+        "source", help="a Markdown/MDX docs folder, a built HTML site folder, a .jsonl file, or a site's URL to crawl"
+    )
     index_cmd.add_argument("--base-url", help="where SOURCE is published, for URLs derived from file paths")
     index_cmd.add_argument(
         "--trailing-slash",
@@ -340,6 +368,9 @@ def parser() -> argparse.ArgumentParser:
     index_cmd.add_argument("--out", default="askai-index", help="index folder to write or update (default askai-index)")
     index_cmd.add_argument("--strict", action="store_true", help="fail (and keep the old index) if any file is skipped")
     index_cmd.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    from askai_graph.indexing.crawl_options import add_crawl_arguments
+
+    add_crawl_arguments(index_cmd)
     index_cmd.set_defaults(run=index)
     chat_cmd = commands.add_parser("chat", help="a conversation in the terminal (/new starts over, Ctrl-D quits)")
     chat_cmd.add_argument("--thread", metavar="ID", help="continue this conversation")

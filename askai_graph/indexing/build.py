@@ -21,13 +21,13 @@ from langchain_core.embeddings import Embeddings
 
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, Skip
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES
-from askai_graph.indexing.sources import open_source
+from askai_graph.indexing.sources import Source, open_source
 from askai_graph.indexing.store import FORMAT, MANIFEST, VERSION, IndexReader, is_built_index
 from askai_graph.indexing.writer import IndexSummary, IndexWriter
 from askai_graph.retrieval.corpus import CorpusError
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS
 
-__all__ = ["IndexSummary", "StrictIndexError", "build_index"]
+__all__ = ["IndexSummary", "StrictIndexError", "build_index", "check_out", "previous_index", "write_source"]
 
 
 class StrictIndexError(CorpusError):
@@ -66,15 +66,38 @@ def build_index(
         CorpusError: the source is unusable or holds no post, or ``out`` exists and is
             not an index. ``StrictIndexError`` when ``strict`` and a file was skipped.
     """
-    started = time.perf_counter()
-    if embeddings is not None and not embeddings_model:
-        raise ValueError("embeddings need a model name (embeddings_model) to be stored under")
-    if out.exists() and not is_built_index(out) and any(out.iterdir()):
-        raise CorpusError(f"{out}: exists and is not an askai index; choose another --out")
+    check_out(out)
     src = open_source(
         source, base_url, max_file_bytes=max_file_bytes, max_front_matter_bytes=max_front_matter_bytes,
         trailing_slash=trailing_slash,
     )
+    return write_source(
+        src, out, str(source.resolve()), base_url=base_url, strict=strict, progress=progress,
+        passage_chars=passage_chars, embeddings=embeddings, embeddings_model=embeddings_model,
+    )
+
+
+def write_source(
+    src: Source,
+    out: Path,
+    source_name: str,
+    *,
+    base_url: str | None = None,
+    strict: bool = False,
+    progress: bool = False,
+    passage_chars: int = DEFAULT_PASSAGE_CHARS,
+    embeddings: Embeddings | None = None,
+    embeddings_model: str | None = None,
+) -> IndexSummary:
+    """Index the units of ``src`` into the folder ``out`` (see ``build_index``), swapping it in when complete.
+
+    Raises:
+        CorpusError: no post, or ``out`` is not an index. ``StrictIndexError`` as ``build_index``.
+    """
+    started = time.perf_counter()
+    if embeddings is not None and not embeddings_model:
+        raise ValueError("embeddings need a model name (embeddings_model) to be stored under")
+    check_out(out)
     context = json.dumps([src.context, passage_chars, VERSION])
     previous = _previous(out, context)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -85,18 +108,31 @@ def build_index(
     try:
         summary = IndexSummary(out=out, kind=src.kind, embeddings_model=embeddings_model if embeddings else None)
         writer = IndexWriter(staging, previous, summary, passage_chars, embeddings, progress)
-        summary = _write(writer, src.units, progress)
-        summary.notes = list(src.notes)
+        summary = _write(writer, src.units, progress and not src.own_progress)
+        summary.notes, summary.report = list(src.notes), list(src.report)
         if strict and summary.errors:
             message = f"{len(summary.errors)} file(s) skipped and --strict is set; the previous index is kept"
             raise StrictIndexError(message, summary)
         summary.seconds = time.perf_counter() - started
-        _write_manifest(staging, summary, source, base_url, context)
+        _write_manifest(staging, summary, source_name, base_url, context)
+        if src.save is not None:
+            src.save(staging)
         _swap(staging, out)
         return summary
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def check_out(out: Path) -> None:
+    """Raise ``CorpusError`` unless ``out`` is a new or empty folder, or an earlier index."""
+    if out.exists() and not is_built_index(out) and any(out.iterdir()):
+        raise CorpusError(f"{out}: exists and is not an askai index; choose another --out")
+
+
+def previous_index(out: Path, source_context: str, passage_chars: int) -> IndexReader | None:
+    """Return the index at ``out`` if a build of a source with ``source_context`` can update it."""
+    return _previous(out, json.dumps([source_context, passage_chars, VERSION]))
 
 
 def _previous(out: Path, context: str) -> IndexReader | None:
@@ -121,7 +157,7 @@ def _write(builder: IndexWriter, units: Any, progress: bool) -> IndexSummary:
     return builder.finish()
 
 
-def _write_manifest(staging: Path, summary: IndexSummary, source: Path, base_url: str | None, context: str) -> None:
+def _write_manifest(staging: Path, summary: IndexSummary, source: str, base_url: str | None, context: str) -> None:
     manifest = {
         "format": FORMAT,
         "version": VERSION,
@@ -129,7 +165,7 @@ def _write_manifest(staging: Path, summary: IndexSummary, source: Path, base_url
         "posts": summary.posts,
         "passages": summary.passages,
         "kind": summary.kind,
-        "source": str(source.resolve()),
+        "source": source,
         "base_url": base_url,
         "context": context,
         "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

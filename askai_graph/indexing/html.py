@@ -25,6 +25,7 @@ from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_text, split_front_matter
 from askai_graph.indexing.markdown import absolute_images, first_sentence, unique_images
 from askai_graph.indexing.markup import summary_line
+from askai_graph.indexing.sitemap import sitemap_pages
 from askai_graph.retrieval.corpus import CorpusError, Page, is_http_url, make_page
 
 HTML_SUFFIXES = (".html", ".htm")
@@ -42,9 +43,17 @@ def served_url(rel: str, base_url: str) -> str:
 
 def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozenset[str] | None) -> Page | Skip:
     """Return the post for the built page at ``rel``, or a ``Skip`` saying why there is none."""
+    return read_html_page(rel, text, served_url(rel, base_url) if base_url else None, sitemap)
+
+
+def read_html_page(where: str, text: str, guess: str | None, sitemap: frozenset[str] | None = None) -> Page | Skip:
+    """Return the post for the HTML page ``text`` found at ``where``, or a ``Skip`` saying why there is none.
+
+    ``guess`` is the page's URL when it has no canonical link (where a built page is
+    served, where a crawled one was fetched); the canonical link wins over it.
+    """
     import trafilatura
 
-    guess = served_url(rel, base_url) if base_url else None
     try:
         extracted = trafilatura.extract(
             text,
@@ -58,35 +67,35 @@ def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozense
             date_extraction_params=_DATE_PARAMS,
         )
     except Exception as exc:  # trafilatura raises many parser errors; any of them is a bad page
-        return Skip(rel, f"malformed HTML ({type(exc).__name__})")
+        return Skip(where, f"malformed HTML ({type(exc).__name__})")
     if not extracted:
-        return Skip(rel, "no main content found")
+        return Skip(where, "no main content found")
     try:
         meta, body = split_front_matter(extracted)
     except FrontMatterError as exc:
-        return Skip(rel, f"unreadable metadata ({exc})")
+        return Skip(where, f"unreadable metadata ({exc})")
     url = as_text(meta.get("url"))
     if not is_http_url(url):
         if guess is None:
-            return Skip(rel, NO_CANONICAL)
+            return Skip(where, NO_CANONICAL)
         url = guess
     if sitemap is not None and url not in sitemap and (guess is None or guess not in sitemap):
-        return Skip(rel, "not listed in sitemap.xml")
+        return Skip(where, "not listed in sitemap.xml")
     body, images = absolute_images(label_code_blocks(body, code_languages(text)), url, url)
     try:
         return make_page(
             {
-                "title": as_text(meta.get("title")) or rel,
+                "title": as_text(meta.get("title")) or where,
                 "url": url,
                 "summary": summary_line(as_text(meta.get("description"))) or first_sentence(body),
                 "body": body.strip(),
                 "images": unique_images(images),
                 "date": as_date(meta.get("date")),
             },
-            rel,
+            where,
         )
     except CorpusError as exc:
-        return Skip(rel, str(exc))
+        return Skip(where, str(exc))
 
 
 _LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight(?:-source)?)-([\w+#.-]+)")
@@ -134,18 +143,12 @@ def label_code_blocks(body: str, languages: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def read_sitemap(root: Path) -> frozenset[str] | None:
+def read_sitemap(root: Path, max_bytes: int = 50_000_000) -> frozenset[str] | None:
     """Return the page URLs ``root/sitemap.xml`` lists, or ``None`` without a usable one."""
     path = root / "sitemap.xml"
-    if not path.is_file():
-        return None
-    from lxml import etree
-
-    # The site's own file, but still parsed without entities or network access.
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
     try:
-        tree = etree.parse(str(path), parser)
-    except (etree.XMLSyntaxError, OSError):
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError:
         return None
-    urls = {" ".join((loc.text or "").split()) for loc in tree.iter("{*}loc")}
-    return frozenset(url for url in urls if is_http_url(url)) or None
+    return sitemap_pages(data, max_bytes) if len(data) <= max_bytes else None

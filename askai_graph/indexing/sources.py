@@ -104,6 +104,12 @@ class Source:
     notes: list[Skip] = field(default_factory=list)
     """Pages indexed with something left out (a snippet include not found), and config
     files that could not be used; filled while the units are parsed."""
+    report: list[str] = field(default_factory=list)
+    """Lines the source adds to the run's report (a crawl's counts); filled by the end of ``units``."""
+    save: Callable[[Path], None] | None = None
+    """Writes what the source keeps for its next run (a crawl's validators) into the new index folder."""
+    own_progress: bool = False
+    """The units show their own progress bar (a crawl's), so the build shows none over them."""
 
 
 @dataclass

@@ -69,6 +69,8 @@ class IndexSummary:
     notes: list[Skip] = field(default_factory=list)
     """Pages parsed in this run with something left out (a snippet include not found),
     and generator config that could not be used; the pages themselves are indexed."""
+    report: list[str] = field(default_factory=list)
+    """Further lines of the report, from the source (a crawl's counts)."""
     seconds: float = 0.0
     """Wall time of the run."""
     fingerprint: str = ""
