@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from askai_graph.plaintext import strip_invisible
+from askai_graph.plaintext import clean_question as clean_question  # the form its keys are built from
 from askai_graph.text import STOP_WORDS
 
 # A token: a word (any script) with inner ``.``, ``-``, ``'``, ``/`` joints and trailing
@@ -42,7 +42,6 @@ from askai_graph.text import STOP_WORDS
 # punctuation (``<``, ``=``, ``%``, ``$``, ``&``).
 _TOKEN = re.compile(r"(?:(?<!\w)[.\-](?=\w))?\w+(?:[.\-'/]\w+)*[+#]*|[^\w\s]")
 _SENTENCE_PUNCTUATION = frozenset("?!.,;:\"'()[]{}…–—-¿¡")
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 
 _CONTRACTIONS = {
     "can't": "can not", "cannot": "can not", "won't": "will not", "shan't": "shall not", "let's": "let us",
@@ -57,17 +56,6 @@ _TOPIC_FIRST = re.compile(
     r"^(?P<topic>.+?)\s*[:\u2013\u2014-]+\s*(?P<ask>what|how|why)\s+(?P<aux>is|are|does|do)\s+(?:it|they|that|this)"
     r"(?P<rest>\s+\w+)?\s*[?.!]*$"
 )
-
-
-def clean_question(question: str) -> str:
-    """Return ``question`` as the graph should read it: NFKC, no invisible characters, plain apostrophes.
-
-    The server answers this form, and the cache keys are built from it, so a question
-    asked with a zero-width space or a typographic apostrophe earns the same verdict
-    as the plain spelling it displays as.
-    """
-    text = unicodedata.normalize("NFKC", strip_invisible(question)).translate(_APOSTROPHES)
-    return " ".join(text.split())
 
 
 def tokens(question: str) -> list[str]:
