@@ -187,6 +187,8 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
     """Return the report of an ``askai index`` run: counts, changes, skips with reasons, time."""
     drafts = [skip for skip in summary.skips if skip.draft]
     files = "pages" if summary.kind == "crawl" else "files"
+    from askai_graph.plaintext import printable  # file names are shown escaped: a name can hold a newline
+
     lines = [
         f"indexed {summary.posts} posts ({summary.passages} passages) from a {summary.kind} source"
         + (f" into {summary.out} in {summary.seconds:.1f} s" if written else ""),
@@ -196,19 +198,19 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
     if summary.embeddings_model:
         lines.append(f"  embedded {summary.embedded} passages with {summary.embeddings_model}, the rest unchanged")
     for label, urls in (("added", summary.added), ("changed", summary.changed), ("removed", summary.removed)):
-        lines += [f"  {label}: {url}" for url in urls[:20]]
+        lines += [f"  {label}: {printable(url)}" for url in urls[:20]]
         if len(urls) > 20:
             lines.append(f"  ... and {len(urls) - 20} more {label}")
-    lines += [f"  {line}" for line in getattr(summary, "report", [])]
+    lines += [f"  {printable(line)}" for line in getattr(summary, "report", [])]
     lines.append(f"  skipped {len(summary.errors)} {files}" + (f" and {len(drafts)} drafts" if drafts else ""))
-    lines += [f"  skipped {skip.where}: {skip.reason}" for skip in summary.skips]
+    lines += [f"  skipped {printable(skip.where)}: {printable(skip.reason)}" for skip in summary.skips]
     notes = getattr(summary, "notes", [])
-    lines += [f"  note {note.where}: {note.reason}" for note in notes[:10]]
+    lines += [f"  note {printable(note.where)}: {printable(note.reason)}" for note in notes[:10]]
     if len(notes) > 10:
         lines.append(f"  ... and {len(notes) - 10} more notes (the index's askai-index.json lists them all)")
     if written:
         embedded = f" ASKAI_EMBEDDINGS={summary.embeddings_model.split(':')[0]}" if summary.embeddings_model else ""
-        lines.append(f"serve it: ASKAI_CORPUS={summary.out}{embedded} askai ask \"QUESTION\"")
+        lines.append(f'serve it: ASKAI_CORPUS={summary.out}{embedded} askai ask "QUESTION"')
     return "\n".join(lines)
 
 

@@ -57,12 +57,42 @@ _SCRIPT_BODY = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.IGNORECASE |
 # CommonMark lets any ASCII punctuation be backslash-escaped (then it is literal). These
 # are the ones that can start syntax inside a line: emphasis, code, links and images,
 # raw HTML and entities, tables, strikethrough. Prose punctuation stays readable.
+_SCRIPTS = str.maketrans(
+    {sup: f"^{n}" for n, sup in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")} | {sub: f"_{n}" for n, sub in enumerate("₀₁₂₃₄₅₆₇₈₉")}
+)
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#!|~&])")
 
 
 def strip_invisible(text: str) -> str:
     """Remove control, bidi and zero-width characters; tabs and line breaks stay."""
     return _INVISIBLE.sub("", text)
+
+
+def clean_question(question: str) -> str:
+    """Return ``question`` as the graph should read it: NFKC, no invisible characters, plain apostrophes.
+
+    The graph researches this form (Condense starts every question with it) and the
+    server's cache keys are built from it, so a question asked with a zero-width space,
+    a bidi override or a typographic apostrophe earns the same verdict as the plain
+    spelling it displays as. Superscripts and subscripts keep their meaning as ``^2``
+    and ``_2``: NFKC alone would make ``x²`` the different question ``x2``.
+    """
+    text = strip_invisible(question).translate(_SCRIPTS)
+    text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
+    return " ".join(text.split())
+
+
+def printable(text: str) -> str:
+    r"""Return ``text`` safe to print on one terminal line: every unprintable character escaped.
+
+    File names and URLs can hold newlines, escape sequences or bidi overrides; printed
+    raw they could forge report lines or drive the terminal. Shown as ``\n``,
+    ``\x1b``, ``\u202e`` they stay visible and inert.
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def plain_text(text: str) -> str:

@@ -104,6 +104,9 @@ class AskState(InputState, total=False):
     """Per-gate status of the final draft: retrieval, validation, critic."""
     sources: list[Source]
     """Source cards; non-empty only when the Source Gate passed."""
+    history_read: bool
+    """A Writer or Critic prompt of this question carried the thread's earlier turns, so the
+    answer may hold what the reader said there: the server never caches it for others."""
 
 
 CONVERSATION_KEYS = frozenset({"question", "history"})
@@ -132,6 +135,7 @@ def new_turn_state() -> dict[str, Any]:
         "outcome": None,
         "gates": {},
         "sources": [],
+        "history_read": False,
     }
 
 

@@ -48,6 +48,7 @@ def hits(first: str, second: str, embeddings: Embeddings | None = None, space: s
 def test_the_labelled_set_covers_every_kind_of_contrast_the_cache_must_refuse() -> None:
     categories = {pair["category"] for pair in CONTRASTS}
     wanted = {"negation", "antonym", "modal", "quantifier", "number", "roles", "non-latin", "comparative", "tense"}
+    wanted |= {"name-case", "acronym-case", "plural-name", "ing-noun", "superscript", "list-marker"}
     assert wanted <= categories | {"sibling"}
     assert len(CONTRASTS) >= 60 and len(PARAPHRASES) >= 40
     # What an embedding model is for (different words, one meaning), and what it confuses.

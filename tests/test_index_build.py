@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +231,43 @@ def test_an_open_index_keeps_serving_what_it_opened_after_a_rebuild(hugo: Path, 
     assert "blister plasters" in top.page_content
     (fresh,) = BM25Retriever(corpus=load_corpus(tmp_path / "index"), k=1).invoke("moleskin")
     assert "moleskin" in fresh.page_content
+
+
+def test_a_fifo_named_like_a_page_is_skipped_unopened(hugo: Path, tmp_path: Path) -> None:
+    # Opening a FIFO blocks until something writes to it: a build that opened it would hang.
+    os.mkfifo(hugo / "posts" / "pipe.md")
+    summary = build_index(hugo, tmp_path / "index", base_url=BASE)
+    assert [(s.where, s.reason) for s in summary.skips if s.where == "posts/pipe.md"] == [
+        ("posts/pipe.md", "not a regular file (a FIFO)")
+    ]
+    assert summary.posts == 7
+
+
+def test_a_killed_builds_temp_folder_is_removed_by_the_next_build(hugo: Path, tmp_path: Path) -> None:
+    gone_pid = _exited_pid()
+    left = tmp_path / f".index-{gone_pid}-abcd1234"
+    left.mkdir()
+    (left / "passages.jsonl").write_text("half written")
+    live = tmp_path / f".index-{os.getppid()}-efgh5678"  # a build still running in another process
+    live.mkdir()
+    build_index(hugo, tmp_path / "index", base_url=BASE)
+    assert not left.exists()
+    assert live.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".index")) == [live.name]
+
+
+def _exited_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+def test_cli_index_prints_file_names_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "site"
+    shutil.copytree(SITES / "hugo", source)
+    forged = "evil\n  skipped ok.md: \x1b[2Jforged.md"
+    (source / "posts" / forged).write_bytes(b"\x00binary")
+    assert main(["index", str(source), "--base-url", BASE, "--out", str(tmp_path / "index")]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert "  skipped posts/evil\\n  skipped ok.md: \\x1b[2Jforged.md: binary file (contains NUL bytes)\n" in out

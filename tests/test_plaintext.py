@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from askai_graph import build_graph, load_corpus
 from askai_graph.evidence import SearchResult
 from askai_graph.fencing import fence
-from askai_graph.plaintext import escape_markdown, markdown_link, plain_text
+from askai_graph.plaintext import clean_question, escape_markdown, markdown_link, plain_text, printable
 from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.server.events import answer_events
 from askai_graph.settings import Settings
@@ -132,3 +132,36 @@ def test_prompt_delimiters_are_neutralised_whatever_their_case_or_spacing(delimi
 def test_the_source_block_hands_the_model_writer_an_escaped_link() -> None:
     result = SearchResult(title="List<Document>", source_url="https://s.example/a", content="x")
     assert "cite_as: [List\\<Document\\>](https://s.example/a)" in format_sources([result])
+
+
+@pytest.mark.parametrize(
+    ("asked", "researched"),
+    [
+        ("How does a \u202esemantic\u202c cache work?", "How does a semantic cache work?"),  # bidi override
+        ("How does a sem\u200bantic cache work?", "How does a semantic cache work?"),  # zero-width space
+        ("What\u2019s BM25?", "What's BM25?"),
+    ],
+)
+def test_every_surface_researches_the_question_as_the_reader_saw_it(asked: str, researched: str) -> None:
+    final = build_graph().invoke({"question": asked})
+    assert final["standalone_question"] == researched
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"), [("What is x²?", "What is x^2?"), ("Is H₂O a name?", "Is H_2O a name?"), ("x2", "x2")]
+)
+def test_clean_question_keeps_superscripts_and_subscripts_apart_from_plain_digits(raw: str, clean: str) -> None:
+    assert clean_question(raw) == clean
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("guide.md", "guide.md"),
+        ("a\nb.md", "a\\nb.md"),
+        ("\x1b[2Jx.md", "\\x1b[2Jx.md"),
+        ("\u202egnp.md", "\\u202egnp.md"),
+    ],
+)
+def test_printable_escapes_what_a_terminal_would_act_on(name: str, shown: str) -> None:
+    assert printable(name) == shown

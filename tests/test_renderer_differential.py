@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from askai_graph.evidence import SearchResult
 from askai_graph.validation import validate_draft
 from tests.answers import ALLOWED_IMAGES, ALLOWED_LINKS, EVIL, IMAGE, LINK, RESULTS, answer_pairs
 from tests.render_harness import HarnessUnavailable, RendererHarness, Rendering
@@ -170,3 +171,35 @@ def test_clean_answers_are_rarely_rejected(
     examples = "\n".join(f"{d!r}\n    -> {[(e.code, e.url) for e in r.errors]}" for d, r in rejected[:6])
     assert rate <= MAX_FALSE_REJECT_RATE, f"{len(rejected)} of {len(clean)} clean answers rejected:\n{examples}"
     assert len(clean) >= 0.9 * len(drafts), "the clean generator makes unretrieved URLs live too often"
+
+
+QUOTED = "https://en.example.org/wiki/Don't_Panic"
+PIPED = "https://fonts.example.com/css?family=A|B"
+GRID_RESULTS = [
+    SearchResult(title="Towel", source_url=QUOTED, content="."),
+    SearchResult(title="Fonts", source_url=PIPED, content="."),
+]
+# Shapes an independent grid of drafts x renderer configurations found leaking through the gate.
+GRID_LEAKS = [
+    f"See {QUOTED}' now.",  # linkify-it pairs the quotes: ".../Don't_Panic'"
+    f"See '{QUOTED}' now.",
+    f"| a | b |\n|---|---|\n| <{PIPED}> | c |\n",  # the cell ends at "|": ".../css?family=A" goes live
+]
+GRID_CONTROLS = [
+    f"See {QUOTED} now.",
+    f"Fonts: <{PIPED}>.",
+    f"| a | b |\n|---|---|\n| [towel]({QUOTED}) | c |\n",
+]
+
+
+@pytest.mark.parametrize("draft", GRID_LEAKS)
+def test_a_shape_the_grid_found_leaking_is_rejected(harness: RendererHarness, draft: str) -> None:
+    rendering = harness.render(draft, [QUOTED, PIPED], [])
+    assert rendering.leaks(), "no renderer leaks this draft any more: the row proves nothing"
+    assert not validate_draft(draft, GRID_RESULTS).ok
+
+
+@pytest.mark.parametrize("draft", GRID_CONTROLS)
+def test_its_look_alike_that_leaks_nowhere_is_accepted(harness: RendererHarness, draft: str) -> None:
+    assert not harness.render(draft, [QUOTED, PIPED], []).leaks()
+    assert validate_draft(draft, GRID_RESULTS).ok, validate_draft(draft, GRID_RESULTS).errors

@@ -108,6 +108,33 @@ def test_report_lists_pages_retrieved_often_but_never_cited_and_thumbs_down(
     assert "| How do I tune the Redis eviction policy? | degraded | - |" in out
     assert never_cited(SEED, min_retrieved=2) == [(B, 4), (C, 2)]
 
+HOSTILE_QUESTION = (
+    "Click [here](https://evil.example/) ![pixel](https://track.example/p.png) <img src=x onerror=alert(1)> "
+    "\x1b[2J\x1b]0;pwned\x07\u202egnp.exe | *bold* `code`"
+)
+HOSTILE_COMMENT = "<script>alert(1)</script> [more](javascript:alert(1)) \x1b[31mred\x1b[0m"
+
+
+def test_reader_text_reaches_report_and_terminal_inert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from markdown_it import MarkdownIt
+
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    log = open_run_log(database)
+    log.record(run(HOSTILE_QUESTION, "degraded", gates=FAILED_CRITIC, rating="down", comment=HOSTILE_COMMENT))
+    log.close()
+    monkeypatch.setenv("ASKAI_DATABASE_URL", database)
+    assert main(["report", "--out", str(tmp_path / "report")]) == 0
+    out = capsys.readouterr().out
+    assert not any(ch in out for ch in "\x1b\x07\u202e")  # no escape sequence or bidi override reaches the terminal
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(out)
+    for live in ("<a ", 'src="https://track.example', 'src="x"', "<script", "<em>", "<code>"):
+        assert live not in html, live
+    # ... and the reader's words are still there to read, as text.
+    assert "Click [here](https://evil.example/)" in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
 
 def test_a_bad_since_is_one_line_and_exit_2(seeded: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", "--since", "last week", "--out", str(seeded)]) == 2

@@ -178,3 +178,36 @@ def test_feedback_and_questions_share_one_rate_limit_type_with_separate_counts()
     first, other_client, questions = asyncio.run(scenario())
     assert first[:2] == [None, None] and isinstance(first[2], int) and first[2] >= 1
     assert other_client is None and questions is None
+
+
+@live
+def test_a_postgres_outage_under_load_loses_no_answer_and_feedback_gets_503(settings: Settings) -> None:
+    import time
+
+    from tests.tcp_proxy import TcpProxy
+
+    with postgres_database(POSTGRES) as database, TcpProxy("127.0.0.1", 5432) as proxy:
+        log = open_run_log(database.replace("127.0.0.1:5432", f"127.0.0.1:{proxy.port}"))
+        try:
+            with serve(settings, log) as base:
+                before = sse_events(base, QUESTION)[-1][1]["run_id"]
+                proxy.cut()
+                during = [sse_events(base, QUESTION)[-1][1] for _ in range(12)]
+                started = time.monotonic()
+                refused = feedback(base, {"run_id": before, "rating": "down"})
+                assert time.monotonic() - started <= 3.0  # the store's bound, not the outage's length
+                assert refused.status_code == 503 and int(refused.headers["Retry-After"]) > 0
+                assert all(done["outcome"] == "accepted" for done in during)  # answers never wait on the log
+                proxy.restore()
+                deadline = time.monotonic() + 15
+                while (rated := feedback(base, {"run_id": before, "rating": "down"})).status_code == 503:
+                    assert time.monotonic() < deadline, "the run log never reconnected"
+                    time.sleep(0.5)
+                assert rated.status_code == 200
+                later = feedback(base, {"run_id": during[-1]["run_id"], "rating": "up"})
+                assert later.status_code == 200  # an answer logged while the database was away
+            logged = {record.run_id: record for record in log.runs()}
+        finally:
+            log.close()
+    assert set(logged) == {before} | {done["run_id"] for done in during}
+    assert logged[before].rating == "down" and logged[during[-1]["run_id"]].rating == "up"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -76,3 +77,34 @@ def test_embeddings_given_to_the_app_win_over_the_configured_model(settings: Set
     configured = settings.model_copy(update={"embeddings": "openai"})
     cache = app_cache(configured, embeddings=given)
     assert cache.embeddings is given and cache.threshold == 0.9
+
+
+def ask(client: Any, base: str, message: str, thread_id: str | None = None) -> dict[str, Any]:
+    from httpx_sse import connect_sse
+
+    body = {"message": message} | ({"thread_id": thread_id} if thread_id else {})
+    with connect_sse(client, "POST", f"{base}/api/chat", json=body) as source:
+        source.response.raise_for_status()
+        events = [(sse.event, json.loads(sse.data)) for sse in source.iter_sse()]
+    done = events[-1][1]
+    return done | {"text": "".join(data["text"] for event, data in events if event == "token")}
+
+
+def test_an_answer_written_with_one_readers_history_is_never_served_to_another(settings: Settings) -> None:
+    import httpx
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    # A model Writer that reads the thread: its second answer greets the reader by the
+    # name their first question gave.
+    writer = replies(cited_draft(1), "Zelda, r" + cited_draft(1)[1:], cited_draft(1))
+    graph = build_graph(
+        writer=writer, critic=replies(PASSING), retriever=retriever(1), settings=settings, checkpointer=InMemorySaver()
+    )
+    with LiveServer(create_app(graph, settings, namespace="corpus-fp")) as base, httpx.Client(timeout=20) as client:
+        first = ask(client, base, "I am Zelda. How does BM25 rank pages?")
+        mine = ask(client, base, QUESTION, thread_id=first["thread_id"])
+        assert "I am Zelda" in writer.prompts[1]  # the Writer's prompt carried the reader's earlier turn
+        assert mine["outcome"] == "accepted" and mine["text"].startswith("Zelda")
+        theirs = ask(client, base, QUESTION)  # another reader, a new thread, the same question
+    assert theirs["cached"] is False and "Zelda" not in theirs["text"]
+    assert writer.calls == 3

@@ -16,10 +16,14 @@ from askai_graph.validation import validate_draft
 
 LINK = "https://docs.example.com/a"
 WIKI = "https://en.example.org/wiki/Foo_(bar)"
+QUOTED = "https://en.example.org/wiki/Don't_Panic"
+PIPED = "https://fonts.example.com/css?family=A|B"
 EVIL = "https://evil.example/x"
 RESULTS = [
     SearchResult(title="A", source_url=LINK, content="A."),
     SearchResult(title="Foo", source_url=WIKI, content="Foo."),
+    SearchResult(title="Don't Panic", source_url=QUOTED, content="Towel."),
+    SearchResult(title="Fonts", source_url=PIPED, content="Fonts."),
 ]
 
 
@@ -72,6 +76,10 @@ REJECTED += [
     ("definition_with_unbalanced_parenthesis", f"[c1]: {LINK}_(bar\n", "unknown_citation_url"),
     ("definition_with_blank_label", f"[\n ]: {EVIL}\n", "unknown_citation_url"),
     ("indented_code_in_a_list_item_is_checked", f"- item\n\n      {EVIL}\n", "unknown_citation_url"),
+    # 8. found by a grid of drafts x renderer configurations
+    ("quote_pairing_one_inside_the_url", f"See {QUOTED}' now.", "unknown_citation_url"),  # linkify: "...Panic'"
+    ("quoted_url_with_a_quote_inside", f"See '{QUOTED}' now.", "unknown_citation_url"),  # linkify
+    ("autolink_with_a_pipe_in_a_table_cell", f"| a | b |\n|---|---|\n| <{PIPED}> | c |\n", "unknown_citation_url"),
 ]  # fmt: skip
 
 ACCEPTED = [
@@ -91,6 +99,8 @@ ACCEPTED += [
     ("two_urls_with_underscores", f"See {WIKI} and {WIKI}."),
     ("definition_title_mentions_a_url", f"See [a][r].\n\n[r]: {LINK} 'mirror at https://evil.example/x'\n"),
     ("url_as_its_own_link_text", f"See [{LINK}]({LINK})."),
+    ("url_with_a_quote_inside", f"See {QUOTED} now."),
+    ("autolink_with_a_pipe_outside_a_table", f"Fonts: <{PIPED}>."),
 ]  # fmt: skip
 
 

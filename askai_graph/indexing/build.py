@@ -8,8 +8,10 @@ complete: a failed or interrupted run leaves the previous index untouched.
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -101,7 +103,9 @@ def write_source(
     context = json.dumps([src.context, passage_chars, VERSION])
     previous = _previous(out, context)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    remove_stale_staging(out)
+    # The builder's pid in the name: a later run can tell a dead build's folder from a live one.
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-{os.getpid()}-", dir=out.parent))
     umask = os.umask(0)
     os.umask(umask)
     staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; an index is as readable as any output
@@ -133,6 +137,44 @@ def check_out(out: Path) -> None:
 def previous_index(out: Path, source_context: str, passage_chars: int) -> IndexReader | None:
     """Return the index at ``out`` if a build of a source with ``source_context`` can update it."""
     return _previous(out, json.dumps([source_context, passage_chars, VERSION]))
+
+
+def remove_stale_staging(out: Path) -> list[Path]:
+    """Remove the temporary folders that killed builds of ``out`` left beside it; return them.
+
+    A build removes its own folder when it fails or is interrupted, but a process that is
+    killed (SIGKILL, out of memory, a power cut) cannot, and each such folder holds a
+    whole index. A folder is removed when the process named in it is gone; one of the
+    older unnamed kind when nothing has been written into it for an hour.
+    """
+    named = re.compile(rf"^\.{re.escape(out.name)}-(?:old-)?(\d+)(?:-|$)")
+    unnamed = re.compile(rf"^\.{re.escape(out.name)}-[a-z0-9_]{{8}}$")
+    removed = []
+    for folder in out.parent.glob(f".{glob.escape(out.name)}-*"):
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        match = named.match(folder.name)
+        if match:
+            stale = int(match.group(1)) != os.getpid() and not _alive(int(match.group(1)))
+        else:
+            stale = bool(unnamed.match(folder.name)) and time.time() - folder.stat().st_mtime > _UNNAMED_STALE_SECONDS
+        if stale:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+_UNNAMED_STALE_SECONDS = 3600
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: alive, and not ours to judge
+    return True
 
 
 def _previous(out: Path, context: str) -> IndexReader | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +120,10 @@ def _walk(
         except OSError as exc:
             yield Skip(rel, f"unreadable ({exc.strerror or exc})")
             continue
+        if not stat.S_ISREG(info.st_mode):
+            # Opening a FIFO blocks until a writer comes, a device may never end: never opened.
+            yield Skip(rel, f"not a regular file ({_file_kind(info.st_mode)})")
+            continue
         if info.st_size > max_bytes:
             yield Skip(rel, f"larger than {max_bytes} bytes")
             continue
@@ -132,6 +137,14 @@ def _walk(
                 yield Skip(prefix + entry.name, "symlinked folder points outside the source")
             continue
         yield from _walk(entry.path, prefix + entry.name + "/", real_root, suffixes, max_bytes)
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):  # fmt: skip
+        if test(mode):
+            return kind
+    return "not a file"
 
 
 def text_problem(data: bytes) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from askai_graph.condensing import Condenser, CondenseRequest, recent_turns
 from askai_graph.offline.condenser import LexicalCondenser, leans_on_history, needs_context
+from askai_graph.plaintext import clean_question
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, new_turn_state
 
@@ -29,9 +30,10 @@ def condense_request(state: AskState, settings: Settings) -> CondenseRequest | N
     That is a thread's first question, or a question that stands alone.
     """
     history = recent_turns(state.get("history") or [], max(1, settings.history_prompt_turns))
-    if not history or not leans_on_history(state["question"]):
+    question = clean_question(state["question"])
+    if not history or not leans_on_history(question):
         return None
-    return CondenseRequest(question=state["question"], history=history)
+    return CondenseRequest(question=question, history=history)
 
 
 def checked(reply: Any, request: CondenseRequest, settings: Settings) -> str:
@@ -47,7 +49,8 @@ def checked(reply: Any, request: CondenseRequest, settings: Settings) -> str:
 def started(state: AskState, standalone: str, *, first: bool) -> dict[str, Any]:
     """Return the state update that starts this question."""
     update = new_turn_state()
-    update["standalone_question"] = standalone
+    # Every surface (HTTP, CLI, invoke) asks through here: research what the reader saw.
+    update["standalone_question"] = clean_question(standalone)
     update["needs_context"] = first and needs_context(state["question"])
     return update
 

@@ -10,6 +10,7 @@ from askai_graph.condensing import recent_turns
 from askai_graph.critique import MalformedReview, ReviewCode, parse_critique
 from askai_graph.evidence import analysed_inline, evidence_slice
 from askai_graph.gates import review_failures
+from askai_graph.nodes.writer import reads_history
 from askai_graph.reviewing import Critic, ReviewRequest
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, ReviewFailure, researched_question
@@ -57,7 +58,7 @@ class Review:
             reply = self.critic.review(review_request(state, settings))
         except Exception as exc:
             return _provider_failed(exc)
-        return judged(reply, settings)
+        return judged(reply, settings) | self._read(state, settings)
 
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review asynchronously."""
@@ -70,4 +71,8 @@ class Review:
             reply = await self.critic.areview(request)
         except Exception as exc:
             return _provider_failed(exc)
-        return judged(reply, settings)
+        return judged(reply, settings) | self._read(state, settings)
+
+    def _read(self, state: AskState, settings: Settings) -> dict[str, Any]:
+        history = recent_turns(state.get("history") or [], settings.history_prompt_turns)
+        return {"history_read": True} if reads_history(self.critic, history) else {}

@@ -35,6 +35,15 @@ def draft_request(state: AskState, settings: Settings) -> DraftRequest:
     )
 
 
+def reads_history(role: object, history: list[Any]) -> bool:
+    """Say whether ``role`` (a Writer or Critic) is given earlier turns that it reads.
+
+    A role says it ignores them with ``reads_history = False`` (the offline ones); any
+    other, a chat model's adapter above all, is taken to read what its prompt holds.
+    """
+    return bool(history) and bool(getattr(role, "reads_history", True))
+
+
 def _drafted(state: AskState, draft: Any, error: str | None) -> dict[str, Any]:
     if error is None and not isinstance(draft, str):
         error = f"writer returned {type(draft).__name__}, not text"
@@ -58,17 +67,24 @@ class Write:
 
     def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Draft synchronously."""
+        request = draft_request(state, settings)
         try:
-            return _drafted(state, self.writer.write(draft_request(state, settings)), None)
+            update = _drafted(state, self.writer.write(request), None)
         except Exception as exc:
             logger.warning("writer failed: %r", exc)
-            return _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")
+            update = _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")
+        return update | self._read(state, request)
 
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Draft asynchronously."""
+        # The request is cheap (no evidence slice): the Writer that needs one slices it off the loop.
+        request = draft_request(state, settings)
         try:
-            # The request is cheap (no evidence slice): the Writer that needs one slices it off the loop.
-            return _drafted(state, await self.writer.awrite(draft_request(state, settings)), None)
+            update = _drafted(state, await self.writer.awrite(request), None)
         except Exception as exc:
             logger.warning("writer failed: %r", exc)
-            return _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")
+            update = _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")
+        return update | self._read(state, request)
+
+    def _read(self, state: AskState, request: DraftRequest) -> dict[str, Any]:
+        return {"history_read": True} if reads_history(self.writer, request.history) else {}

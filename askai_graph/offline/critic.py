@@ -98,6 +98,9 @@ def _evidence_terms(passage: EvidencePassage) -> frozenset[str]:
 class LexicalCritic:
     """Deterministic lexical reviewer (see module docstring)."""
 
+    reads_history = False
+    """It answers from the retrieved pages alone: a thread's earlier turns never reach its text."""
+
     def __init__(self, min_support: float = 0.6, min_list_items: int = 3) -> None:
         """Configure how strict grounding and catalog form checks are."""
         self.min_support = min_support

@@ -63,6 +63,9 @@ def quotable_sentences(content: str) -> tuple[tuple[str, frozenset[str]], ...]:
 class ExtractiveWriter:
     """Deterministic extractive answer writer (see module docstring)."""
 
+    reads_history = False
+    """It answers from the retrieved pages alone: a thread's earlier turns never reach its text."""
+
     def __init__(
         self,
         max_sentences: int = 3,

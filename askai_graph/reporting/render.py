@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from askai_graph.plaintext import escape_markdown, strip_invisible
 from askai_graph.reporting.analysis import SiteReport
 
 
@@ -12,7 +13,14 @@ def _top(counter: Counter[str], n: int = 5) -> str:
 
 
 def _cell(text: str, limit: int = 120) -> str:
-    return " ".join(text.replace("|", "\\|").split())[:limit]
+    """Return reader-written ``text`` as one inert table cell, for ``report.md`` and the terminal alike.
+
+    Questions and comments are whatever a reader typed: control characters (terminal
+    escape sequences start with ESC) and bidi overrides go, and every character
+    Markdown reads as syntax (links, images, raw HTML, emphasis, ``|``) is escaped.
+    Truncated before escaping, so a cut never leaves a dangling backslash.
+    """
+    return escape_markdown(" ".join(strip_invisible(text).split())[:limit])
 
 
 def render_markdown(report: SiteReport, *, window: str, chart: str | None = None) -> str:
@@ -51,7 +59,9 @@ def render_markdown(report: SiteReport, *, window: str, chart: str | None = None
         lines.append("None: every question was accepted.")
     lines += ["", "## Pages retrieved often but never cited", ""]
     if report.never_cited:
-        lines += ["| page | retrieved |", "|---|---|"] + [f"| {url} | {n} |" for url, n in report.never_cited]
+        lines += ["| page | retrieved |", "|---|---|"] + [
+            f"| {_cell(url, 300)} | {n} |" for url, n in report.never_cited
+        ]
     else:
         lines.append("None.")
     lines += ["", f"## Thumbs-down answers ({len(report.thumbs_down)} down, {report.thumbs_up} up)", ""]

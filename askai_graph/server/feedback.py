@@ -28,7 +28,7 @@ from fastapi.responses import JSONResponse, Response
 from askai_graph.server.limits import ClientRateLimit
 from askai_graph.server.request import BadRequest, ClientGone, check_content_type, decode_json, json_type, read_body
 from askai_graph.settings import Settings
-from askai_graph.stores.runlog import RunLog
+from askai_graph.stores.runlog import RunLog, RunLogUnavailable
 
 FIELDS = frozenset({"run_id", "rating", "comment"})
 RATINGS = ("up", "down")
@@ -76,6 +76,7 @@ FEEDBACK_RESPONSES: dict[int | str, dict[str, Any]] = {
             (415, "Content-Type is not application/json."),
             (422, "A missing, unknown or invalid field."),
             (429, "Too much feedback from this client address."),
+            (503, "The run log's database is unavailable for now; try again after Retry-After seconds."),
         ]
     },
 }
@@ -141,6 +142,15 @@ def add_feedback_route(app: FastAPI, run_log: RunLog | None, settings: Settings)
             return Response(status_code=400)
         if run_log is None:
             return JSONResponse({"detail": "feedback is not recorded here (the run log is off)"}, status_code=404)
-        if not await asyncio.to_thread(run_log.add_feedback, run_id, rating, comment):  # type: ignore[arg-type]
+        try:
+            known = await asyncio.to_thread(run_log.add_feedback, run_id, rating, comment)  # type: ignore[arg-type]
+        except RunLogUnavailable as exc:
+            # The store says so within its bound: the reader's client tries again, nothing is lost.
+            return JSONResponse(
+                {"detail": "feedback cannot be stored right now; try again shortly"},
+                status_code=503,
+                headers={"Retry-After": str(exc.retry_after_seconds)},
+            )
+        if not known:
             return JSONResponse({"detail": f"unknown run_id {run_id}"}, status_code=404)
         return JSONResponse({"run_id": run_id, "rating": rating})

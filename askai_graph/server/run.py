@@ -13,7 +13,9 @@ made the final decision, so a rejected draft can never reach the reader.
 The semantic cache is keyed by the *standalone* question: a follow-up ("how do I tune
 it?") only means something with its thread, so the cache is consulted once the graph's
 first stage (Condense) has rewritten it. A hit cancels the run, is recorded in the
-thread like any answer, and streams only tokens and ``done``.
+thread like any answer, and streams only tokens and ``done``. An answer whose Writer or Critic
+read the thread's earlier turns (``history_read``) is never stored: it may carry what one
+reader said there (a name, an instruction) and must not be served to another.
 
 Every question has a deadline (``request_timeout_seconds``): when it passes, the graph
 task is cancelled (an async model call or retriever stops at once; a blocking call in
@@ -118,6 +120,7 @@ async def run_question(
     task = asyncio.create_task(_pump(graph, question, queue, thread), name="askai-graph-run")
     probe: Probe | None = None
     consulted = False
+    history_read = False
     try:
         final: AskState = {"question": question}
         while True:
@@ -143,6 +146,7 @@ async def run_question(
             for node, update in chunk.items():
                 if not isinstance(update, Mapping):
                     continue
+                history_read = history_read or bool(update.get("history_read"))
                 if cache is not None and not consulted:
                     consulted = True
                     standalone = str(update.get("standalone_question") or question)
@@ -162,7 +166,10 @@ async def run_question(
             logger.error("graph run ended without an outcome")
             yield events.error()
             return
-        await _remember(cache, probe, final)
+        # A Writer or Critic read the thread's earlier turns (a name, an instruction a reader
+        # typed): such an answer is this reader's, never served to another who asks the same.
+        if not history_read:
+            await _remember(cache, probe, final)
         for event in events.answer_events(final, cached=False, token_chars=token_chars, ids=ids):
             yield event
     finally:

@@ -5,7 +5,9 @@ what "the same question" means, from strict to cautious:
 
 ``exact_key``
     A canonical spelling of the question. Only changes that cannot alter what is asked
-    are undone: Unicode NFKC (full-width letters, ligatures), case, invisible characters,
+    are undone: Unicode NFKC (full-width letters, ligatures; superscripts stay ``^2``),
+    case (except where capitals make another word: ``IT`` is not ``it``, and ``Teams``
+    inside a sentence is a name, not ``teams``), invisible characters,
     typographic apostrophes, whitespace, sentence punctuation (``?``, ``!``, ``,``, ``:``...;
     symbols that carry meaning stay: ``C++``, ``C#``, ``.NET``, ``-1``, ``5%``, ``<``), the
     contractions of auxiliaries (``what's`` = ``what is``, ``don't`` = ``do not``), a
@@ -33,7 +35,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from askai_graph.plaintext import strip_invisible
+from askai_graph.plaintext import clean_question as clean_question  # the form its keys are built from
 from askai_graph.text import STOP_WORDS
 
 # A token: a word (any script) with inner ``.``, ``-``, ``'``, ``/`` joints and trailing
@@ -41,8 +43,8 @@ from askai_graph.text import STOP_WORDS
 # (``.net``) or ``-`` before a digit (``-1``); or any single symbol that is not sentence
 # punctuation (``<``, ``=``, ``%``, ``$``, ``&``).
 _TOKEN = re.compile(r"(?:(?<!\w)[.\-](?=\w))?\w+(?:[.\-'/]\w+)*[+#]*|[^\w\s]")
+_SPACED_MINUS = re.compile(r"(?<![\w)\]])-\s+(?=\d)")
 _SENTENCE_PUNCTUATION = frozenset("?!.,;:\"'()[]{}…–—-¿¡")
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 
 _CONTRACTIONS = {
     "can't": "can not", "cannot": "can not", "won't": "will not", "shan't": "shall not", "let's": "let us",
@@ -55,27 +57,22 @@ _POLITE = frozenset({"please", "pls", "plz"})
 # "X: what is it" / "X - how does it work": the topic moved to the front.
 _TOPIC_FIRST = re.compile(
     r"^(?P<topic>.+?)\s*[:\u2013\u2014-]+\s*(?P<ask>what|how|why)\s+(?P<aux>is|are|does|do)\s+(?:it|they|that|this)"
-    r"(?P<rest>\s+\w+)?\s*[?.!]*$"
+    r"(?P<rest>\s+\w+)?\s*[?.!]*$",
+    re.IGNORECASE,
 )
-
-
-def clean_question(question: str) -> str:
-    """Return ``question`` as the graph should read it: NFKC, no invisible characters, plain apostrophes.
-
-    The server answers this form, and the cache keys are built from it, so a question
-    asked with a zero-width space or a typographic apostrophe earns the same verdict
-    as the plain spelling it displays as.
-    """
-    text = unicodedata.normalize("NFKC", strip_invisible(question)).translate(_APOSTROPHES)
-    return " ".join(text.split())
 
 
 def tokens(question: str) -> list[str]:
     """Return the canonical tokens of ``question`` (see ``exact_key``)."""
-    text = clean_question(question).casefold()
+    # A minus or list marker set off by a space is still a sign: "- 2" is "-2", not "2".
+    text = _SPACED_MINUS.sub("-", clean_question(question))
+    informative = _case_informative(text)
     found = _TOKEN.findall(_topic_first(text.strip()))
     out: list[str] = []
-    for token in found:
+    starts_sentence = True
+    for raw in found:
+        token = raw if informative and _names_something(raw, starts_sentence) else raw.casefold()
+        starts_sentence = raw in ".?!:"
         if token in _SENTENCE_PUNCTUATION:
             continue
         if token in _CONTRACTIONS:
@@ -94,12 +91,43 @@ def tokens(question: str) -> list[str]:
     return out
 
 
+def _case_informative(text: str) -> bool:
+    """Say whether the question's capitals tell names from words.
+
+    Not when it is all lower case or all capitals (``how does bm25 rank``, ``WHAT IS
+    IT``), nor in Title Case, where every content word is capitalised anyway.
+    """
+    if not any(ch.islower() for ch in text) or not any(ch.isupper() for ch in text):
+        return False
+    words = [w for w in re.findall(r"[^\W\d_]+", text)[1:] if w.casefold() not in STOP_WORDS | CRITICAL]
+    return not (len(words) >= 2 and all(w[0].isupper() for w in words))
+
+
+def _names_something(token: str, starts_sentence: bool) -> bool:
+    """Say whether ``token``'s capitals make it another word than its lower case.
+
+    ``IT`` is not ``it`` and ``US`` is not ``us`` (capitals on a common word), and
+    ``Teams``, ``Windows`` or ``Canvas`` inside a sentence are names, not ``teams``,
+    ``windows`` or ``canvas``. ``BM25``/``bm25`` or ``NDCG``/``nDCG`` are one name in any
+    case: no lower-case word competes with them.
+    """
+    letters = [ch for ch in token if ch.isalpha()]
+    if len(letters) < 2 or token.casefold() == token:
+        return False
+    if all(ch.isupper() for ch in letters):
+        return token.casefold() in STOP_WORDS | CRITICAL
+    return not starts_sentence and token[0].isupper() and token[1:] == token[1:].casefold()
+
+
 def _topic_first(text: str) -> str:
     match = _TOPIC_FIRST.match(text)
     if not match:
         return text
     rest = (match["rest"] or "").strip()
-    return " ".join(part for part in (match["ask"], match["aux"], match["topic"], rest) if part)
+    topic, first = match["topic"], match["topic"].split()[0]
+    if first[:1].isupper() and not first.isupper():
+        topic = topic[0].lower() + topic[1:]  # it opened the sentence; now it is inside one
+    return " ".join(part for part in (match["ask"].lower(), match["aux"].lower(), topic, rest) if part)
 
 
 def exact_key(question: str) -> str:
@@ -173,22 +201,39 @@ def fold(token: str) -> str:
 
     Only plural ``-s``/``-es`` and ``-ing``, then a final ``e``, never down to fewer than
     four letters (``news`` is not ``new``, ``string`` is not ``str``). ``-ed`` is kept:
-    ``what changed`` and ``what changes`` ask about different times.
+    ``what changed`` and ``what changes`` ask about different times. Never folded: a
+    name or acronym that kept its capitals (``Windows``, ``Teams``), an identifier or
+    symbol, words whose final ``s`` is not a plural's (``canvas``, ``pandas``, ``alias``,
+    ``redis``, ``status``: a plural such as ``ideas`` loses a cache hit, which costs
+    only an answer, while a false hit serves the wrong one), and ``-ing`` nouns with a
+    meaning of their own (``meaning`` is not ``mean``).
     """
     if token in TENSE:
         return TENSE[token]
-    if token in CRITICAL or not token.isalpha():
+    if token in CRITICAL or not token.isalpha() or token != token.casefold():
         return token
     word = token
-    for suffix in ("es", "s"):
-        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 4:
-            word = word[: -len(suffix)]
-            break
-    if word.endswith("ing") and len(word) >= 7:
+    if not word.endswith(_NOT_PLURAL):
+        for suffix in ("es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+                word = word[: -len(suffix)]
+                break
+    if word.endswith("ing") and len(word) >= 7 and word not in _ING_NOUNS:
         word = word[:-3]
     if word.endswith("e") and len(word) >= 5:
         word = word[:-1]
     return word
+
+
+# Endings whose final "s" is not a plural's: ss (class), as (canvas), is (analysis), us (status).
+_NOT_PLURAL = ("ss", "as", "is", "us")
+# -ing words that name something else than their verb's action.
+_ING_NOUNS = frozenset(
+    "meaning meanings building buildings setting settings string strings thing things morning evening "
+    "wedding ceiling warning warnings feeling feelings painting drawing drawings listing listings heading "
+    "headings opening ending endings finding findings holding holdings saving savings earning earnings "
+    "booking bookings offering offerings posting postings spring springs ring rings king sibling siblings".split()
+)
 
 
 def meaningful(question: str) -> list[str]:
@@ -249,7 +294,17 @@ def contrast(question: str, candidate: str, *, allow_synonyms: bool = False) -> 
         return "symbol"  # C++ and C, $5 and €5, .NET and NET: not synonyms, whatever a model says
     if any(x + "ed" == y or x + "d" == y for x in differing for y in differing):
         return "tense"
+    if any(_other_form(x, y) for x in set(left) - set(right) for y in set(right) - set(left)):
+        # Kept apart on purpose by ``tokens``/``fold`` (a name and a word, canvas and canva,
+        # meaning and mean): an embedding that finds them close is not told otherwise.
+        return "name or word form"
     return None
+
+
+def _other_form(x: str, y: str) -> bool:
+    """Say whether ``x`` and ``y`` are one word's spellings: case, or a short ending apart."""
+    a, b = sorted((x.casefold(), y.casefold()), key=len)
+    return a == b or (len(a) >= 3 and b.startswith(a) and len(b) - len(a) <= 3)
 
 
 def _is_number(token: str) -> bool:

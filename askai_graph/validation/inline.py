@@ -100,6 +100,13 @@ def _scan(text: str, found: InlineScan, spans: list[tuple[int, int]]) -> None:
                 spans.append((start, i))
 
 
+def _in_table_row(text: str, start: int, end: int) -> bool:
+    """Say whether the line holding ``text[start:end]`` has a ``|`` of its own: a table row, maybe."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    return "|" in text[line_start:start] or "|" in text[end : None if line_end == -1 else line_end]
+
+
 def _matching_backticks(text: str, start: int, length: int, unmatched: dict[int, int]) -> re.Match[str] | None:
     """The next backtick run of exactly ``length`` after ``start``, if any.
 
@@ -119,6 +126,10 @@ def _angle(text: str, i: int, found: InlineScan, missing: set[str]) -> tuple[int
     if autolink := _AUTOLINK.match(text, i):
         uri, email = autolink.groups()
         found.autolinks.append(uri if uri is not None else f"mailto:{email}")
+        if uri is not None and "|" in uri and _in_table_row(text, autolink.start(), autolink.end()):
+            # In a GFM table row the ``|`` ends the cell first: what goes live is the
+            # prefix, autolinked as a bare URL by linkify, marked and micromark.
+            found.autolinks.append(uri[: uri.index("|")])
         return autolink.end(), True
     if tag := _TAG.match(text, i):
         found.raw_html.append(tag.group())

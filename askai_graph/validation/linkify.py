@@ -168,7 +168,7 @@ def _linkify_trim(run: str) -> str:
     """linkify-it's end of a link (and markdown-it dropping a trailing ``*``).
 
     ``.,;?!`` continue a link only when more of it follows (``..`` only before a letter,
-    digit or ``%/&``); brackets and double quotes only when paired; ``'`` before a letter.
+    digit or ``%/&``); brackets and quotes only when paired, or ``'`` before a letter.
     """
     if stop := _LINKIFY_STOP.search(run):
         run = run[: stop.start()]
@@ -188,7 +188,13 @@ def _linkify_trim(run: str) -> str:
                 break
             i = close
         elif char == "'":
-            if not (following.isalnum() or following == "-" or "'" in run[i + 1 :]):
+            # A quoted part ('...' of 1 to 100 characters) is taken whole, closing quote
+            # included: ``/Don't_Panic'`` links with its last quote. A lone quote goes on
+            # only before a letter or ``-``.
+            close = run.find("'", i + 1, i + 102)
+            if close > i + 1:
+                i = close
+            elif not (following.isalnum() or following == "-"):
                 break
         elif char == ".":
             dots = len(run[i:]) - len(run[i:].lstrip("."))

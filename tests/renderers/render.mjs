@@ -33,6 +33,7 @@ const dom = new JSDOM('<!doctype html><html><body></body></html>', { url: 'https
 globalThis.window = dom.window;
 globalThis.document = dom.window.document;
 const { default: mermaid } = await import('mermaid');
+const URI_FORM = new MarkdownIt();
 mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' }); // as the widget sets it
 
 const commonmarkParser = new commonmark.Parser();
@@ -179,7 +180,11 @@ async function render(request) {
   live.mermaid = distinct.map(([kind, href]) => [kind, href, resolve(href, page)]);
   const allowed = {};
   for (const kind of ['link', 'image']) {
-    allowed[kind] = (request.allowed?.[kind] || []).map((u) => resolve(u, page)).filter(Boolean);
+    // Also as a renderer writes it: markdown-it and commonmark.js percent-encode what RFC 3986
+    // does not allow raw (`|` becomes %7C); that is the same URL as a URI, not another page.
+    allowed[kind] = (request.allowed?.[kind] || [])
+      .flatMap((u) => [resolve(u, page), resolve(URI_FORM.normalizeLink(u), page)])
+      .filter(Boolean);
   }
   return { live, allowed, errors };
 }

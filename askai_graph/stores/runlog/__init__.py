@@ -8,12 +8,13 @@ data, and set ``ASKAI_RUN_LOG=false`` to keep no log at all.
 
 from askai_graph.stores.checkpoints import default_database_url
 from askai_graph.stores.runlog.record import Rating, RunRecord, build_record
-from askai_graph.stores.runlog.store import RunLog, RunLogError, SqlRunLog, open_run_log
+from askai_graph.stores.runlog.store import RunLog, RunLogError, RunLogUnavailable, SqlRunLog, open_run_log
 
 __all__ = [
     "Rating",
     "RunLog",
     "RunLogError",
+    "RunLogUnavailable",
     "RunRecord",
     "SqlRunLog",
     "build_record",

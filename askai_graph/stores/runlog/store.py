@@ -5,23 +5,40 @@ folder) or ``postgresql://...`` (the ``postgres`` extra; several server processe
 it). Both go through the same DB-API code: one ``askai_runs`` table, JSON lists as
 text, times as ISO-8601 UTC text (so they sort and compare the same in both). Calls are
 blocking; the server runs them in a worker thread.
+
+Outages lose nothing. PostgreSQL is reached through a connection pool that checks a
+connection before lending it and reconnects in the background, and every wait is
+bounded (``STORE_TIMEOUT_SECONDS``). ``record`` only queues: a writer thread stores the
+answers in order and, while the database is away, keeps them in a bounded queue in
+memory and retries with backoff, so an answer never waits on the database. A call that
+needs the database now (``add_feedback``, ``runs``) raises ``RunLogUnavailable`` within
+that bound, which the server answers with a 503.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from askai_graph.stores.runlog.record import Rating, RunRecord
 
+logger = logging.getLogger(__name__)
+
 _POSTGRES = ("postgresql://", "postgres://")
 POSTGRES_HINT = "a PostgreSQL run log needs the postgres extra: pip install 'askai-graph[postgres]'"
+STORE_TIMEOUT_SECONDS = 2.0
+"""The longest a run-log call waits for its database before calling it unavailable."""
+_FIRST_RETRY_SECONDS, _LAST_RETRY_SECONDS = 0.5, 5.0
+PENDING_LIMIT = 10_000
+"""Answers kept in memory while the database is away (beyond it, the oldest is dropped)."""
 _JSON_FIELDS = ("gates", "failure_codes", "gaps", "cited_urls", "retrieved_urls", "source_urls", "stage_ms")
 _COLUMNS = (
     "run_id", "created_at", "question", "standalone_question", "thread_id", "outcome", "attempts", "cached",
@@ -57,6 +74,13 @@ class RunLogError(RuntimeError):
     """The run log cannot be opened or written (a bad URL, a missing driver, a refused connection)."""
 
 
+class RunLogUnavailable(RunLogError):
+    """The run log's database is away for now (an outage, a restart): try again shortly."""
+
+    retry_after_seconds = 5
+    """What a client is told to wait (``Retry-After``)."""
+
+
 class RunLog(Protocol):
     """A store of answered questions and the feedback on them."""
 
@@ -77,29 +101,110 @@ class RunLog(Protocol):
         ...
 
 
-class SqlRunLog:
-    """The run log over a DB-API connection (sqlite3 or psycopg); see the module docstring."""
+Connections = Callable[[], AbstractContextManager[Any]]
+"""Lends one DB-API connection (autocommit) for the length of a ``with``."""
 
-    def __init__(self, connection: Any, placeholder: str) -> None:
-        """Use ``connection`` (autocommit) with its parameter ``placeholder`` (``?`` or ``%s``)."""
-        self._connection = connection
+
+class SqlRunLog:
+    """The run log over DB-API connections (sqlite3 or psycopg); see the module docstring."""
+
+    def __init__(
+        self,
+        connections: Connections,
+        placeholder: str,
+        *,
+        unavailable: tuple[type[BaseException], ...],
+        close: Callable[[], None],
+    ) -> None:
+        """Borrow connections from ``connections``; ``placeholder`` is their parameter mark (``?``/``%s``).
+
+        ``unavailable`` are the errors that mean "the database is away" rather than "this
+        statement is wrong"; ``close`` releases every connection. The table must exist
+        (``create_schema``).
+        """
+        self._connections = connections
         self._p = placeholder
-        self._lock = threading.Lock()
-        with self._cursor() as cursor:
-            cursor.execute(_SCHEMA)
-            cursor.execute(_INDEX)
+        self._unavailable = unavailable
+        self._close = close
+        self._pending: deque[RunRecord] = deque(maxlen=PENDING_LIMIT)
+        self._queued = threading.Condition()  # guards _pending and _closing, wakes the writer
+        self._writing = threading.Lock()  # one flush at a time, in order
+        self._closing = False
+        self._writer: threading.Thread | None = None
+
+    @property
+    def pending(self) -> int:
+        """Answers waiting in memory to be written."""
+        return len(self._pending)
 
     @contextmanager
     def _cursor(self) -> Iterator[Any]:
-        with self._lock:
-            cursor = self._connection.cursor()
-            try:
-                yield cursor
-            finally:
-                cursor.close()
+        try:
+            with self._connections() as connection:
+                cursor = connection.cursor()
+                try:
+                    yield cursor
+                finally:
+                    cursor.close()
+        except self._unavailable as exc:
+            raise RunLogUnavailable(f"the run log's database is unavailable: {' '.join(str(exc).split())}") from exc
 
     def record(self, run: RunRecord) -> None:
-        """Store one answer (a repeated run id replaces nothing: the first record stays)."""
+        """Queue one answer for writing (a repeated run id replaces nothing: the first stays).
+
+        Returns at once: a writer thread stores it, and through an outage it waits in
+        memory until the database is back, so no answer ever waits on the database.
+        """
+        with self._queued:
+            if len(self._pending) == self._pending.maxlen:
+                logger.error("run log: %d answers wait for the database; the oldest is dropped", len(self._pending))
+            self._pending.append(run)
+            self._queued.notify()
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_pending, name="askai-run-log", daemon=True)
+                self._writer.start()
+
+    def flush(self) -> int:
+        """Write the queued answers, oldest first; return how many were written.
+
+        Raises:
+            RunLogUnavailable: the database is away (what is left stays queued).
+        """
+        written = 0
+        with self._writing:
+            while True:
+                with self._queued:
+                    if not self._pending:
+                        return written
+                    run = self._pending[0]
+                self._insert(run)
+                with self._queued:
+                    self._pending.popleft()
+                written += 1
+
+    def _write_pending(self) -> None:
+        backoff, outage = _FIRST_RETRY_SECONDS, False
+        while True:
+            with self._queued:
+                while not self._pending and not self._closing:
+                    self._queued.wait()
+                if self._closing:
+                    return  # close() writes what is left
+            try:
+                written = self.flush()
+            except RunLogUnavailable as exc:
+                if not outage:
+                    logger.warning("%s; answers wait in memory until it is back", exc)
+                outage = True
+                with self._queued:
+                    self._queued.wait(backoff)
+                backoff = min(backoff * 2, _LAST_RETRY_SECONDS)
+                continue
+            if outage:
+                logger.info("run log: the database is back; %d waiting answers written", written)
+            backoff, outage = _FIRST_RETRY_SECONDS, False
+
+    def _insert(self, run: RunRecord) -> None:
         data = run.model_dump(mode="json")
         values = [json.dumps(data[c]) if c in _JSON_FIELDS else data[c] for c in _COLUMNS]
         values[_COLUMNS.index("cached")] = int(run.cached)
@@ -109,7 +214,15 @@ class SqlRunLog:
             cursor.execute(sql, values)
 
     def add_feedback(self, run_id: str, rating: Rating, comment: str | None) -> bool:
-        """Attach the reader's rating (the latest wins); ``False`` when ``run_id`` is unknown."""
+        """Attach the reader's rating (the latest wins); ``False`` when ``run_id`` is unknown.
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        with self._queued:
+            queued = any(run.run_id == run_id for run in self._pending)
+        if queued:
+            self.flush()  # its answer is still on its way (or waited out an outage)
         now = datetime.now(UTC).isoformat()
         p = self._p
         with self._cursor() as cursor:
@@ -126,6 +239,7 @@ class SqlRunLog:
         if since is not None:
             sql += f" WHERE created_at >= {self._p}"
             params = (since.astimezone(UTC).isoformat(),)
+        self.flush()
         with self._cursor() as cursor:
             cursor.execute(sql + " ORDER BY created_at", params)
             rows = cursor.fetchall()
@@ -139,9 +253,27 @@ class SqlRunLog:
         return records
 
     def close(self) -> None:
-        """Close the connection."""
-        with self._lock:
-            self._connection.close()
+        """Write what still waits if the database is there, then close every connection."""
+        with self._queued:
+            self._closing = True
+            self._queued.notify_all()
+        if self._writer is not None:
+            self._writer.join(timeout=STORE_TIMEOUT_SECONDS * 2)
+        try:
+            self.flush()
+        except RunLogUnavailable as exc:
+            logger.error("%s; %d answers kept in memory are lost", exc, self.pending)
+        self._close()
+
+
+def create_schema(connection: Any) -> None:
+    """Create the table and its index on ``connection`` if they do not exist."""
+    cursor = connection.cursor()
+    try:
+        cursor.execute(_SCHEMA)
+        cursor.execute(_INDEX)
+    finally:
+        cursor.close()
 
 
 def open_run_log(url: str) -> SqlRunLog:
@@ -151,34 +283,71 @@ def open_run_log(url: str) -> SqlRunLog:
         RunLogError: an unknown URL form, a missing driver, or a database that refuses.
     """
     if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
-        path = Path(url.removeprefix("sqlite:///")).expanduser()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # Autocommit, one shared connection guarded by a lock; a 10 s busy timeout
-            # lets it share the file with the threads checkpointer.
-            connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
-            connection.execute("PRAGMA journal_mode=WAL")
-            return SqlRunLog(connection, "?")
-        except (OSError, sqlite3.Error) as exc:
-            raise RunLogError(f"cannot open the run log {path}: {exc}") from exc
+        return _open_sqlite(Path(url.removeprefix("sqlite:///")).expanduser())
     if url.startswith(_POSTGRES):
-        try:
-            import psycopg
-        except ImportError as exc:
-            raise RunLogError(POSTGRES_HINT) from exc
-        from askai_graph.stores.schema_lock import SchemaLockTimeout, schema_lock
-
-        try:
-            pg_connection = psycopg.connect(url, autocommit=True)
-        except psycopg.Error as exc:
-            raise _open_error(exc) from exc
-        try:
-            with schema_lock(pg_connection):
-                return SqlRunLog(pg_connection, "%s")
-        except (psycopg.Error, SchemaLockTimeout) as exc:
-            pg_connection.close()
-            raise _open_error(exc) from exc
+        return _open_postgres(url)
     raise RunLogError(f"database URL must be sqlite:///path or postgresql://..., got {url!r}")
+
+
+def _open_sqlite(path: Path) -> SqlRunLog:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit, one shared connection guarded by a lock; the busy timeout lets it
+        # share the file with the threads checkpointer.
+        shared = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+        shared.execute("PRAGMA journal_mode=WAL")
+        create_schema(shared)
+    except (OSError, sqlite3.Error) as exc:
+        raise RunLogError(f"cannot open the run log {path}: {exc}") from exc
+    lock = threading.Lock()
+
+    @contextmanager
+    def connection() -> Iterator[sqlite3.Connection]:
+        with lock:
+            yield shared
+
+    return SqlRunLog(connection, "?", unavailable=(sqlite3.OperationalError,), close=shared.close)
+
+
+def _open_postgres(url: str) -> SqlRunLog:
+    try:
+        import psycopg
+        from psycopg_pool import ConnectionPool, PoolTimeout
+    except ImportError as exc:
+        raise RunLogError(POSTGRES_HINT) from exc
+    from askai_graph.stores.schema_lock import SchemaLockTimeout, schema_lock
+
+    timeout = STORE_TIMEOUT_SECONDS
+    # Each connection is checked before it is lent (a restarted server leaves dead ones
+    # behind); a lost server is reconnected to in the background for as long as it takes.
+    pool = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=4,
+        kwargs={
+            "autocommit": True,
+            "connect_timeout": max(1, round(timeout)),
+            # A statement the server holds (a lock, a failover) and a peer that went silent
+            # both end within the bound, instead of hanging the writer for the outage.
+            "options": f"-c statement_timeout={int(timeout * 1000)} -c lock_timeout={int(timeout * 1000)}",
+            "tcp_user_timeout": int(timeout * 1000),
+            "keepalives_idle": 5,
+            "keepalives_interval": 2,
+            "keepalives_count": 2,
+        },
+        check=ConnectionPool.check_connection,
+        timeout=timeout,
+        reconnect_timeout=0,
+        open=False,
+    )
+    try:
+        pool.open(wait=True, timeout=timeout * 5)
+        with pool.connection() as connection, schema_lock(connection):
+            create_schema(connection)
+    except (psycopg.Error, PoolTimeout, SchemaLockTimeout) as exc:
+        pool.close()
+        raise _open_error(exc) from exc
+    return SqlRunLog(pool.connection, "%s", unavailable=(psycopg.OperationalError, PoolTimeout), close=pool.close)
 
 
 def _open_error(exc: Exception) -> RunLogError:
