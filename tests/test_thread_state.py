@@ -48,6 +48,7 @@ def stale_state() -> dict[str, Any]:
         "outcome": "degraded",
         "gates": {"retrieval": "passed", "validation": "failed", "critic": "failed"},
         "sources": [Source(title="Old", url=url(9))],
+        "history_read": True,
     }
 
 

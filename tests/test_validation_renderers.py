@@ -79,6 +79,7 @@ REJECTED += [
     # 8. found by a grid of drafts x renderer configurations
     ("quote_pairing_one_inside_the_url", f"See {QUOTED}' now.", "unknown_citation_url"),  # linkify: "...Panic'"
     ("quoted_url_with_a_quote_inside", f"See '{QUOTED}' now.", "unknown_citation_url"),  # linkify
+    ("semicolon_before_a_less_than", f"See {LINK};< now.", "unknown_citation_url"),  # linkify: ".../a;"
     ("autolink_with_a_pipe_in_a_table_cell", f"| a | b |\n|---|---|\n| <{PIPED}> | c |\n", "unknown_citation_url"),
 ]  # fmt: skip
 

@@ -110,7 +110,8 @@ def linkable_urls(text: str) -> Iterator[Destination | RawUrl]:
         if _RAW_DIFFERS.search(run):
             yield RawUrl(run, "an entity or backslash escape (renderers link it undecoded)")
             continue
-        readings = _readings(run, {char for char, count in delimiters.items() if count % 2})
+        after = text[counted : counted + 1]  # what stopped the run: a space, "<" or the end
+        readings = _readings(run, {char for char, count in delimiters.items() if count % 2}, after)
         if readings is None:
             yield RawUrl(run, "too many places a renderer could end it")
             continue
@@ -138,13 +139,13 @@ def _count_delimiters(text: str, start: int, end: int, skipped: bytearray, count
         counts[char] += 1
 
 
-def _readings(run: str, open_delimiters: set[str]) -> set[str] | None:
+def _readings(run: str, open_delimiters: set[str], after: str = "") -> set[str] | None:
     """Every string a renderer could link from ``run``: GFM, linkify-it, emphasis, tables.
 
     A delimiter in ``open_delimiters`` (odd in number before the URL) may close an
     earlier opener inside the URL. ``None`` when there are too many such places.
     """
-    readings = {_gfm_trim(run), _linkify_trim(run)}
+    readings = {_gfm_trim(run), _linkify_trim(run, after)}
     cuts = [i for i, char in enumerate(run) if i and (char in open_delimiters or char == "|")]
     if len(cuts) > _MAX_CUTS:
         return None
@@ -164,18 +165,21 @@ def _gfm_trim(run: str) -> str:
             return run
 
 
-def _linkify_trim(run: str) -> str:
+def _linkify_trim(run: str, after: str = "") -> str:
     """linkify-it's end of a link (and markdown-it dropping a trailing ``*``).
 
     ``.,;?!`` continue a link only when more of it follows (``..`` only before a letter,
     digit or ``%/&``); brackets and quotes only when paired, or ``'`` before a letter.
+    ``after`` is the character that ended the run: before a ``<`` (which linkify-it stops
+    at, but which is not a space) a final ``;``, ``,``, ``.``, ``?`` or ``!`` is kept.
     """
     if stop := _LINKIFY_STOP.search(run):
         run = run[: stop.start()]
     depth = {"(": 0, "[": 0, "{": 0}
     i = 0
+    tail = after if after and not after.isspace() else ""
     while i < len(run):
-        char, following = run[i], run[i + 1 : i + 2]
+        char, following = run[i], run[i + 1 : i + 2] or tail
         if char in depth:
             depth[char] += 1
         elif char in _PAIRS:
@@ -208,7 +212,7 @@ def _linkify_trim(run: str) -> str:
                 break
         elif char in "?!":
             same = len(run[i:]) - len(run[i:].lstrip(char))
-            if char == "?" and same > 1 or i + same >= len(run):
+            if char == "?" and same > 1 or (i + same >= len(run) and not tail):
                 break
             i += same
             continue
