@@ -106,6 +106,8 @@ class ExtractiveWriter:
         if not ranked:
             return NOTHING_FOUND
         form = question_form(question)
+        if form in CODE_FORMS:
+            ranked = _prefer_named(ranked)
         best, best_score = ranked[0]
         lead = self._sentences(question, best, wanted, set(), self.max_sentences)
         code = self._code(best, wanted) if form in CODE_FORMS else []
@@ -248,6 +250,20 @@ class ExtractiveWriter:
             return f"{name}: from {markdown_link(result)}:" if name else f"From {markdown_link(result)}:"
         text = " ".join(plain_text(s) for s in with_antecedents(picked, result.content))
         return f"{name}: {text} ({markdown_link(result)})" if name else f"{text} ({markdown_link(result)})"
+
+
+NAMED_BONUS = 1.3
+"""How much a section whose heading names an API counts more for a how-to or value question."""
+
+
+def _prefer_named(ranked: list[tuple[Section, float]]) -> list[tuple[Section, float]]:
+    """Rank a section whose heading names an option or API (a code span) higher for a how-to question.
+
+    Docs put the answer to "how do I ..." under a heading naming what to use ("Using the
+    `encoder` function") right after a page opening that only restates the problem.
+    """
+    boosted = [(section, score * (NAMED_BONUS if named(section.heading) else 1.0)) for section, score in ranked]
+    return sorted(boosted, key=lambda item: -item[1])
 
 
 def form_bonus(question: str, sentence: str) -> float:

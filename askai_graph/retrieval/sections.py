@@ -184,3 +184,25 @@ def fenced(block: CodeBlock, max_lines: int) -> str:
     longest = max((len(run) for run in re.findall(r"`+", block.code)), default=0)
     fence = "`" * max(3, longest + 1)
     return "\n".join([f"{fence}{block.language}", *lines, fence])
+
+
+
+def term_rarity(terms: Sequence[str], sections: Sequence[Section]) -> dict[str, float]:
+    """Return each of ``terms`` that some section has, weighted by its IDF over ``sections``.
+
+    A term no section has is left out: it is a gap, not a topic a draft can miss.
+    """
+    frequency = Counter(term for section in sections for term in set(section.terms) & set(terms))
+    n = len(sections)
+    return {term: math.log(1 + n / frequency[term]) for term in dict.fromkeys(terms) if frequency[term]}
+
+
+def topic_coverage(rarity: dict[str, float], section: Section) -> float:
+    """Return the IDF-weighted share of the question's topic terms (``rarity``) that ``section`` has.
+
+    1 when a section names every topic term, less when it names only the common ones
+    ("test" on a test runner's docs) and misses the distinctive one ("TypeScript").
+    """
+    total = sum(rarity.values())
+    present = set(section.terms)
+    return sum(weight for term, weight in rarity.items() if term in present) / total if total else 1.0
