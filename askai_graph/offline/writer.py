@@ -107,7 +107,7 @@ class ExtractiveWriter:
             return NOTHING_FOUND
         form = question_form(question)
         if form in CODE_FORMS:
-            ranked = _prefer_named(ranked)
+            ranked = prefer_named(ranked)
         best, best_score = ranked[0]
         lead = self._sentences(question, best, wanted, set(), self.max_sentences)
         code = self._code(best, wanted) if form in CODE_FORMS else []
@@ -256,7 +256,7 @@ NAMED_BONUS = 1.3
 """How much a section whose heading names an API counts more for a how-to or value question."""
 
 
-def _prefer_named(ranked: list[tuple[Section, float]]) -> list[tuple[Section, float]]:
+def prefer_named(ranked: list[tuple[Section, float]]) -> list[tuple[Section, float]]:
     """Rank a section whose heading names an option or API (a code span) higher for a how-to question.
 
     Docs put the answer to "how do I ..." under a heading naming what to use ("Using the

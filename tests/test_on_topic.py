@@ -1,0 +1,137 @@
+"""An accepted answer comes from a section on the question's topic; an uncovered question falls back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from askai_graph import LexicalCritic, Settings, build_graph, load_corpus
+from askai_graph.answer_form import topic_words
+from askai_graph.evidence import evidence_slice
+from askai_graph.nodes.research import to_search_results
+from askai_graph.offline.writer import prefer_named
+from askai_graph.prompts import FALLBACK_ANSWER
+from askai_graph.retrieval.pages import BM25Retriever
+from askai_graph.retrieval.relevance import term_coverage
+from askai_graph.retrieval.sections import Section
+from askai_graph.reviewing import ReviewRequest
+from tests.fakes import post, url
+
+# A test runner's docs: every section says "test"; one page is about TypeScript.
+RUNNER = """# Writing tests
+
+Every test file holds tests that the runner collects and runs in parallel.
+
+## Parametrised tests
+
+Write one test for many inputs with a table of cases; the runner runs each row as a test.
+Set the table as the first argument of the test function:
+
+```js
+test.each([[1, 2], [3, 4]])('adds %i', (a, b) => {});
+```
+"""
+TYPESCRIPT = """# TypeScript
+
+Tests written in TypeScript need a transformer before the runner can load them.
+
+## Using the TypeScript preset
+
+Install the preset and name it in the configuration so every test file is compiled first:
+
+```js
+module.exports = {preset: 'ts-preset'};
+```
+"""
+
+
+def critique(question: str, draft: str, *texts: str) -> dict[str, Any]:
+    found = to_search_results([post(n, text) for n, text in enumerate(texts, start=1)], top_k=10)
+    request = ReviewRequest(question=question, draft=draft, evidence=evidence_slice(question, draft, found, 6000))
+    return dict(json.loads(LexicalCritic().review(request)))
+
+
+def test_topic_words_are_whole_words_without_the_asked_verb_or_framing() -> None:
+    assert topic_words("How do I write my tests in TypeScript?") == ["test", "typescript"]
+    assert topic_words("How does the cache decide a hit?") == ["cach", "hit"]
+
+
+def test_a_draft_whose_instruction_comes_from_a_section_off_the_topic_fails_with_the_topic_as_gap() -> None:
+    question = "How do I write my tests in TypeScript?"
+    draft = (
+        "Set the table as the first argument of the test function. "
+        f"([Page 1]({url(1)}))\n\n```js\ntest.each([[1, 2], [3, 4]])('adds %i', (a, b) => {{}});\n```"
+    )
+    reply = critique(question, draft, RUNNER, TYPESCRIPT)
+    assert reply["answer_relevance"] > 0 and reply["ungrounded_claims"] == []  # shares words, is grounded...
+    assert reply["intent_alignment"] < 0.5  # ...but its instruction is about parametrised tests
+    assert "typescript" in reply["gaps"]  # the retry's Research searches for the topic
+
+
+def test_the_same_question_answered_from_the_topic_section_passes_the_topic_check() -> None:
+    question = "How do I write my tests in TypeScript?"
+    draft = (
+        "Install the preset and name it in the configuration so every test file is compiled first. "
+        f"([Page 2]({url(2)}))\n\n```js\nmodule.exports = {{preset: 'ts-preset'}};\n```"
+    )
+    reply = critique(question, draft, RUNNER, TYPESCRIPT)
+    assert reply["intent_alignment"] == 1.0 and "typescript" not in reply["gaps"]
+
+
+def section(heading: str) -> Section:
+    return Section(post=0, heading=heading, text=f"## {heading}", code=(), terms=())
+
+
+def test_for_a_how_to_the_writer_prefers_a_close_section_whose_heading_names_the_api() -> None:
+    opening, named = section(""), section("Using the `to_plain` function")
+    assert [s for s, _ in prefer_named([(opening, 1.0), (named, 0.9)])] == [named, opening]
+    # A preference, not a rule: a section far behind stays behind.
+    assert [s for s, _ in prefer_named([(opening, 1.0), (named, 0.5)])] == [opening, named]
+
+
+# A page that repeats one word of an off-topic question many times (a screen layout).
+LAYOUT = """---
+title: Testing a mobile screen
+url: https://runner.example/docs/mobile/
+---
+# Testing a mobile screen
+
+Snapshot the screen component and compare it on every run:
+
+```js
+const styles = {row: {align: 'center'}, title: {align: 'center'}, body: {align: 'center'},
+  footer: {align: 'center'}, icon: {align: 'center'}, badge: {align: 'center'}};
+```
+
+The center of the screen holds the title; the snapshot keeps the center aligned.
+"""
+RUNS = """---
+title: Running tests
+url: https://runner.example/docs/running/
+---
+# Running tests
+
+The runner collects every test file and runs the tests in parallel workers.
+"""
+
+
+def test_a_question_one_of_whose_words_a_page_repeats_still_falls_back(tmp_path: Path, settings: Settings) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "mobile.md").write_text(LAYOUT)
+    (tmp_path / "docs" / "running.md").write_text(RUNS)
+    pages = BM25Retriever(corpus=load_corpus(tmp_path / "docs"), cache_dir=settings.index_cache_dir)
+    hits = pages._rank("How do I center a div in CSS?", 3)
+    assert hits  # BM25 finds the layout page by "center" alone...
+    assert term_coverage(pages._lexical_index(), "How do I center a div in CSS?", hits) == [0.0] * len(hits)
+    final = build_graph(retriever=pages, settings=settings).invoke({"question": "How do I center a div in CSS?"})
+    assert (final["outcome"], final["answer"], final["sources"]) == ("fallback", FALLBACK_ANSWER, [])
+
+
+def test_a_question_whose_words_a_page_holds_together_passes_the_floor(tmp_path: Path, settings: Settings) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "mobile.md").write_text(LAYOUT)
+    (tmp_path / "docs" / "running.md").write_text(RUNS)
+    pages = BM25Retriever(corpus=load_corpus(tmp_path / "docs"), cache_dir=settings.index_cache_dir)
+    found = pages.invoke("How do I snapshot a mobile screen?")
+    assert found[0].metadata["source_url"] == "https://runner.example/docs/mobile/"
