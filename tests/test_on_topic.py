@@ -112,7 +112,8 @@ url: https://runner.example/docs/running/
 ---
 # Running tests
 
-The runner collects every test file and runs the tests in parallel workers.
+The runner collects every test file and runs the tests in parallel workers. Pick the
+number of workers with the workers option.
 """
 
 
@@ -135,3 +136,13 @@ def test_a_question_whose_words_a_page_holds_together_passes_the_floor(tmp_path:
     pages = BM25Retriever(corpus=load_corpus(tmp_path / "docs"), cache_dir=settings.index_cache_dir)
     found = pages.invoke("How do I snapshot a mobile screen?")
     assert found[0].metadata["source_url"] == "https://runner.example/docs/mobile/"
+
+
+def test_a_two_word_question_is_covered_by_a_page_holding_one_of_its_words(tmp_path: Path, settings: Settings) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "mobile.md").write_text(LAYOUT)
+    (tmp_path / "docs" / "running.md").write_text(RUNS)
+    pages = BM25Retriever(corpus=load_corpus(tmp_path / "docs"), cache_dir=settings.index_cache_dir)
+    # "pick" is on another page: a short question's rarer word alone covers it.
+    found = pages.invoke("Which snapshot should I pick?")
+    assert found and found[0].metadata["source_url"] == "https://runner.example/docs/mobile/"

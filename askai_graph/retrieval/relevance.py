@@ -35,14 +35,15 @@ DEFAULT_MIN_TERM_COVERAGE = 0.25
 
 
 MIN_SHARED_TERMS = 2
-"""Distinct question terms a passage must hold (when the question has that many) to cover it."""
+"""Distinct question terms a passage must hold to cover a question of three terms or more
+(half of them, rounded up, for a shorter one)."""
 
 
 def term_coverage(index: bm25s.BM25, query: str, hits: Sequence[PageHit]) -> list[float]:
     """Return, per hit, its best passage's BM25 score over the query's distinct terms, divided by their IDF sum.
 
     Only passages holding at least ``MIN_SHARED_TERMS`` distinct question terms count
-    (all of them for a shorter question): BM25 lets one term repeated often score
+    (half of them, rounded up, for a shorter question): BM25 lets one term repeated often score
     close to its full weight, so a page laying out a phone screen (``alignItems:
     'center'`` eight times) would otherwise "cover" "How do I center a div in CSS?".
     A question's terms are covered together or not at all.
@@ -55,7 +56,9 @@ def term_coverage(index: bm25s.BM25, query: str, hits: Sequence[PageHit]) -> lis
         return [0.0] * len(hits)
     scores = index.get_scores_from_ids(ids)
     present = np.sum([index.get_scores_from_ids([i]) > 0 for i in ids], axis=0)
-    need = min(MIN_SHARED_TERMS, len(weights))
+    # Half of a short question's terms: "Which quantization should I pick?" is covered by
+    # a page on quantization that never says "pick".
+    need = min(MIN_SHARED_TERMS, (len(weights) + 1) // 2)
     covered = np.where(present >= need, scores, 0.0)
     return [float(np.max(covered[list(hit.passages)]) / total) if hit.passages else 0.0 for hit in hits]
 
