@@ -6,15 +6,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+from langchain_core.documents import Document
+
 from askai_graph import LexicalCritic, Settings, build_graph, load_corpus
 from askai_graph.answer_form import topic_words
 from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
-from askai_graph.offline.writer import prefer_named
+from askai_graph.offline.writer import named_weight
 from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.retrieval.relevance import term_coverage
-from askai_graph.retrieval.sections import Section
+from askai_graph.retrieval.sections import page_sections, rank_sections
 from askai_graph.reviewing import ReviewRequest
 from tests.fakes import post, url
 
@@ -79,15 +81,44 @@ def test_the_same_question_answered_from_the_topic_section_passes_the_topic_chec
     assert reply["intent_alignment"] == 1.0 and "typescript" not in reply["gaps"]
 
 
-def section(heading: str) -> Section:
-    return Section(post=0, heading=heading, text=f"## {heading}", code=(), terms=())
+HOW_TO = """---
+title: Compatible encoder
+url: https://api.example/docs/encoder/
+---
+# Compatible encoder
+
+A record often has to become plain data before a JSON library can serialise it.
+
+## Using the `to_plain` function
+
+Pass the record to `to_plain` to get plain data back.
+
+## Dates
+
+Dates become ISO strings for the JSON library.
+
+## Sets
+
+Sets become lists.
+"""
 
 
-def test_for_a_how_to_the_writer_prefers_a_close_section_whose_heading_names_the_api() -> None:
-    opening, named = section(""), section("Using the `to_plain` function")
-    assert [s for s, _ in prefer_named([(opening, 1.0), (named, 0.9)])] == [named, opening]
-    # A preference, not a rule: a section far behind stays behind.
-    assert [s for s, _ in prefer_named([(opening, 1.0), (named, 0.5)])] == [opening, named]
+def test_for_a_how_to_the_writer_weighs_a_section_whose_heading_names_the_api_higher() -> None:
+    found = to_search_results(
+        [
+            Document(
+                page_content=HOW_TO.split("---\n", 2)[2], metadata={"source_url": url(1), "title": "Compatible encoder"}
+            )
+        ],
+        top_k=5,
+    )
+    sections = page_sections(found)
+    question = "How do I turn a record into plain data for a JSON library?"
+    plain = [s.heading for s, _ in rank_sections(question, sections)]
+    weighted = [s.heading for s, _ in rank_sections(question, sections, weight=named_weight)]
+    assert plain[0] == "Compatible encoder"  # the opening restates the question best...
+    assert weighted[0] == "Using the `to_plain` function"  # ...the named section says what to use
+    assert named_weight(sections[0]) == 1.0
 
 
 # A page that repeats one word of an off-topic question many times (a screen layout).

@@ -102,12 +102,11 @@ class ExtractiveWriter:
     def _answer(self, question: str, results: list[SearchResult]) -> str:
         wanted = set(content_terms(question))
         sections = page_sections(results)
-        ranked = rank_sections(question, sections, self._similarity(question, sections))
+        form = question_form(question)
+        prefer = named_weight if form in CODE_FORMS else None
+        ranked = rank_sections(question, sections, self._similarity(question, sections), prefer)
         if not ranked:
             return NOTHING_FOUND
-        form = question_form(question)
-        if form in CODE_FORMS:
-            ranked = prefer_named(ranked)
         best, best_score = ranked[0]
         lead = self._sentences(question, best, wanted, set(), self.max_sentences)
         code = self._code(best, wanted) if form in CODE_FORMS else []
@@ -256,14 +255,13 @@ NAMED_BONUS = 1.3
 """How much a section whose heading names an API counts more for a how-to or value question."""
 
 
-def prefer_named(ranked: list[tuple[Section, float]]) -> list[tuple[Section, float]]:
-    """Rank a section whose heading names an option or API (a code span) higher for a how-to question.
+def named_weight(section: Section) -> float:
+    """Weigh a section whose heading names an option or API (a code span) higher for a how-to question.
 
     Docs put the answer to "how do I ..." under a heading naming what to use ("Using the
     `encoder` function") right after a page opening that only restates the problem.
     """
-    boosted = [(section, score * (NAMED_BONUS if named(section.heading) else 1.0)) for section, score in ranked]
-    return sorted(boosted, key=lambda item: -item[1])
+    return NAMED_BONUS if named(section.heading) else 1.0
 
 
 def form_bonus(question: str, sentence: str) -> float:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -107,16 +107,23 @@ def page_sections(results: list[SearchResult]) -> list[Section]:
 
 
 def rank_sections(
-    question: str, sections: list[Section], similarity: Sequence[float] | None = None
+    question: str,
+    sections: list[Section],
+    similarity: Sequence[float] | None = None,
+    weight: Callable[[Section], float] | None = None,
 ) -> list[tuple[Section, float]]:
     """Return the ``sections`` matching ``question``, best first, with their scores.
 
-    BM25 (sections sharing a term) and the rank prior; with ``similarity`` (each
-    section's cosine to the question, from an embedding model), the BM25 ranking and the
-    similarity ranking are fused by reciprocal rank fusion first, as hybrid retrieval
-    fuses pages.
+    BM25 (sections sharing a term) and the rank prior, times ``weight`` (a caller's
+    preference per section, 1 for none); with ``similarity`` (each section's cosine to
+    the question, from an embedding model), the weighted BM25 ranking and the similarity
+    ranking are fused by reciprocal rank fusion, as hybrid retrieval fuses pages. The
+    weight acts on BM25 scores, before fusion: fused scores lie so close together that
+    a multiplier there would jump a section over most of the ranking.
     """
     lexical = _bm25_sections(question, sections)
+    if weight is not None:
+        lexical = sorted(((section, score * weight(section)) for section, score in lexical), key=lambda i: -i[1])
     if similarity is None:
         return lexical
     by_meaning = sorted(range(len(sections)), key=lambda i: -similarity[i])
