@@ -44,8 +44,8 @@ def term_coverage(index: bm25s.BM25, query: str, hits: Sequence[PageHit]) -> lis
 
     Only passages holding at least ``MIN_SHARED_TERMS`` distinct question terms count
     (half of them, rounded up, for a shorter question): BM25 lets one term repeated often score
-    close to its full weight, so a page laying out a phone screen (``alignItems:
-    'center'`` eight times) would otherwise "cover" "How do I center a div in CSS?".
+    close to its full weight, so a page laying out a phone screen (``center`` eight
+    times in its styles) would otherwise "cover" "How do I center a div in CSS?".
     A question's terms are covered together or not at all.
     """
     terms = content_terms(query)
