@@ -136,6 +136,28 @@ def asked_verb(question: str) -> str | None:
     return stem(verb) if verb and verb not in STOP_WORDS else None
 
 
+_TOKEN = re.compile(r"[A-Za-z0-9_]+")
+
+
+def topic_words(question: str) -> list[str]:
+    """Return the stems of the words that name what ``question`` is about.
+
+    Whole words (``TypeScript``, not its parts ``type`` and ``script``), without stop
+    words, framing words ("work", "decide") or the verb a how-to asks about ("How do I
+    *write* tests in TypeScript?": the answer is the instruction, not the verb).
+    """
+    verb = asked_verb(question)
+    found = []
+    for token in _TOKEN.findall(question):
+        word = token.lower()
+        if word in STOP_WORDS or len(word) < 2:
+            continue
+        term = stem(word)
+        if term not in FRAMING_TERMS and term != verb and term not in found:
+            found.append(term)
+    return found
+
+
 def has_instruction(text: str, question: str) -> bool:
     """Whether ``text`` gives an instruction: code, an option, a command, or an imperative step on the topic.
 

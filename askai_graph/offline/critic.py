@@ -38,10 +38,11 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
-from askai_graph.answer_form import FRAMING_TERMS, GAPS, asked_verb, has_form, question_form
+from askai_graph.answer_form import FRAMING_TERMS, GAPS, AnswerForm, asked_verb, has_form, question_form, topic_words
 from askai_graph.catalog import is_catalog_question
 from askai_graph.evidence import EvidencePassage
 from askai_graph.injection import gives_orders
+from askai_graph.retrieval.sections import Section, code_blocks, page_sections, term_rarity, topic_coverage
 from askai_graph.reviewing import ReviewRequest
 from askai_graph.text import STOP_WORDS, content_terms, sentences, stem, words
 
@@ -95,15 +96,21 @@ def _evidence_terms(passage: EvidencePassage) -> frozenset[str]:
     return _post_terms(passage.result.title, passage.result.summary) | _passage_terms(passage.text)
 
 
+def _best_section(terms: set[str], sections: list[Section]) -> Section:
+    """Return the section sharing the most of ``terms`` (the first on a tie): where a quoted sentence comes from."""
+    return max(sections, key=lambda section: len(terms & set(section.terms)))
+
+
 class LexicalCritic:
     """Deterministic lexical reviewer (see module docstring)."""
 
     reads_history = False
-    """It answers from the retrieved pages alone: a thread's earlier turns never reach its text."""
+    """It judges from the retrieved pages alone: a thread's earlier turns never reach its verdict."""
 
-    def __init__(self, min_support: float = 0.6, min_list_items: int = 3) -> None:
-        """Configure how strict grounding and catalog form checks are."""
+    def __init__(self, min_support: float = 0.6, min_list_items: int = 3, min_topic_coverage: float = 0.4) -> None:
+        """Configure how strict grounding, topic and catalog form checks are."""
         self.min_support = min_support
+        self.min_topic_coverage = min_topic_coverage
         self.min_list_items = min_list_items
 
     async def areview(self, request: ReviewRequest) -> str:
@@ -149,6 +156,13 @@ class LexicalCritic:
             if not answered and GAPS[form]:
                 # The missing form is what the next Research pass should look for.
                 gaps = [*gaps, GAPS[form]]
+            missed = self._missed_topic(request, form)
+            if missed:
+                # The draft quotes sections that never name what the question is about
+                # (its rarest terms in the retrieved text): it answers a neighbouring
+                # question. The topic term is what the next Research pass should stress.
+                intent = 0.3
+                gaps = [*gaps, *(term for term in missed if term not in gaps)]
             if gives_orders(request.question):
                 intent = INSTRUCTION_INTENT
             # Relevance of the evidence is judged on the passages the draft quotes (its
@@ -173,6 +187,57 @@ class LexicalCritic:
             "gaps": gaps,
         }
         return json.dumps(review)
+
+    def _missed_topic(self, request: ReviewRequest, form: AnswerForm) -> list[str]:
+        """Return the topic terms missing where the draft's answer comes from, or [] when it is on topic.
+
+        The answer is the draft's parts with the form asked for (its code blocks and
+        instruction sentences for a how-to; every quoted sentence for an explanation).
+        Each comes from a section of the page it cites. At least one of those sections
+        must cover ``min_topic_coverage`` of the question's topic words
+        (``answer_form.topic_words``), weighted by IDF over the sections of every
+        retrieved page: a section naming only the site's common words ("test" on a test
+        runner's docs) and not the distinctive one ("TypeScript") answers another question.
+        """
+        results = list({p.result.source_url: p.result for p in request.evidence}.values())
+        sections = page_sections(results)
+        rarity = term_rarity(topic_words(request.question), sections)
+        if not rarity:
+            return []
+        by_url: dict[str, list[Section]] = {}
+        for section in sections:
+            by_url.setdefault(results[section.post].source_url, []).append(section)
+        sources = self._answer_sources(request, form, by_url)
+        if not sources:
+            return []
+        # The answer's lead is what the reader takes away: it must be on topic.
+        best = sources[0]
+        if topic_coverage(rarity, best) >= self.min_topic_coverage:
+            return []
+        present = set(best.terms)
+        return [term for term in sorted(rarity, key=lambda t: -rarity[t]) if term not in present]
+
+    @staticmethod
+    def _answer_sources(request: ReviewRequest, form: AnswerForm, by_url: Mapping[str, list[Section]]) -> list[Section]:
+        """Return the sections the draft's answer-bearing parts come from (see ``_missed_topic``)."""
+        found: list[tuple[int, Section]] = []
+        cited_sections = [s for url in by_url if url in request.draft for s in by_url[url]]
+        for block in code_blocks(request.draft):
+            lines = [line.strip() for line in block.code.splitlines() if line.strip()]
+            if lines:
+                where = request.draft.find(lines[0])
+                found.extend((where, s) for s in cited_sections if any(lines[0] in b.code for b in s.code))
+        for paragraph in prose_paragraphs(request.draft):
+            cited = [url for _, url in _LINK.findall(paragraph) if url in by_url]
+            where = request.draft.find(paragraph)
+            for sentence in sentences(paragraph):
+                text = _LINK.sub(r"\1", sentence)
+                terms = set(content_terms(_LINK.sub("", sentence)))
+                if not cited or len(terms) < 2 or not has_form(form, text, request.question):
+                    continue
+                found.extend((where, _best_section(terms, by_url[url])) for url in cited)
+        found.sort(key=lambda item: item[0])
+        return [section for _, section in found]
 
     @staticmethod
     def _quoted_terms(claims: list[tuple[str, set[str], set[str]]], by_url: Mapping[str, frozenset[str]]) -> set[str]:

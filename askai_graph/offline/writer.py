@@ -105,10 +105,11 @@ class ExtractiveWriter:
     def _answer(self, question: str, results: list[SearchResult]) -> str:
         wanted = set(content_terms(question))
         sections = page_sections(results)
-        ranked = rank_sections(question, sections, self._similarity(question, sections))
+        form = question_form(question)
+        prefer = named_weight if form in CODE_FORMS else None
+        ranked = rank_sections(question, sections, self._similarity(question, sections), prefer)
         if not ranked:
             return NOTHING_FOUND
-        form = question_form(question)
         best, best_score = ranked[0]
         lead = self._sentences(question, best, wanted, set(), self.max_sentences)
         code = self._code(best, wanted) if form in CODE_FORMS else []
@@ -251,6 +252,19 @@ class ExtractiveWriter:
             return f"{name}: from {markdown_link(result)}:" if name else f"From {markdown_link(result)}:"
         text = " ".join(plain_text(s) for s in with_antecedents(picked, result.content))
         return f"{name}: {text} ({markdown_link(result)})" if name else f"{text} ({markdown_link(result)})"
+
+
+NAMED_BONUS = 1.3
+"""How much a section whose heading names an API counts more for a how-to or value question."""
+
+
+def named_weight(section: Section) -> float:
+    """Weigh a section whose heading names an option or API (a code span) higher for a how-to question.
+
+    Docs put the answer to "how do I ..." under a heading naming what to use ("Using the
+    `encoder` function") right after a page opening that only restates the problem.
+    """
+    return NAMED_BONUS if named(section.heading) else 1.0
 
 
 def form_bonus(question: str, sentence: str) -> float:

@@ -34,8 +34,20 @@ DEFAULT_MIN_TERM_COVERAGE = 0.25
 """The default floor (``Settings.min_term_coverage``), measured as the module docstring says."""
 
 
+MIN_SHARED_TERMS = 2
+"""Distinct question terms a passage must hold to cover a question of three terms or more
+(half of them, rounded up, for a shorter one)."""
+
+
 def term_coverage(index: bm25s.BM25, query: str, hits: Sequence[PageHit]) -> list[float]:
-    """Return, per hit, its best passage's BM25 score over the query's distinct terms, divided by their IDF sum."""
+    """Return, per hit, its best passage's BM25 score over the query's distinct terms, divided by their IDF sum.
+
+    Only passages holding at least ``MIN_SHARED_TERMS`` distinct question terms count
+    (half of them, rounded up, for a shorter question): BM25 lets one term repeated often score
+    close to its full weight, so a page laying out a phone screen (``center`` eight
+    times in its styles) would otherwise "cover" "How do I center a div in CSS?".
+    A question's terms are covered together or not at all.
+    """
     terms = content_terms(query)
     weights = term_weights(index, terms)
     total = sum(weights.values())
@@ -43,7 +55,12 @@ def term_coverage(index: bm25s.BM25, query: str, hits: Sequence[PageHit]) -> lis
     if not hits or total <= 0 or not ids:
         return [0.0] * len(hits)
     scores = index.get_scores_from_ids(ids)
-    return [float(np.max(scores[list(hit.passages)]) / total) if hit.passages else 0.0 for hit in hits]
+    present = np.sum([index.get_scores_from_ids([i]) > 0 for i in ids], axis=0)
+    # Half of a short question's terms: "Which quantization should I pick?" is covered by
+    # a page on quantization that never says "pick".
+    need = min(MIN_SHARED_TERMS, (len(weights) + 1) // 2)
+    covered = np.where(present >= need, scores, 0.0)
+    return [float(np.max(covered[list(hit.passages)]) / total) if hit.passages else 0.0 for hit in hits]
 
 
 def above_floor(index: bm25s.BM25, query: str, hits: Sequence[PageHit], floor: float) -> list[PageHit]:

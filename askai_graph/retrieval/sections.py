@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -107,16 +107,23 @@ def page_sections(results: list[SearchResult]) -> list[Section]:
 
 
 def rank_sections(
-    question: str, sections: list[Section], similarity: Sequence[float] | None = None
+    question: str,
+    sections: list[Section],
+    similarity: Sequence[float] | None = None,
+    weight: Callable[[Section], float] | None = None,
 ) -> list[tuple[Section, float]]:
     """Return the ``sections`` matching ``question``, best first, with their scores.
 
-    BM25 (sections sharing a term) and the rank prior; with ``similarity`` (each
-    section's cosine to the question, from an embedding model), the BM25 ranking and the
-    similarity ranking are fused by reciprocal rank fusion first, as hybrid retrieval
-    fuses pages.
+    BM25 (sections sharing a term) and the rank prior, times ``weight`` (a caller's
+    preference per section, 1 for none); with ``similarity`` (each section's cosine to
+    the question, from an embedding model), the weighted BM25 ranking and the similarity
+    ranking are fused by reciprocal rank fusion, as hybrid retrieval fuses pages. The
+    weight acts on BM25 scores, before fusion: fused scores lie so close together that
+    a multiplier there would jump a section over most of the ranking.
     """
     lexical = _bm25_sections(question, sections)
+    if weight is not None:
+        lexical = sorted(((section, score * weight(section)) for section, score in lexical), key=lambda i: -i[1])
     if similarity is None:
         return lexical
     by_meaning = sorted(range(len(sections)), key=lambda i: -similarity[i])
@@ -184,3 +191,25 @@ def fenced(block: CodeBlock, max_lines: int) -> str:
     longest = max((len(run) for run in re.findall(r"`+", block.code)), default=0)
     fence = "`" * max(3, longest + 1)
     return "\n".join([f"{fence}{block.language}", *lines, fence])
+
+
+
+def term_rarity(terms: Sequence[str], sections: Sequence[Section]) -> dict[str, float]:
+    """Return each of ``terms`` that some section has, weighted by its IDF over ``sections``.
+
+    A term no section has is left out: it is a gap, not a topic a draft can miss.
+    """
+    frequency = Counter(term for section in sections for term in set(section.terms) & set(terms))
+    n = len(sections)
+    return {term: math.log(1 + n / frequency[term]) for term in dict.fromkeys(terms) if frequency[term]}
+
+
+def topic_coverage(rarity: dict[str, float], section: Section) -> float:
+    """Return the IDF-weighted share of the question's topic terms (``rarity``) that ``section`` has.
+
+    1 when a section names every topic term, less when it names only the common ones
+    ("test" on a test runner's docs) and misses the distinctive one ("TypeScript").
+    """
+    total = sum(rarity.values())
+    present = set(section.terms)
+    return sum(weight for term, weight in rarity.items() if term in present) / total if total else 1.0
