@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 from askai_graph import Settings, build_graph
 from askai_graph.prompts import CLARIFY_ANSWER
 from askai_graph.server import create_app
-from tests.browser import ask, open_widget, received
+from tests.browser import ask, host_page, open_widget, received
 from tests.fakes import PASSING, cited_draft, replies, retriever, url
 from tests.live import LiveServer
 from tests.test_server_threads import BM25_POST, FOLLOW_UP, chat
@@ -114,23 +114,18 @@ def test_the_thread_lasts_for_the_tab_and_its_transcript_comes_back_on_the_next_
     expect(other.locator("[data-askai-turn]")).to_have_count(0)
 
 
-HOST_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Local</title></head>
-<body><main><askai-widget inline persist="local"></askai-widget></main>
-<script src="widget.js"></script></body></html>"""
-
-
 def test_persist_local_shares_the_conversation_between_tabs(browser: Any, index_cache: Any) -> None:
     settings = Settings(index_cache_dir=index_cache, cache_enabled=False)
     context = browser.new_context()
     with LiveServer(create_app(settings=settings)) as base:
-        context.route(f"{base}/local", lambda route: route.fulfill(content_type="text/html", body=HOST_PAGE))
+        local = host_page(context, base, 'inline persist="local"')
         page = context.new_page()
-        open_widget(page, f"{base}/local")
+        open_widget(page, local)
         ask(page, FIRST)
         [first] = received(page, "done")
         other = context.new_page()
         bodies = chat_bodies(other)
-        other.goto(f"{base}/local")
+        other.goto(local)
         expect(other.locator("[data-askai-turn]")).to_have_count(1)
         ask(other, FOLLOW_UP)
     context.close()
