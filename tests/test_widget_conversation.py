@@ -204,3 +204,21 @@ def test_a_thread_still_streaming_elsewhere_disables_the_input_until_the_answer_
     [done] = received(page, "done")
     assert done["thread_id"] == thread_id and done["outcome"] == "accepted"
     expect(page.locator("a[data-askai-source]")).to_have_attribute("href", url(1))
+
+
+def test_a_long_conversation_keeps_its_last_twenty_turns_on_screen_and_in_storage(page: Any, demo: str) -> None:
+    # Answered by a stub: this is about the widget's bound, not the server.
+    answer = (
+        'event: token\ndata: {"text": "An answer."}\n\n'
+        'event: done\ndata: {"outcome": "accepted", "attempts": 1, "cached": false, "gates": {}, '
+        '"thread_id": "6f1c2a54-8a8e-4b55-9a7e-0c7d7e0a9b10", "run_id": "0b5e9c1e-2f7a-4c1d-8a55-2d9e8f6c4b3a"}\n\n'
+    )
+    page.route("**/api/chat", lambda route: route.fulfill(content_type="text/event-stream", body=answer))
+    page.goto(f"{demo}/")
+    for n in range(1, 23):
+        ask(page, f"Question {n}?")
+    turns = page.locator("[data-askai-turn]")
+    expect(turns).to_have_count(20)
+    expect(turns.first.locator(".question")).to_have_text("Question 3?")
+    stored = page.evaluate(f"JSON.parse(sessionStorage.getItem('askai:{demo}/')).turns.map((t) => t.question)")
+    assert stored == [f"Question {n}?" for n in range(3, 23)]

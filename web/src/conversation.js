@@ -3,7 +3,8 @@
 // with the same conversation; `persist="local"` keeps it across tabs and visits
 // (localStorage), `persist="none"` nowhere. Storage that refuses (private modes, quota) just
 // means the conversation lasts as long as the page.
-const KEPT_TURNS = 20;
+/** Turns kept (in storage and on screen): a long conversation drops its oldest. */
+export const KEPT_TURNS = 20;
 
 function storageFor(persist) {
   try {
@@ -25,7 +26,7 @@ export class Conversation {
       const saved = JSON.parse(this.storage?.getItem(this.key) || "null");
       if (saved && Array.isArray(saved.turns)) {
         this.threadId = typeof saved.threadId === "string" ? saved.threadId : null;
-        this.turns = saved.turns.filter((turn) => turn && typeof turn.question === "string" && typeof turn.text === "string" && turn.done);
+        this.turns = saved.turns.slice(-KEPT_TURNS).filter((turn) => turn && typeof turn.question === "string" && typeof turn.text === "string" && turn.done);
       }
     } catch {
       // Unreadable: start afresh.
@@ -35,7 +36,7 @@ export class Conversation {
   /** Record a finished turn; its `done` names the thread the next question continues. */
   add(turn) {
     if (typeof turn.done.thread_id === "string") this.threadId = turn.done.thread_id;
-    this.turns.push(turn);
+    this.turns = [...this.turns, turn].slice(-KEPT_TURNS);
     this.save();
   }
 
@@ -49,7 +50,7 @@ export class Conversation {
   save() {
     try {
       if (!this.threadId && !this.turns.length) this.storage?.removeItem(this.key);
-      else this.storage?.setItem(this.key, JSON.stringify({ threadId: this.threadId, turns: this.turns.slice(-KEPT_TURNS) }));
+      else this.storage?.setItem(this.key, JSON.stringify({ threadId: this.threadId, turns: this.turns }));
     } catch {
       // Full or blocked: the page keeps the conversation in memory.
     }

@@ -4,7 +4,7 @@
 // data-askai-input, -answer, -source, -gate-notice, -stop, -new, -feedback, -suggestion,
 // -copy, -copy-answer, -share, -turn) are a public contract: site owners' tests depend on them.
 import { fetchSuggestions, HttpError, streamChat } from "./api.js";
-import { Conversation } from "./conversation.js";
+import { Conversation, KEPT_TURNS } from "./conversation.js";
 import { isShortcut, shortcutKey, trapFocus } from "./dialog.js";
 import { createRenderer } from "./markdown.js";
 import { renderMermaid } from "./mermaid.js";
@@ -259,7 +259,9 @@ class AskAiWidget extends HTMLElement {
     this.sources = [];
     this.firstToken = true;
     for (const mark of ["askai:first-token", "askai:first-text", "askai:first-frame"]) performance.clearMarks(mark);
-    this.el.transcript.append(this.current.node);
+    const { transcript } = this.el;
+    transcript.append(this.current.node);
+    while (transcript.children.length > KEPT_TURNS) transcript.firstElementChild.remove();
     this.current.node.scrollIntoView({ block: "nearest" });
     this.el.status.textContent = this.t.searching;
     this.el.steps.replaceChildren();
