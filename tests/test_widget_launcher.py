@@ -168,6 +168,7 @@ def test_the_keyboard_alone_carries_a_conversation_with_a_follow_up_and_a_rating
     expect(page.locator("[data-askai-turn]").last.locator("[data-askai-said]")).to_have_text(
         "Thanks for your feedback."
     )
+    expect(down).to_be_focused()  # the form closed under the keyboard user: back to the chosen thumb
     page.keyboard.press("Escape")
     expect(page.locator("[data-askai]")).to_be_hidden()
     expect(page.locator("[data-askai-open]")).to_be_focused()

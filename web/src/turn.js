@@ -136,29 +136,34 @@ export class Turn {
     return `${text.trimEnd()}\n\n${this.t.sources}:\n\n${links.join("\n")}\n`;
   }
 
+  /** Hide the comment form (when `hide`); a keyboard user in it goes back to the chosen thumb. */
+  closeComment(hide) {
+    const { comment, thumbs } = this.el;
+    const focused = comment.contains(this.node.getRootNode().activeElement);
+    comment.hidden = hide;
+    if (hide && focused) thumbs[1].focus();
+  }
+
   /** Send a rating once per choice (a repeated click on the chosen thumb sends nothing). */
   async rate(rating, comment) {
     const record = this.record;
     const run_id = record.done?.run_id;
     if (this.pending || !run_id || record.feedbackOff) return;
     if (comment === undefined && rating === record.rating) return;
-    if (comment === "") {
-      this.el.comment.hidden = true;
-      return;
-    }
+    if (comment === "") return this.closeComment(true);
     this.pending = true;
     try {
       await sendFeedback(this.widget.endpoint, comment ? { run_id, rating, comment } : { run_id, rating });
       record.rating = rating;
       this.el.said.textContent = this.t.thanks;
       // After thumbs down, an optional word on what was wrong; sending it closes the form.
-      this.el.comment.hidden = rating !== "down" || comment !== undefined;
+      this.closeComment(rating !== "down" || comment !== undefined);
       if (!this.el.comment.hidden) this.el.commentInput.focus();
     } catch (error) {
       const refused = error instanceof HttpError && error.status !== 429 && error.status < 500;
       record.feedbackOff = refused;
       this.el.said.textContent = refused ? this.t.feedbackOff : this.t.feedbackFailed;
-      if (refused) this.el.comment.hidden = true;
+      if (refused) this.closeComment(true);
     } finally {
       this.pending = false;
     }
