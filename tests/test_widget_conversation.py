@@ -173,7 +173,7 @@ def test_a_thread_still_streaming_elsewhere_disables_the_input_until_the_answer_
 ) -> None:
     settings = Settings(index_cache_dir=index_cache, cache_enabled=False)
     graph = build_graph(
-        writer=replies(cited_draft(1), delay=1.5),
+        writer=replies(cited_draft(1), delay=3.0),
         critic=replies(PASSING),
         retriever=retriever(1),
         settings=settings,
@@ -181,7 +181,7 @@ def test_a_thread_still_streaming_elsewhere_disables_the_input_until_the_answer_
     )
     with LiveServer(create_app(graph, settings)) as base:
         thread_id = chat(base, "How does caching work?").done["thread_id"]
-        # Another tab's answer on the same thread holds it for about 1.5 s.
+        # Another tab's answer on the same thread holds it for about 3 s.
         started = threading.Event()
         elsewhere = threading.Thread(target=chat, args=(base, "How does retrieval work?", thread_id, started))
         elsewhere.start()
