@@ -250,6 +250,11 @@ class ServingSettings(BaseModel):
         30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
     )
     max_feedback_chars: int = Field(1000, ge=0, le=100_000, description="Longest feedback comment accepted.")
+    suggestions: tuple[Annotated[str, Field(min_length=1, max_length=500, pattern=r"\S")], ...] = Field(
+        (),
+        description="Starter questions the widget offers on an empty panel (GET /api/suggestions, at most 3), "
+        "as a JSON list; empty: the site's first catalog pages, phrased as questions.",
+    )
 
     @field_validator("cors_origins", mode="before")
     @classmethod

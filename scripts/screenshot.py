@@ -5,7 +5,11 @@ Starts ``askai serve``'s app over the bundled sample site on a free 127.0.0.1 po
 
 - ``docs/widget.png``: light, desktop width, an accepted answer with its source cards;
 - ``docs/widget-360-dark.png``: dark, 360 px wide, an off-topic question: the honest
-  fallback, no cards, and the notice that says why.
+  fallback, no cards, and the notice that says why;
+- ``docs/widget-conversation.png``: light, a question and its follow-up (condensed on the
+  server), the first answer rated with a thumb up;
+- ``docs/widget-launcher.png``: the floating launcher opened as a dialog over a page of
+  the site, with its starter questions.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -21,7 +26,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from askai_graph import Settings  # noqa: E402
 from askai_graph.server import create_app  # noqa: E402
-from tests.browser import ask, launch  # noqa: E402
+from askai_graph.stores.runlog import open_run_log  # noqa: E402
+from tests.browser import ask, host_page, launch  # noqa: E402
 from tests.live import LiveServer  # noqa: E402
 
 SHOTS = [
@@ -37,17 +43,38 @@ def main() -> int:
     out.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as cache:
         settings = Settings(index_cache_dir=Path(cache), cache_enabled=False)
-        with LiveServer(create_app(settings=settings)) as base, sync_playwright() as playwright:
+        run_log = open_run_log(f"sqlite:///{Path(cache) / 'runs.sqlite'}")  # so the thumbs record
+        app = create_app(settings=settings, run_log=run_log)
+        with LiveServer(app) as base, sync_playwright() as playwright:
             browser = launch(playwright)
             for name, scheme, width, question in SHOTS:
                 page = browser.new_page(color_scheme=scheme, viewport={"width": width, "height": 900})
                 page.goto(f"{base}/")
                 ask(page, question)
-                page.locator("askai-widget").screenshot(path=str(out / name), animations="disabled")
-                print(f"wrote docs/{name}")
+                shoot(page.locator("askai-widget"), out / name)
                 page.close()
+            page = browser.new_page(viewport={"width": 880, "height": 900})
+            page.goto(f"{base}/")
+            ask(page, "What is BM25?")
+            page.locator("[data-askai-feedback=up]").click()
+            page.locator("[data-askai-said]").wait_for()
+            ask(page, "How do I tune its parameters?")
+            shoot(page.locator("askai-widget"), out / "widget-conversation.png")
+            page.close()
+            page = browser.new_page(viewport={"width": 1000, "height": 720})
+            page.goto(host_page(page, base))
+            page.locator("[data-askai-open]").click()
+            page.locator("[data-askai-suggestion]").first.wait_for()
+            shoot(page, out / "widget-launcher.png")
             browser.close()
+        run_log.close()
     return 0
+
+
+def shoot(target: Any, path: Path) -> None:
+    """Screenshot ``target`` (a page or an element) into ``path``, animations stopped."""
+    target.screenshot(path=str(path), animations="disabled")
+    print(f"wrote docs/{path.name}")
 
 
 if __name__ == "__main__":

@@ -122,3 +122,32 @@ def answer_dom(page: Any) -> dict[str, Any]:
         };
     }"""
     )
+
+
+def host_page(target: Any, base: str, attributes: str = "", path: str = "/page") -> str:
+    """Serve at ``base + path`` (any query) a page of the site embedding the widget with ``attributes``.
+
+    ``target`` is a Playwright page or context (a context serves it to all its tabs). The
+    page is on the API's own origin, so it needs no CORS; returns its URL.
+    """
+    html = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A page of the site</title>
+    </head><body><main><h1>A page of the site</h1><p>Some text and <a href="#top">a link</a>.</p>
+    <askai-widget {attributes}></askai-widget></main><script src="{base}/widget.js"></script></body></html>"""
+    target.route(
+        lambda url: url.startswith(f"{base}{path}"),
+        lambda route: route.fulfill(content_type="text/html", body=html),
+    )
+    return f"{base}{path}"
+
+
+def axe_violations(page: Any) -> list[dict[str, Any]]:
+    """Run axe-core (from web/node_modules) on the page; return its serious and critical violations."""
+    if not AXE.is_file():
+        pytest.fail(f"axe-core is missing at {AXE}: run 'make web' (npm ci in web/)")
+    page.add_script_tag(path=str(AXE))
+    results = page.evaluate("axe.run(document, { resultTypes: ['violations'] })")
+    return [
+        {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
+        for v in results["violations"]
+        if v["impact"] in {"serious", "critical"}
+    ]

@@ -180,6 +180,21 @@ def test_two_processes_share_one_rate_limit(
     assert statuses == [200, 200, 429, 429]
 
 
+@pytest.mark.xfail(strict=True, reason="the feedback rate limit is still counted per process")
+def test_two_processes_share_one_feedback_rate_limit(redis_url: str, tmp_path: Path, index_cache: Path) -> None:
+    # Each process its own SQLite file: only Redis is shared. Unknown run_ids are a 404, counted all the same.
+    env = {"ASKAI_CACHE_URL": redis_url, "ASKAI_INDEX_CACHE_DIR": str(index_cache), "ASKAI_FEEDBACK_PER_MINUTE": "2"}
+    first_env = env | {"ASKAI_DATABASE_URL": f"sqlite:///{tmp_path / 'a.sqlite'}"}
+    second_env = env | {"ASKAI_DATABASE_URL": f"sqlite:///{tmp_path / 'b.sqlite'}"}
+    rating = {"run_id": "6f1c2a54-8a8e-4b55-9a7e-0c7d7e0a9b10", "rating": "up"}
+    with Serve(first_env, tmp_path / "a.log") as first, Serve(second_env, tmp_path / "b.log") as second:
+        statuses = [
+            httpx.post(f"{base}/api/feedback", json=rating, timeout=10).status_code
+            for base in (first, second, first, second)
+        ]
+    assert statuses == [404, 404, 429, 429]
+
+
 def test_with_redis_stopped_both_processes_keep_answering_and_hits_resume_when_it_returns(
     postgres_database: str, redis_server: RedisServer, tmp_path: Path, index_cache: Path
 ) -> None:

@@ -15,7 +15,7 @@ from starlette.routing import Route
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from tests.browser import AXE, ask
+from tests.browser import ask, axe_violations
 from tests.fakes import PASSING, ScriptedChatModel, cited_draft, replies, retriever
 from tests.live import LiveServer
 
@@ -96,25 +96,16 @@ def test_the_whole_flow_works_with_the_keyboard_alone(page: Any, index_cache: An
         page.keyboard.press("Enter")
         expect(page.locator("[data-askai]")).to_have_attribute("data-state", "done")
         expect(page.locator("[data-askai-input]")).to_be_focused()
-        # Tab backwards from the input reaches the last source card.
+        # Tab backwards from the input reaches the answer's controls (share, copy, thumbs), then its last card.
         page.keyboard.press("Shift+Tab")
+        expect(page.locator("[data-askai-share]")).to_be_focused()
+        for _ in range(4):
+            page.keyboard.press("Shift+Tab")
         expect(page.locator("a[data-askai-source]").last).to_be_focused()
         page.keyboard.press("Escape")
     expect(page.locator("[data-askai]")).to_be_hidden()
     expect(launcher).to_be_focused()
     expect(launcher).to_have_attribute("aria-expanded", "false")
-
-
-def axe_violations(page: Any) -> list[dict[str, Any]]:
-    if not AXE.is_file():
-        pytest.fail(f"axe-core is missing at {AXE}: run 'make web' (npm ci in web/)")
-    page.add_script_tag(path=str(AXE))
-    results = page.evaluate("axe.run(document, { resultTypes: ['violations'] })")
-    return [
-        {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
-        for v in results["violations"]
-        if v["impact"] in {"serious", "critical"}
-    ]
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

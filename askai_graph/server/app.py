@@ -32,6 +32,7 @@ from askai_graph.server.limits import ClientRateLimit, StreamSlots, trusted_host
 from askai_graph.server.openapi import describe_events
 from askai_graph.server.reload import Generation, IndexReloader, default_reloader, entered
 from askai_graph.server.run import StreamingGraph
+from askai_graph.server.suggestions import add_suggestions_route
 from askai_graph.server.threads import ThreadLeases
 from askai_graph.server.web import add_web
 from askai_graph.settings import Settings
@@ -142,6 +143,7 @@ def create_app(
     add_chat_route(app, settings, slots=slots, rate_limit=rate_limit, leases=ThreadLeases(settings), run_log=run_log)
     add_feedback_route(app, run_log, settings)
     add_health_route(app)
+    add_suggestions_route(app, settings)
     add_web(app, settings)
     describe_events(app)
     return app

@@ -17,7 +17,7 @@ export function createRenderer() {
     return linkOpen(tokens, idx, options, env, self);
   };
 
-  // Code blocks get a copy button; Mermaid blocks stay source text until the answer is
+  // Code blocks get a copy button (labelled `env.copy`); Mermaid blocks stay source text until the answer is
   // complete, then mermaid.js (loaded on demand) turns them into SVG.
   const fence = md.renderer.rules.fence;
   md.renderer.rules.fence = (tokens, idx, options, env, self) => {
@@ -26,7 +26,8 @@ export function createRenderer() {
     if (info === "mermaid") {
       return `<div class="mermaid" data-askai-mermaid>${code}</div>\n`;
     }
-    return `<div class="code">${code}<button type="button" class="copy" data-askai-copy>Copy</button></div>\n`;
+    const label = md.utils.escapeHtml((env && env.copy) || "Copy");
+    return `<div class="code">${code}<button type="button" class="copy" data-askai-copy>${label}</button></div>\n`;
   };
   return md;
 }

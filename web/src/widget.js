@@ -1,28 +1,38 @@
-// <askai-widget endpoint="https://host:port" [inline]>: the Ask AI panel in an open shadow
-// root. The hooks (data-askai, data-state, data-askai-input, -answer, -source,
-// -gate-notice, -stop) are a public contract: site owners' tests depend on them.
+// <askai-widget endpoint="https://host:port" [inline] [persist="local|none"] [suggestions="[...]"]
+// [link-param="askai"] [shortcut="k|off"] [strings="{...}"]>: the Ask AI panel in an open
+// shadow root, a conversation with follow-ups. The hooks (data-askai, data-state,
+// data-askai-input, -answer, -source, -gate-notice, -stop, -new, -feedback, -suggestion,
+// -copy, -copy-answer, -share, -turn) are a public contract: site owners' tests depend on them.
+import { fetchSuggestions, HttpError, streamChat } from "./api.js";
+import { Conversation, KEPT_TURNS } from "./conversation.js";
+import { isShortcut, shortcutKey, trapFocus } from "./dialog.js";
 import { createRenderer } from "./markdown.js";
 import { renderMermaid } from "./mermaid.js";
-import { FIRST_PROGRESS, gateNotice, progressLabel } from "./notice.js";
-import { HttpError, streamChat } from "./stream.js";
+import { progressLabel } from "./notice.js";
+import { format, readStrings } from "./strings.js";
 import STYLES from "./styles.css";
 import TEMPLATE from "./template.html";
+import { Turn } from "./turn.js";
 
 // Where this script was loaded from: the default endpoint and the base of lazy assets.
 const SCRIPT_URL = document.currentScript ? document.currentScript.src : location.href;
 const md = createRenderer();
+// A 409 (an earlier answer on the thread still streaming) is asked again until it goes through.
+const WAIT_MS = [250, 500, 1000];
+const WAIT_LIMIT_MS = 120_000;
 
 function withSlash(url) {
   return url.endsWith("/") ? url : `${url}/`;
 }
 
-function describeUrl(href) {
-  try {
-    const url = new URL(href);
-    return url.host + (url.pathname === "/" ? "" : url.pathname);
-  } catch {
-    return href;
-  }
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(new DOMException("stopped", "AbortError"));
+    });
+  });
 }
 
 class AskAiWidget extends HTMLElement {
@@ -30,75 +40,111 @@ class AskAiWidget extends HTMLElement {
     if (this.shadowRoot) return;
     const root = this.attachShadow({ mode: "open" });
     root.innerHTML = `<style>${STYLES}</style>${TEMPLATE}`;
+    this.t = readStrings(this.getAttribute("strings"));
+    this.md = md;
+    this.localize(root);
     const $ = (selector) => root.querySelector(selector);
     this.el = {
       launcher: $("[data-askai-open]"),
+      backdrop: $("[data-askai-backdrop]"),
       panel: $("[data-askai]"),
       close: $("[data-askai-close]"),
-      form: $("form"),
+      newConversation: $("[data-askai-new]"),
+      body: $("[data-askai-body]"),
+      threadNotice: $("[data-askai-thread-notice]"),
+      transcript: $("[data-askai-transcript]"),
+      form: $("[data-askai-form]"),
       input: $("[data-askai-input]"),
       send: $("[data-askai-send]"),
       stop: $("[data-askai-stop]"),
-      question: $("[data-askai-question]"),
       status: $("[data-askai-status]"),
       steps: $("[data-askai-steps]"),
-      answer: $("[data-askai-answer]"),
-      notice: $("[data-askai-gate-notice]"),
-      cache: $("[data-askai-cache]"),
-      sources: $("[data-askai-sources]"),
-      sourceList: $("[data-askai-sources] ul"),
       error: $("[data-askai-error]"),
       errorText: $("[data-askai-error] p"),
       retry: $("[data-askai-retry]"),
+      suggestions: $("[data-askai-suggestions]"),
     };
+    this.turnTemplate = $("[data-askai-turn-template]");
+    this.linkParam = this.getAttribute("link-param") ?? "askai";
     this.inline = this.hasAttribute("inline");
-    this.el.panel.classList.toggle("inline", this.inline);
-    this.el.launcher.hidden = this.inline;
+    const { launcher, panel, backdrop } = this.el;
+    panel.classList.toggle("inline", this.inline);
+    launcher.hidden = this.inline;
     this.el.close.hidden = this.inline;
-    this.el.panel.hidden = !this.inline;
+    panel.hidden = !this.inline;
     if (!this.inline) {
-      this.el.panel.setAttribute("role", "dialog");
-      this.el.panel.setAttribute("aria-modal", "false");
+      panel.setAttribute("role", "dialog");
+      panel.setAttribute("aria-modal", "true");
     }
-    this.el.launcher.addEventListener("click", () => this.open());
+    launcher.addEventListener("click", () => this.open());
+    backdrop.addEventListener("click", () => this.closePanel());
     this.el.close.addEventListener("click", () => this.closePanel());
-    this.el.panel.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && !this.inline) {
+    panel.addEventListener("keydown", (event) => {
+      if (this.inline) return;
+      if (event.key === "Escape") {
         event.preventDefault();
         this.closePanel();
-      }
+      } else if (event.key === "Tab") trapFocus(event, panel, root.activeElement);
     });
+    this.shortcut = shortcutKey(this.getAttribute("shortcut"));
+    if (this.shortcut) launcher.setAttribute("aria-keyshortcuts", `Control+${this.shortcut.toUpperCase()} Meta+${this.shortcut.toUpperCase()}`);
+    this.onShortcut = (event) => {
+      if (!isShortcut(event, this.shortcut)) return;
+      event.preventDefault();
+      if (!this.inline && !panel.hidden) this.closePanel();
+      else this.open();
+    };
+    document.addEventListener("keydown", this.onShortcut);
     this.el.form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const question = this.el.input.value;
-      if (this.ask(question)) this.el.input.value = "";
+      if (this.ask(this.el.input.value)) this.el.input.value = "";
     });
     this.el.stop.addEventListener("click", () => this.stop());
+    this.el.newConversation.addEventListener("click", () => this.newConversation());
     this.el.retry.addEventListener("click", () => {
       this.ask(this.lastQuestion);
       this.el.input.focus(); // the Retry button hides itself: keep the keyboard user in the form
     });
-    this.el.answer.addEventListener("click", (event) => this.copy(event));
+    this.el.suggestions.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-askai-suggestion]");
+      if (button) this.ask(button.textContent);
+    });
+
+    this.conversation = new Conversation(this.endpoint, this.getAttribute("persist"));
+    for (const record of this.conversation.turns) this.restore(record);
     this.setState("idle");
+    this.showIdle();
+    if (this.inline) this.loadSuggestions();
+    this.askFromLink();
   }
 
   disconnectedCallback() {
     // A widget removed from the page stops its answer, so the server cancels the run.
     this.stop();
+    document.removeEventListener("keydown", this.onShortcut);
   }
 
   get endpoint() {
     return withSlash(new URL(this.getAttribute("endpoint") || ".", SCRIPT_URL).href);
   }
 
+  /** Put the widget's strings into `node`: `data-t` names the text, `data-t-label` the accessible name. */
+  localize(node) {
+    for (const element of node.querySelectorAll("[data-t]")) element.textContent = this.t[element.dataset.t];
+    for (const element of node.querySelectorAll("[data-t-label]")) element.setAttribute("aria-label", this.t[element.dataset.tLabel]);
+  }
+
   open() {
     this.el.panel.hidden = false;
+    this.el.backdrop.hidden = this.inline;
     this.el.launcher.setAttribute("aria-expanded", "true");
     this.el.input.focus();
+    this.loadSuggestions();
   }
 
   closePanel() {
     this.el.panel.hidden = true;
+    this.el.backdrop.hidden = true;
     this.el.launcher.setAttribute("aria-expanded", "false");
     this.el.launcher.focus();
   }
@@ -109,25 +155,82 @@ class AskAiWidget extends HTMLElement {
     const streaming = state === "streaming";
     this.el.stop.hidden = !streaming;
     this.el.send.disabled = streaming;
-    this.el.answer.setAttribute("aria-busy", String(streaming));
+    this.el.transcript.setAttribute("aria-busy", String(streaming));
+    if (!streaming) this.waiting(false);
     if (!streaming && this.shadowRoot.activeElement === this.el.stop) this.el.input.focus();
   }
 
-  reset(question) {
-    this.text = "";
-    this.sources = [];
-    this.firstToken = true;
-    for (const mark of ["askai:first-token", "askai:first-text", "askai:first-frame"]) performance.clearMarks(mark);
-    this.el.question.textContent = question;
-    this.el.question.hidden = false;
-    this.el.status.textContent = FIRST_PROGRESS;
-    this.el.steps.replaceChildren();
-    this.el.answer.replaceChildren();
-    this.el.notice.hidden = true;
-    this.el.cache.hidden = true;
-    this.el.sources.hidden = true;
-    this.el.sourceList.replaceChildren();
+  /** While an earlier answer on the thread streams elsewhere (409), the input waits too. */
+  waiting(on) {
+    const { input, stop } = this.el;
+    if (on && this.shadowRoot.activeElement === input) stop.focus();
+    input.disabled = on;
+  }
+
+  /** The idle panel: the intro and starter questions before the first question, follow-up hints after. */
+  showIdle() {
+    const started = this.el.transcript.children.length > 0;
+    this.el.newConversation.hidden = !started;
+    this.el.input.placeholder = started ? this.t.followUpPlaceholder : this.t.placeholder;
+    this.el.suggestions.hidden = started || !this.el.suggestions.querySelector("li");
+    if (!started) this.el.status.textContent = this.t.intro;
+  }
+
+  /** Starter questions: the `suggestions` attribute (a JSON list), else the server's (fetched once). */
+  async loadSuggestions() {
+    if (this.suggested) return;
+    this.suggested = true;
+    let questions;
+    try {
+      questions = JSON.parse(this.getAttribute("suggestions"));
+    } catch {
+      questions = null;
+    }
+    if (!Array.isArray(questions)) questions = this.hasAttribute("suggestions") ? [] : await fetchSuggestions(this.endpoint);
+    const items = questions.filter((q) => typeof q === "string" && q.trim()).map((question) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.askaiSuggestion = "";
+      button.textContent = question.trim();
+      const item = document.createElement("li");
+      item.append(button);
+      return item;
+    });
+    this.el.suggestions.querySelector("ul").replaceChildren(...items);
+    if (this.state !== "streaming") this.showIdle();
+  }
+
+  /** `?askai=QUESTION` on the page opens the widget and asks it, as a conversation of its own. */
+  askFromLink() {
+    if (!this.linkParam) return;
+    const url = new URL(location.href);
+    const question = url.searchParams.get(this.linkParam);
+    if (!question || !question.trim()) return;
+    // Asked once: a reload of the page goes on with the conversation instead of asking again.
+    url.searchParams.delete(this.linkParam);
+    history.replaceState(history.state, "", url.href);
+    this.newConversation();
+    if (!this.inline) this.open();
+    this.ask(question);
+  }
+
+  /** A link to this page that asks `question` (the `link-param` parameter). */
+  shareLink(question) {
+    const url = new URL(location.href);
+    url.hash = "";
+    url.searchParams.set(this.linkParam, question);
+    return url.href;
+  }
+
+  newConversation() {
+    this.stop();
+    this.conversation.clear();
+    this.current = null;
+    this.el.transcript.replaceChildren();
+    this.el.threadNotice.hidden = true;
     this.el.error.hidden = true;
+    this.showIdle();
+    this.el.input.focus();
   }
 
   /** Start answering; false when there is nothing to ask or an answer is still streaming. */
@@ -138,25 +241,84 @@ class AskAiWidget extends HTMLElement {
     return true;
   }
 
+  /** Show a finished turn kept from earlier (another page of the site, a reload). */
+  restore(record) {
+    const turn = new Turn(this, record);
+    turn.finish(record.done, Array.isArray(record.sources) ? record.sources : []);
+    turn.archive();
+    this.el.transcript.append(turn.node);
+    const diagrams = turn.node.querySelectorAll("[data-askai-mermaid]");
+    if (diagrams.length) renderMermaid(diagrams, new URL("static/", SCRIPT_URL).href);
+  }
+
+  begin(question) {
+    // A turn that never finished (stopped, failed) is replaced; a finished one joins the transcript.
+    if (this.current && !this.current.record.done) this.current.node.remove();
+    else if (this.current) this.current.archive();
+    this.current = new Turn(this, { question, text: "", sources: [], done: null, rating: null });
+    this.sources = [];
+    this.firstToken = true;
+    for (const mark of ["askai:first-token", "askai:first-text", "askai:first-frame"]) performance.clearMarks(mark);
+    const { transcript } = this.el;
+    transcript.append(this.current.node);
+    while (transcript.children.length > KEPT_TURNS) transcript.firstElementChild.remove();
+    this.current.node.scrollIntoView({ block: "nearest" });
+    this.el.status.textContent = this.t.searching;
+    this.el.steps.replaceChildren();
+    this.el.error.hidden = true;
+    this.el.suggestions.hidden = true;
+  }
+
   async run(question) {
     this.lastQuestion = question;
-    this.reset(question);
-    this.controller = new AbortController();
+    this.begin(question);
+    const controller = (this.controller = new AbortController());
     this.setState("streaming");
-    let done = null;
-    try {
-      await streamChat(this.endpoint, question, {
-        signal: this.controller.signal,
-        onEvent: (name, data) => {
-          if (name === "done") done = data;
-          this.onEvent(name, data);
-        },
-      });
-      if (this.state === "streaming" && !done) this.fail("The answer was cut off. Please try again.");
-    } catch (error) {
-      if (error.name === "AbortError") return;
-      this.fail(error instanceof HttpError ? error.message : "Could not reach the Ask AI server. Check your connection and try again.");
+    const body = { message: question };
+    if (this.conversation.threadId) body.thread_id = this.conversation.threadId;
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      let done = null;
+      try {
+        await streamChat(this.endpoint, body, {
+          signal: controller.signal,
+          onEvent: (name, data) => {
+            if (name === "done") done = data;
+            this.onEvent(name, data);
+          },
+        });
+        if (this.state === "streaming" && !done) this.fail(this.t.cutOff);
+        return;
+      } catch (error) {
+        if (error.name === "AbortError") return;
+        if (!(error instanceof HttpError)) return this.fail(this.t.unreachable);
+        if (error.status === 404 && body.thread_id) {
+          // The thread expired on the server: this question starts a new conversation.
+          delete body.thread_id;
+          this.conversation.clear();
+          this.el.threadNotice.textContent = this.t.expired;
+          this.el.threadNotice.hidden = false;
+          continue;
+        }
+        if (error.status === 409 && Date.now() - started < WAIT_LIMIT_MS) {
+          this.waiting(true);
+          this.el.status.textContent = this.t.waiting;
+          try {
+            await pause(WAIT_MS[Math.min(attempt, WAIT_MS.length - 1)], controller.signal);
+          } catch {
+            return; // stopped while waiting
+          }
+          continue;
+        }
+        return this.fail(this.refusal(error));
+      }
     }
+  }
+
+  refusal(error) {
+    if (error.status === 429) return this.t.tooMany;
+    if (error.status === 503) return this.t.busy;
+    return error.message || format(this.t.httpStatus, error.status);
   }
 
   onEvent(name, data) {
@@ -167,7 +329,7 @@ class AskAiWidget extends HTMLElement {
     else if (name === "token") this.onToken(data);
     else if (name === "sources") this.sources = Array.isArray(data) ? data : [];
     else if (name === "done") this.onDone(data);
-    else if (name === "error") this.fail(data.message || "Something went wrong while answering.");
+    else if (name === "error") this.fail(data.message || this.t.failed);
   }
 
   onStep(step) {
@@ -175,17 +337,17 @@ class AskAiWidget extends HTMLElement {
     item.dataset.askaiStep = step.node;
     item.textContent = step.node;
     this.el.steps.append(item);
-    const label = progressLabel(step);
+    const label = progressLabel(this.t, step);
     if (label) this.el.status.textContent = label;
   }
 
   onToken(token) {
-    this.text += token.text || "";
+    this.current.record.text += token.text || "";
     if (this.firstToken) {
       // The first text goes on screen at once; later tokens are batched per frame.
       this.firstToken = false;
       performance.mark("askai:first-token");
-      this.render();
+      this.current.render();
       performance.mark("askai:first-text");
       requestAnimationFrame(() => performance.mark("askai:first-frame"));
       return;
@@ -193,51 +355,21 @@ class AskAiWidget extends HTMLElement {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      this.render();
+      this.current.render();
     });
-  }
-
-  render() {
-    this.el.answer.innerHTML = md.render(this.text);
   }
 
   onDone(done) {
     cancelAnimationFrame(this.frame);
     this.frame = 0;
-    this.render();
-    this.el.status.textContent = "Answer ready.";
-    this.el.cache.hidden = !done.cached;
-    this.showSources();
-    const notice = gateNotice(done, this.el.sourceList.children.length > 0);
-    this.el.notice.textContent = notice || "";
-    this.el.notice.hidden = !notice;
+    const turn = this.current;
+    turn.finish(done, this.sources);
+    this.conversation.add(turn.record);
+    this.el.status.textContent = this.t.ready;
     this.setState("done");
-    const diagrams = this.el.answer.querySelectorAll("[data-askai-mermaid]");
+    this.showIdle();
+    const diagrams = turn.node.querySelectorAll("[data-askai-mermaid]");
     if (diagrams.length) renderMermaid(diagrams, new URL("static/", SCRIPT_URL).href);
-  }
-
-  showSources() {
-    // Sources are retrieved http(s) URLs; anything else (a javascript: URL) is never a card.
-    const safe = this.sources.filter((source) => typeof source.url === "string" && /^https?:\/\//i.test(source.url));
-    const cards = safe.map((source) => {
-      const card = document.createElement("a");
-      card.dataset.askaiSource = "";
-      card.href = source.url;
-      card.target = "_blank";
-      card.rel = "noopener noreferrer";
-      const title = document.createElement("span");
-      title.className = "title";
-      title.textContent = source.title || describeUrl(source.url);
-      const where = document.createElement("span");
-      where.className = "where";
-      where.textContent = describeUrl(source.url);
-      card.append(title, where);
-      const item = document.createElement("li");
-      item.append(card);
-      return item;
-    });
-    this.el.sourceList.replaceChildren(...cards);
-    this.el.sources.hidden = cards.length === 0;
   }
 
   fail(message) {
@@ -250,21 +382,8 @@ class AskAiWidget extends HTMLElement {
   stop() {
     if (this.state !== "streaming") return;
     this.controller.abort();
-    this.el.status.textContent = "Stopped.";
+    this.el.status.textContent = this.t.stopped;
     this.setState("idle");
-  }
-
-  async copy(event) {
-    const button = event.target.closest("[data-askai-copy]");
-    if (!button) return;
-    const code = button.parentElement.querySelector("code");
-    try {
-      await navigator.clipboard.writeText(code.textContent);
-      button.textContent = "Copied";
-    } catch {
-      button.textContent = "Copy failed";
-    }
-    setTimeout(() => (button.textContent = "Copy"), 1500);
   }
 }
 

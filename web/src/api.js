@@ -1,0 +1,74 @@
+// The widget's three requests: ask (POST /api/chat, Server-Sent Events), rate an answer
+// (POST /api/feedback) and fetch starter questions (GET /api/suggestions).
+// EventSource cannot POST, so the answer is read with fetch and parsed by eventsource-parser.
+import { createParser } from "eventsource-parser";
+
+/** A refusal (4xx/5xx): its status and the server's `detail`, if it sent one. */
+export class HttpError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+const JSON_HEADERS = { "Content-Type": "application/json" };
+
+async function refusal(response) {
+  let detail = "";
+  try {
+    const body = await response.json();
+    if (typeof body.detail === "string") detail = body.detail;
+  } catch {
+    // Not JSON: the status alone.
+  }
+  return new HttpError(response.status, detail);
+}
+
+/** Ask `body` ({message, thread_id?}) and hand each event to `onEvent(name, data)`. */
+export async function streamChat(endpoint, body, { signal, onEvent }) {
+  const response = await fetch(new URL("api/chat", endpoint), {
+    method: "POST",
+    headers: { ...JSON_HEADERS, Accept: "text/event-stream" },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!response.ok) throw await refusal(response);
+  const parser = createParser({
+    onEvent(event) {
+      let data;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        return; // a malformed event is skipped, never rendered
+      }
+      onEvent(event.event || "message", data);
+    },
+  });
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    parser.feed(value);
+  }
+}
+
+/** Rate the answer of `run_id`; throws HttpError when the server refuses. */
+export async function sendFeedback(endpoint, body) {
+  const response = await fetch(new URL("api/feedback", endpoint), {
+    method: "POST",
+    headers: JSON_HEADERS,
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw await refusal(response);
+}
+
+/** The server's starter questions (none when it has none or cannot be reached). */
+export async function fetchSuggestions(endpoint) {
+  try {
+    const response = await fetch(new URL("api/suggestions", endpoint));
+    const body = response.ok ? await response.json() : {};
+    return Array.isArray(body.suggestions) ? body.suggestions : [];
+  } catch {
+    return [];
+  }
+}
