@@ -24,6 +24,7 @@ from askai_graph.reporting.command import ReportUsageError
 from askai_graph.retrieval.corpus import CorpusError
 from askai_graph.retrieval.embeddings import EmbeddingsError
 from askai_graph.settings import Settings
+from askai_graph.state import STATE_KEYS
 from askai_graph.stores.checkpoints import DatabaseError, default_database_url
 from askai_graph.stores.runlog import RunLogError
 from askai_graph.stores.threads import (
@@ -95,7 +96,11 @@ def render_text(summary: RunSummary) -> str:
 def answer_turn(graph: Any, question: str, thread_id: str, *, verbose: bool) -> RunSummary:
     """Run one question on ``thread_id`` and return its summary (progress to stderr if ``verbose``)."""
     stream = graph.stream(
-        {"question": question}, run_config(thread_id), stream_mode=["updates", "values"], durability=DURABILITY
+        {"question": question},
+        run_config(thread_id),
+        stream_mode=["updates", "values"],
+        durability=DURABILITY,
+        output_keys=STATE_KEYS,  # the whole state: the summary applies the gates itself
     )
     final = final_state(stream, _print_progress if verbose else None)
     return RunSummary.from_state(final, thread_id=thread_id)
