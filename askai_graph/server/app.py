@@ -29,6 +29,7 @@ from askai_graph.server.collector import tune_collector
 from askai_graph.server.feedback import add_feedback_route
 from askai_graph.server.health import add_health_route
 from askai_graph.server.limits import ClientRateLimit, StreamSlots, trusted_hosts
+from askai_graph.server.llms import add_llms_routes
 from askai_graph.server.openapi import describe_events
 from askai_graph.server.reload import Generation, IndexReloader, default_reloader, entered
 from askai_graph.server.run import StreamingGraph
@@ -143,6 +144,7 @@ def create_app(
     add_feedback_route(app, run_log, settings)
     add_health_route(app)
     add_web(app, settings)
+    add_llms_routes(app)
     describe_events(app)
     return app
 
