@@ -310,6 +310,13 @@ def _unshared_state(settings: Settings) -> list[str]:
     return warnings
 
 
+def mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """Serve the MCP tools (ask_docs, search_docs, list_pages) on stdin/stdout; threads kept as ``askai serve`` does."""
+    from askai_graph.mcp.stdio import serve_stdio
+
+    return serve_stdio(settings.model_copy(update={"database_url": threads_url(settings)}))
+
+
 def local_model_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Serve the local model (Gemma 3 270M on llama.cpp) on 127.0.0.1 until interrupted."""
     from askai_graph.local_model import LocalModelError, serve
@@ -363,6 +370,8 @@ def parser() -> argparse.ArgumentParser:
     )
     serve_cmd.add_argument("--graph-id", metavar="ID", help="graph to run on --graph-url (default ask_ai)")
     serve_cmd.set_defaults(run=serve)
+    mcp_cmd = commands.add_parser("mcp", help="serve the MCP tools on stdin/stdout (askai serve has them at /mcp)")
+    mcp_cmd.set_defaults(run=mcp)
     from askai_graph.evaluation.command import add_parser as add_eval_parser
     from askai_graph.reporting.command import add_parser as add_report_parser
 
