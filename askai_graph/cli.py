@@ -253,7 +253,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError("--graph-id needs --graph-url (or ASKAI_GRAPH_URL)")
     if remote:  # validated like the environment's values: a bad URL is a one-line error
         settings = Settings.model_validate(settings.model_dump() | remote)
-    settings = settings.model_copy(update={"database_url": threads_url(settings)})
+    # The address bound is the app's too (/mcp checks Host headers only on the loopback interface).
+    settings = settings.model_copy(update={"database_url": threads_url(settings), "host": host})
     if settings.graph_url:
         from askai_graph.server.remote import RemoteUnavailable, check_reachable
 

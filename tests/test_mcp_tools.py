@@ -7,9 +7,12 @@ from collections.abc import AsyncGenerator
 from typing import Any, get_args
 
 import pytest
+from fastapi.testclient import TestClient
 
+from askai_graph import Settings
 from askai_graph.mcp.server import ASK_DOCS
 from askai_graph.mcp.tools import ToolRefused, answer_result, snippet, unlinked
+from askai_graph.server import create_app
 from askai_graph.server.events import answer_events
 from askai_graph.server.events import error as error_event
 from askai_graph.state import Outcome, Source
@@ -74,3 +77,27 @@ def test_a_snippet_is_one_plain_line_cut_at_a_word() -> None:
     text = "word " * 200
     cut = snippet("# Title\n\n" + text, limit=50)
     assert "\n" not in cut and len(cut) <= 52 and cut.endswith(" …")
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.mark.parametrize(
+    ("host", "proxies", "foreign_host_allowed"),
+    [("127.0.0.1", "", False), ("0.0.0.0", "", True), ("127.0.0.1", "10.0.0.1", True)],
+)
+def test_mcp_checks_the_host_header_only_on_the_loopback_interface(
+    settings: Settings, host: str, proxies: str, foreign_host_allowed: bool
+) -> None:
+    app = create_app(settings=settings.model_copy(update={"host": host, "trusted_proxies": proxies}))
+    with TestClient(app, base_url="http://docs.example") as client:
+        foreign = client.post("/mcp", json=INITIALIZE, headers=MCP_HEADERS)
+        local = client.post("/mcp", json=INITIALIZE, headers=MCP_HEADERS | {"Host": "127.0.0.1:4321"})
+    assert local.status_code == 200, local.text
+    assert (foreign.status_code == 200) is foreign_host_allowed, foreign.text

@@ -7,8 +7,8 @@ stdin/stdout for ``askai mcp`` (``stdio``).
 
 ``/mcp`` is stateless (every request stands alone, JSON responses): a conversation is
 carried by ``thread_id`` in the tool arguments, not by an MCP session, so any worker of
-``askai serve --workers N`` can answer any call. On 127.0.0.1 the SDK's DNS-rebinding
-protection only accepts local ``Host`` and ``Origin`` headers.
+``askai serve --workers N`` can answer any call. On the loopback interface only local
+``Host`` and ``Origin`` headers are accepted (``transport_security``).
 """
 
 # No ``from __future__ import annotations``: the SDK reads each tool's parameters from its
@@ -21,6 +21,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
@@ -93,7 +94,7 @@ class DocsMCP:
             streamable_http_path="/mcp",
             stateless_http=True,
             json_response=True,
-            host=settings.host,
+            transport_security=transport_security(settings),
         )
 
     def mount(self, app: FastAPI) -> None:
@@ -121,6 +122,26 @@ class DocsMCP:
         if self.tools is None:
             raise ToolRefused("the server is starting; retry shortly")
         return self.tools
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def transport_security(settings: Settings) -> TransportSecuritySettings:
+    """Return the ``Host``/``Origin`` checks of ``/mcp``.
+
+    A server bound to the loopback interface accepts local ``Host`` and ``Origin`` values
+    only: a web page whose name resolves to 127.0.0.1 (DNS rebinding) cannot drive its
+    tools. Bound elsewhere, or behind a trusted reverse proxy (which forwards the public
+    ``Host``), the proxy or the network is the front door, and nothing is checked here.
+    """
+    if settings.host in LOOPBACK and not settings.trusted_proxies.strip():
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        )
+    return TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
 def client_of(context: Context[Any, Any]) -> str:
