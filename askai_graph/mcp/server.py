@@ -87,7 +87,7 @@ class DocsMCP:
     ) -> None:
         """Declare the tools; they answer once ``mount`` has given them the app."""
         self.settings = settings
-        self._limits = {"slots": slots, "rate_limit": rate_limit, "leases": leases, "run_log": run_log}
+        self.slots, self.rate_limit, self.leases, self.run_log = slots, rate_limit, leases, run_log
         self.tools: DocsTools | None = None
         self.server = docs_server(self)
         self.http = self.server.streamable_http_app(
@@ -99,7 +99,7 @@ class DocsMCP:
 
     def mount(self, app: FastAPI) -> None:
         """Add ``/mcp`` to ``app`` and answer from what ``app`` serves."""
-        self.tools = DocsTools(app, self.settings, **self._limits)  # type: ignore[arg-type]
+        self.tools = DocsTools(app, self.settings, self.slots, self.rate_limit, self.leases, self.run_log)
         app.state.mcp = self
         app.router.routes.extend(self.http.routes)
 
