@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator
 from typing import Any, get_args
 
@@ -101,3 +102,10 @@ def test_mcp_checks_the_host_header_only_on_the_loopback_interface(
         local = client.post("/mcp", json=INITIALIZE, headers=MCP_HEADERS | {"Host": "127.0.0.1:4321"})
     assert local.status_code == 200, local.text
     assert (foreign.status_code == 200) is foreign_host_allowed, foreign.text
+
+
+def test_building_the_mcp_server_leaves_the_root_logger_as_it_was(settings: Settings) -> None:
+    root = logging.getLogger()
+    before = (root.level, list(root.handlers))
+    create_app(settings=settings)
+    assert (root.level, list(root.handlers)) == before

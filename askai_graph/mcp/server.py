@@ -14,7 +14,7 @@ carried by ``thread_id`` in the tool arguments, not by an MCP session, so any wo
 # No ``from __future__ import annotations``: the SDK reads each tool's parameters from its
 # annotations, which name this function's locals (the question limit of these settings).
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
@@ -162,10 +162,25 @@ async def _refused_as_tool_error(call: Any) -> Any:
         raise ToolError("Internal error while answering; please try again.") from None
 
 
+def _quietly(build: Callable[[], MCPServer[Any]]) -> MCPServer[Any]:
+    """Build an SDK server without its logging set-up.
+
+    ``MCPServer()`` calls ``logging.basicConfig`` with a Rich handler when the root logger
+    has none: the server's warnings would then be reformatted and wrapped at 80 columns
+    (one log line split in several). The app's logging stays as the CLI and uvicorn set it.
+    """
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    try:
+        return build()
+    finally:
+        root.setLevel(level)
+        root.handlers[:] = handlers
+
+
 def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
     """Return the SDK server declaring ``ask_docs``, ``search_docs`` and ``list_pages``."""
-    # WARNING: the SDK configures the root logger with this level when nothing else has.
-    server: MCPServer[Any] = MCPServer(name="askai-graph", instructions=INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer[Any] = _quietly(lambda: MCPServer(name="askai-graph", instructions=INSTRUCTIONS))
     limit = mcp.settings.max_question_chars
     read_only = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 

@@ -88,8 +88,10 @@ async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any],
         durability = DURABILITY if thread is not None and getattr(graph, "checkpointer", None) else None
         # The graph's output schema hides retrieved results and verdicts; the steps, the
         # cache and the run log need them, and apply the gates themselves (``events``).
+        # Every channel of a compiled graph (a custom one too), else the Ask AI state's keys.
+        whole = getattr(graph, "stream_channels_asis", STATE_KEYS)
         stream = graph.astream(
-            {"question": question}, config, stream_mode=modes, durability=durability, output_keys=STATE_KEYS
+            {"question": question}, config, stream_mode=modes, durability=durability, output_keys=whole
         )
         async for item in stream:
             queue.put_nowait(item)
