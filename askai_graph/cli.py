@@ -24,6 +24,7 @@ from askai_graph.reporting.command import ReportUsageError
 from askai_graph.retrieval.corpus import CorpusError
 from askai_graph.retrieval.embeddings import EmbeddingsError
 from askai_graph.settings import Settings
+from askai_graph.state import STATE_KEYS
 from askai_graph.stores.checkpoints import DatabaseError, default_database_url
 from askai_graph.stores.runlog import RunLogError
 from askai_graph.stores.threads import (
@@ -95,7 +96,11 @@ def render_text(summary: RunSummary) -> str:
 def answer_turn(graph: Any, question: str, thread_id: str, *, verbose: bool) -> RunSummary:
     """Run one question on ``thread_id`` and return its summary (progress to stderr if ``verbose``)."""
     stream = graph.stream(
-        {"question": question}, run_config(thread_id), stream_mode=["updates", "values"], durability=DURABILITY
+        {"question": question},
+        run_config(thread_id),
+        stream_mode=["updates", "values"],
+        durability=DURABILITY,
+        output_keys=STATE_KEYS,  # the whole state: the summary applies the gates itself
     )
     final = final_state(stream, _print_progress if verbose else None)
     return RunSummary.from_state(final, thread_id=thread_id)
@@ -276,7 +281,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError("--graph-id needs --graph-url (or ASKAI_GRAPH_URL)")
     if remote:  # validated like the environment's values: a bad URL is a one-line error
         settings = Settings.model_validate(settings.model_dump() | remote)
-    settings = settings.model_copy(update={"database_url": threads_url(settings)})
+    # The address bound is the app's too (/mcp checks Host headers only on the loopback interface).
+    settings = settings.model_copy(update={"database_url": threads_url(settings), "host": host})
     if settings.graph_url:
         from askai_graph.server.remote import RemoteUnavailable, check_reachable
 
@@ -331,6 +337,13 @@ def _unshared_state(settings: Settings) -> list[str]:
         warnings.append("each worker keeps its own answer cache, rate limit and stream cap; "
                         "set ASKAI_CACHE_URL=redis://...")
     return warnings
+
+
+def mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """Serve the MCP tools (ask_docs, search_docs, list_pages) on stdin/stdout; threads kept as ``askai serve`` does."""
+    from askai_graph.mcp.stdio import serve_stdio
+
+    return serve_stdio(settings.model_copy(update={"database_url": threads_url(settings)}))
 
 
 def local_model_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -391,6 +404,8 @@ def parser() -> argparse.ArgumentParser:
     )
     serve_cmd.add_argument("--graph-id", metavar="ID", help="graph to run on --graph-url (default ask_ai)")
     serve_cmd.set_defaults(run=serve)
+    mcp_cmd = commands.add_parser("mcp", help="serve the MCP tools on stdin/stdout (askai serve has them at /mcp)")
+    mcp_cmd.set_defaults(run=mcp)
     from askai_graph.evaluation.command import add_parser as add_eval_parser
     from askai_graph.reporting.command import add_parser as add_report_parser
 

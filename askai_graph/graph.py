@@ -8,7 +8,7 @@ and resolves the run's settings from it (once per run).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, get_args, get_type_hints
+from typing import TYPE_CHECKING, Any, cast, get_args, get_type_hints
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
@@ -19,7 +19,6 @@ from langchain_core.retrievers import BaseRetriever
 from langgraph._internal._runnable import RunnableCallable
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from askai_graph.edges import route_after_condense, route_after_critic, route_after_research, route_after_validation
@@ -38,9 +37,10 @@ from askai_graph.providers import (
     default_retriever,
     default_writer,
 )
+from askai_graph.public_output import AskGraph
 from askai_graph.reviewing import Critic
 from askai_graph.settings import RunOptions, Settings
-from askai_graph.state import AskState, InputState
+from askai_graph.state import AskState, InputState, OutputState
 from askai_graph.stores.checkpoints import with_state_types
 from askai_graph.writing import Writer
 
@@ -60,7 +60,7 @@ def build_graph(
     retriever: BaseRetriever | None = None,
     settings: Settings | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
-) -> CompiledStateGraph[AskState, RunOptions, InputState, AskState]:
+) -> AskGraph:
     """Build and compile the Ask AI graph.
 
     Args:
@@ -78,7 +78,9 @@ def build_graph(
 
     Returns:
         The compiled graph; invoke it with ``{"question": ...}`` and optionally
-        ``context={...}`` per-run overrides (``RunOptions``).
+        ``context={...}`` per-run overrides (``RunOptions``). Its output is
+        ``OutputState``: the answer and the gates' decision, never the retrieved
+        candidates (``output_keys=STATE_KEYS`` or the checkpoint has those).
     """
     base = settings or Settings()
     research = Research(retriever if retriever is not None else default_retriever(base))
@@ -132,7 +134,9 @@ def build_graph(
 
         return RunnableCallable(route, aroute, name=router.__name__, trace=False), targets
 
-    builder = StateGraph(AskState, context_schema=RunOptions, input_schema=InputState)
+    # The output schema keeps the Source Gate on every surface that returns a run's state
+    # (invoke, stream values, LangGraph Server's /runs/wait and /mcp): no retrieved URL the gate refused.
+    builder = StateGraph(AskState, context_schema=RunOptions, input_schema=InputState, output_schema=OutputState)
     builder.add_node("condense", node("condense", condense, condense.acall))
     builder.add_node("research", node("research", research, research.acall))
     builder.add_node("writer", node("writer", write, write.acall))
@@ -153,4 +157,7 @@ def build_graph(
     for end in ("accept", "accept_early", "degrade", "fallback"):
         builder.add_edge(end, "source_gate")
     builder.add_edge("source_gate", END)
-    return builder.compile(checkpointer=with_state_types(checkpointer), name="askai")
+    graph = builder.compile(checkpointer=with_state_types(checkpointer), name="askai")
+    # LangGraph compiles into its own class; AskGraph only narrows what ``stream`` values show.
+    graph.__class__ = AskGraph
+    return cast(AskGraph, graph)

@@ -69,33 +69,18 @@ class InputState(TypedDict):
     """The reader's question."""
 
 
-class AskState(InputState, total=False):
-    """The full shared state every node reads and writes its own keys of."""
+class OutputState(InputState, total=False):
+    """What a caller of the graph sees: the answer and the gates' decision, nothing retrieved.
 
-    history: list[Turn]
-    """Earlier turns of this thread, oldest first, at most ``max_history_turns``."""
+    The graph's output schema: ``invoke``, ``stream`` values, LangGraph Server's ``/runs/wait``
+    and ``/mcp`` return these keys only. Retrieved results, drafts and verdicts are candidate
+    evidence, not endorsement; they stay in the state (``STATE_KEYS``, the checkpoint).
+    """
+
     standalone_question: str
     """The question researched, reviewed and cached: ``question`` unless a follow-up was rewritten."""
-    needs_context: bool
-    """The question leans on earlier turns that this thread does not have."""
-    query: str
-    """The current Research query: the question plus, on retries, the Critic's gaps."""
-    search_results: list[SearchResult]
-    """Candidate posts from the latest Research pass (untrusted evidence)."""
-    draft: str
-    """The latest Writer draft (never shown to a reader until it is final)."""
-    writer_error: str | None
-    """Why the Writer produced no draft (a provider failure), if it failed."""
     attempts: int
     """Drafts written so far."""
-    validation: ValidationReport | None
-    """Validation of the latest draft; ``None`` when it has not run on it."""
-    critique: Critique | None
-    """The Critic's parsed review of the latest draft; ``None`` if none or malformed."""
-    review_failures: list[ReviewFailure]
-    """Why the Critic gate failed on the latest draft (empty when it passed)."""
-    gaps: list[str]
-    """The latest Critic's gaps, carried into the next Research query."""
     answer: str
     """The final text for the reader."""
     outcome: Outcome | None
@@ -109,8 +94,37 @@ class AskState(InputState, total=False):
     answer may hold what the reader said there: the server never caches it for others."""
 
 
+class AskState(OutputState, total=False):
+    """The full shared state every node reads and writes its own keys of."""
+
+    history: list[Turn]
+    """Earlier turns of this thread, oldest first, at most ``max_history_turns``."""
+    needs_context: bool
+    """The question leans on earlier turns that this thread does not have."""
+    query: str
+    """The current Research query: the question plus, on retries, the Critic's gaps."""
+    search_results: list[SearchResult]
+    """Candidate posts from the latest Research pass (untrusted evidence)."""
+    draft: str
+    """The latest Writer draft (never shown to a reader until it is final)."""
+    writer_error: str | None
+    """Why the Writer produced no draft (a provider failure), if it failed."""
+    validation: ValidationReport | None
+    """Validation of the latest draft; ``None`` when it has not run on it."""
+    critique: Critique | None
+    """The Critic's parsed review of the latest draft; ``None`` if none or malformed."""
+    review_failures: list[ReviewFailure]
+    """Why the Critic gate failed on the latest draft (empty when it passed)."""
+    gaps: list[str]
+    """The latest Critic's gaps, carried into the next Research query."""
+
+
 CONVERSATION_KEYS = frozenset({"question", "history"})
 """State keys that carry over from one question of a thread to the next."""
+
+STATE_KEYS: tuple[str, ...] = tuple(get_type_hints(AskState))
+"""Every state key: ``graph.stream(..., output_keys=STATE_KEYS)`` (or ``invoke``) returns the whole
+state, internals included, to a caller in the same process (the server, the CLI, the eval, tests)."""
 
 
 def new_turn_state() -> dict[str, Any]:

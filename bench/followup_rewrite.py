@@ -18,6 +18,7 @@ from pathlib import Path
 from langgraph.checkpoint.memory import InMemorySaver
 
 from askai_graph import Settings, build_graph
+from askai_graph.state import STATE_KEYS
 
 PAIRS = Path(__file__).parent / "data" / "followup_pairs.jsonl"
 
@@ -30,8 +31,10 @@ def main() -> None:
         for n, pair in enumerate(pairs):
             thread = {"configurable": {"thread_id": f"pair-{n}"}}
             graph.invoke({"question": pair["question"]}, thread)
-            final = graph.invoke({"question": pair["follow_up"]}, thread)
-            alone = graph.invoke({"question": pair["follow_up"]}, {"configurable": {"thread_id": f"alone-{n}"}})
+            final = graph.invoke({"question": pair["follow_up"]}, thread, output_keys=STATE_KEYS)
+            alone = graph.invoke(
+                {"question": pair["follow_up"]}, {"configurable": {"thread_id": f"alone-{n}"}}, output_keys=STATE_KEYS
+            )
             slugs = [result.source_url.rsplit("/", 1)[-1] for result in final["search_results"]]
             cited = [url.rsplit("/", 1)[-1] for url in final["validation"].cited_urls] if final["validation"] else []
             alone_slugs = [result.source_url.rsplit("/", 1)[-1] for result in alone["search_results"]]

@@ -25,6 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from askai_graph import build_graph  # noqa: E402
+from askai_graph.state import STATE_KEYS  # noqa: E402
 from askai_graph.stores.runlog import RunRecord, build_record, open_run_log  # noqa: E402
 
 QUESTIONS = ["How does a semantic cache decide a hit?", "What is BM25?", "How do I bake sourdough bread?"]
@@ -55,7 +56,8 @@ def main() -> None:
     args = parser.parse_args()
 
     graph = build_graph()
-    finals = [graph.invoke({"question": q}) for q in QUESTIONS]  # warm-up, and the records' content
+    # A warm-up, and the records' content (the whole state: a record carries retrieved URLs and verdicts).
+    finals = [graph.invoke({"question": q}, output_keys=STATE_KEYS) for q in QUESTIONS]
     folder = tempfile.TemporaryDirectory()
     stores = {"sqlite": open_run_log(f"sqlite:///{Path(folder.name) / 'runs.sqlite'}")}
     postgres = postgres_database(args.postgres)

@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from askai_graph.indexing import build_index  # noqa: E402
+from askai_graph.state import STATE_KEYS  # noqa: E402
 
 # ``import `` counts as an MDX import line (``import X from '...'``), not the English verb.
 RESIDUE = re.compile(r"!!!|\{ #|^import |\bimport [\w{}, *]+ from ['\"]|<Tabs|\\\[|\]\(")
@@ -136,7 +137,8 @@ def catalog_answer(index: Path) -> dict[str, Any]:
 
     settings = Settings()
     retriever = BM25Retriever(corpus=load_corpus(index), cache_dir=settings.index_cache_dir)
-    final = build_graph(retriever=retriever, settings=settings).invoke({"question": CATALOG_QUESTION})
+    graph = build_graph(retriever=retriever, settings=settings)
+    final = graph.invoke({"question": CATALOG_QUESTION}, output_keys=STATE_KEYS)
     return {
         "outcome": final["outcome"],
         "validation": "passed" if final["validation"].ok else [e.code for e in final["validation"].errors],

@@ -148,7 +148,7 @@ def test_off_topic_question_with_sources_breaks_the_refusal_rate() -> None:
 class ScriptedGraph:
     """Streams a fixed run: Research, a rejected draft, Research again, the accepted draft."""
 
-    def stream(self, input: Any, *, stream_mode: Any = None) -> Iterator[tuple[str, Any]]:
+    def stream(self, input: Any, *, stream_mode: Any = None, output_keys: Any = None) -> Iterator[tuple[str, Any]]:
         first = [SearchResult(title="A", source_url=A, content="a")]
         retry = [SearchResult(title="B", source_url=B, content="b")]
         yield "updates", {"research": {"search_results": first}}

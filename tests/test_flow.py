@@ -9,6 +9,7 @@ import pytest
 
 from askai_graph import Settings, build_graph
 from askai_graph.prompts import DEGRADED_NOTICE, FALLBACK_ANSWER
+from askai_graph.state import STATE_KEYS
 from tests.fakes import (
     LOW_CONFIDENCE,
     PASSING,
@@ -36,7 +37,7 @@ def run(
     **context: Any,
 ) -> dict[str, Any]:
     graph = build_graph(writer=writer, critic=critic, retriever=fake or retriever(1, 2, 3, 4, 5), settings=Settings())
-    return graph.invoke({"question": question}, context=context or None)
+    return graph.invoke({"question": question}, context=context or None, output_keys=STATE_KEYS)
 
 
 def test_plain_acceptance_shows_only_the_cited_posts_as_cards() -> None:
@@ -151,7 +152,7 @@ def test_final_state_carries_the_contract_keys() -> None:
 
 def test_ainvoke_matches_invoke() -> None:
     graph = build_graph(writer=replies(cited_draft(2)), critic=replies(PASSING), retriever=retriever(1, 2))
-    final = asyncio.run(graph.ainvoke({"question": QUESTION}))
+    final = asyncio.run(graph.ainvoke({"question": QUESTION}, output_keys=STATE_KEYS))
     assert (final["outcome"], [s.url for s in final["sources"]]) == ("accepted", [url(2)])
 
 

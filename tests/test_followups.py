@@ -13,7 +13,7 @@ from askai_graph import Settings, build_graph
 from askai_graph.gates import is_early_catalog_acceptance
 from askai_graph.offline.condenser import leans_on_history, needs_context, rewrite
 from askai_graph.prompts import CLARIFY_ANSWER
-from askai_graph.state import Turn
+from askai_graph.state import STATE_KEYS, Turn
 from askai_graph.validation import ValidationReport
 from tests.fakes import LOW_CONFIDENCE, PASSING, cited_draft, replies, retriever, url
 
@@ -69,7 +69,7 @@ def test_a_first_question_that_refers_to_nothing_needs_context(question: str, ne
 def test_bm25_follow_up_on_a_thread_retrieves_and_cites_the_bm25_post(settings: Settings) -> None:
     graph = build_graph(checkpointer=InMemorySaver(), settings=settings)
     graph.invoke({"question": "What is BM25?"}, thread())
-    final = graph.invoke({"question": "How do I tune its parameters?"}, thread())
+    final = graph.invoke({"question": "How do I tune its parameters?"}, thread(), output_keys=STATE_KEYS)
     assert final["standalone_question"] == "How do I tune its parameters? (BM25)"
     assert final["search_results"][0].source_url == BM25_POST
     assert final["outcome"] == "accepted"
@@ -79,7 +79,7 @@ def test_bm25_follow_up_on_a_thread_retrieves_and_cites_the_bm25_post(settings: 
 
 def test_the_same_follow_up_on_a_fresh_thread_asks_for_the_full_question(settings: Settings) -> None:
     graph = build_graph(checkpointer=InMemorySaver(), settings=settings)
-    final = graph.invoke({"question": "How do I tune its parameters?"}, thread("fresh"))
+    final = graph.invoke({"question": "How do I tune its parameters?"}, thread("fresh"), output_keys=STATE_KEYS)
     assert final["outcome"] == "fallback" and final["attempts"] == 0
     assert final["answer"] == CLARIFY_ANSWER
     assert final["sources"] == [] and final["search_results"] == []
@@ -102,7 +102,7 @@ def test_model_condensed_question_is_what_research_and_the_critic_see() -> None:
     writer = replies(cited_draft(1), "How do I tune BM25 parameters?", cited_draft(1))
     graph = build_graph(writer=writer, critic=critic, retriever=fake, checkpointer=InMemorySaver())
     graph.invoke({"question": "What is BM25?"}, thread())
-    final = graph.invoke({"question": "How do I tune its parameters?"}, thread())
+    final = graph.invoke({"question": "How do I tune its parameters?"}, thread(), output_keys=STATE_KEYS)
     assert final["standalone_question"] == "How do I tune BM25 parameters?"
     assert fake.queries == ["What is BM25?", "How do I tune BM25 parameters?"]
     assert "Question: How do I tune BM25 parameters?" in critic.prompts[1]
@@ -113,7 +113,7 @@ def test_a_standalone_question_on_a_thread_costs_no_condensation_call() -> None:
     writer = replies(cited_draft(1))
     graph = build_graph(writer=writer, critic=replies(PASSING), retriever=retriever(1), checkpointer=InMemorySaver())
     graph.invoke({"question": "What is BM25?"}, thread())
-    final = graph.invoke({"question": "What is hybrid search?"}, thread())
+    final = graph.invoke({"question": "What is hybrid search?"}, thread(), output_keys=STATE_KEYS)
     assert writer.calls == 2 and final["standalone_question"] == "What is hybrid search?"
 
 
@@ -123,7 +123,7 @@ def test_an_unusable_condenser_reply_falls_back_to_the_lexical_rewrite(reply: An
     fake = retriever(1)
     graph = build_graph(writer=writer, critic=replies(PASSING), retriever=fake, checkpointer=InMemorySaver())
     graph.invoke({"question": "What is BM25?"}, thread())
-    final = graph.invoke({"question": "How do I tune its parameters?"}, thread())
+    final = graph.invoke({"question": "How do I tune its parameters?"}, thread(), output_keys=STATE_KEYS)
     assert final["standalone_question"] == "How do I tune its parameters? (BM25)"
     assert final["outcome"] == "accepted"
 
@@ -219,7 +219,7 @@ def test_follow_ups_on_the_bundled_site_retrieve_the_right_post_first(settings: 
     first = 0
     for n, pair in enumerate(pairs):
         graph.invoke({"question": pair["question"]}, thread(f"pair-{n}"))
-        final = graph.invoke({"question": pair["follow_up"]}, thread(f"pair-{n}"))
+        final = graph.invoke({"question": pair["follow_up"]}, thread(f"pair-{n}"), output_keys=STATE_KEYS)
         first += final["search_results"][0].source_url.endswith("/" + pair["post"])
     assert len(pairs) == 26 and first >= 25
 

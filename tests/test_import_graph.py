@@ -29,8 +29,8 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     ("indexing", frozenset({"indexing"})),
     ("stores", frozenset({"stores"})),
     ("assembly", frozenset({"providers", "local_model"})),
-    ("graph", frozenset({"nodes", "graph"})),
-    ("faces", frozenset({"evaluation", "server"})),
+    ("graph", frozenset({"nodes", "graph", "public_output"})),
+    ("faces", frozenset({"evaluation", "server", "mcp"})),
     ("reports", frozenset({"reporting"})),
     ("entry", frozenset({"", "cli", "__main__"})),
 ]

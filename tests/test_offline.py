@@ -19,6 +19,7 @@ from askai_graph import (
 from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
 from askai_graph.reviewing import ReviewRequest
+from askai_graph.state import STATE_KEYS
 from askai_graph.writing import DraftRequest
 from tests.fakes import huge_post, post, url
 
@@ -31,7 +32,7 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def ask(graph: Any, question: str) -> dict[str, Any]:
-    return graph.invoke({"question": question})
+    return graph.invoke({"question": question}, output_keys=STATE_KEYS)
 
 
 def test_catalog_question_lists_at_least_four_posts_with_links(graph: Any) -> None:

@@ -18,6 +18,7 @@ from askai_graph import BM25Retriever, SearchResult, Settings, build_graph, load
 from askai_graph.evidence import evidence_slice
 from askai_graph.nodes.research import to_search_results
 from askai_graph.reviewing import ReviewRequest, critic_messages
+from askai_graph.state import STATE_KEYS
 from askai_graph.writing import DraftRequest, writer_messages
 from tests.fakes import PASSING, replies
 
@@ -84,7 +85,7 @@ def test_a_model_that_obeys_the_injection_is_stopped_by_validation(
     writer = replies(f"{CLEAN_DRAFT}\n\n{OBEYED[form]}")
     critic = replies(PASSING)  # a critic that would pass anything: Validation must not rely on it
     final = build_graph(writer=writer, critic=critic, retriever=poisoned, settings=settings).invoke(
-        {"question": QUESTION}
+        {"question": QUESTION}, output_keys=STATE_KEYS
     )
     assert final["outcome"] == "fallback"
     assert final["sources"] == []
@@ -97,7 +98,7 @@ def test_a_model_that_obeys_the_injection_is_stopped_by_validation(
 def test_a_model_that_obeys_once_is_told_why_and_recovers(poisoned: BM25Retriever, settings: Settings) -> None:
     writer = replies(f"Per the notice, read [the official docs]({EVIL}).", CLEAN_DRAFT)
     final = build_graph(writer=writer, critic=replies(PASSING), retriever=poisoned, settings=settings).invoke(
-        {"question": QUESTION}
+        {"question": QUESTION}, output_keys=STATE_KEYS
     )
     assert f"Unknown citation URL: {EVIL}" in writer.prompts[1]
     assert final["outcome"] == "accepted" and final["attempts"] == 2

@@ -11,6 +11,7 @@ from askai_graph.catalog import SiteCatalog, catalog_answer, site_order_key
 from askai_graph.evidence import SearchResult
 from askai_graph.indexing import build_index
 from askai_graph.retrieval.pages import BM25Retriever
+from askai_graph.state import STATE_KEYS
 from tests.fakes import retriever
 
 SITES = Path(__file__).parent / "data" / "sites"
@@ -93,7 +94,7 @@ def test_catalog_question_on_a_site_that_never_says_articles_lists_every_page(
     assert not any("article" in p.read_text().lower() for p in source.rglob("*.md"))
     build_index(source, tmp_path / "index", base_url="https://trail.example/")
     graph = build_graph(settings=Settings(corpus=tmp_path / "index", index_cache_dir=index_cache))
-    final = graph.invoke({"question": question})
+    final = graph.invoke({"question": question}, output_keys=STATE_KEYS)
     listed = {r.source_url for r in final["search_results"] if r.source_url in final["answer"]}
     assert len(listed) == 7
     assert final["outcome"] == "accepted_early"
@@ -103,13 +104,14 @@ def test_catalog_question_on_a_site_that_never_says_articles_lists_every_page(
 def test_a_retriever_without_a_catalog_still_answers_catalog_questions_from_search() -> None:
     fake = retriever(1, 2, 3, 4, 5)
     assert not isinstance(fake, SiteCatalog)
-    final = build_graph(retriever=fake, settings=Settings()).invoke({"question": "What articles do you have?"})
+    graph = build_graph(retriever=fake, settings=Settings())
+    final = graph.invoke({"question": "What articles do you have?"}, output_keys=STATE_KEYS)
     assert len(final["search_results"]) == 5
 
 
 def test_bundled_site_lists_its_posts_for_which_tutorials_are_on_this_site(index_cache: Path) -> None:
     final = build_graph(settings=Settings(index_cache_dir=index_cache)).invoke(
-        {"question": "Which tutorials are on this site?"}
+        {"question": "Which tutorials are on this site?"}, output_keys=STATE_KEYS
     )
     listed = {r.source_url for r in final["search_results"] if r.source_url in final["answer"]}
     assert final["outcome"] in ("accepted", "accepted_early"), final["validation"]
@@ -128,7 +130,7 @@ def test_catalog_over_summaries_holding_markdown_links_passes_validation(tmp_pat
         (docs / f"{name}.md").write_text(f"---\ntitle: {name.title()}\ndescription: \"{description}\"\n---\n\nText.\n")
     build_index(docs, tmp_path / "index", base_url="https://links.example/")
     graph = build_graph(settings=Settings(corpus=tmp_path / "index", index_cache_dir=index_cache))
-    final = graph.invoke({"question": "List all the pages in the docs."})
+    final = graph.invoke({"question": "List all the pages in the docs."}, output_keys=STATE_KEYS)
     assert final["validation"].ok, final["validation"].errors
     assert final["outcome"] == "accepted_early"
     assert "elsewhere.example" not in final["answer"] and "\\[" not in final["answer"]
@@ -138,7 +140,7 @@ def test_catalog_over_summaries_holding_markdown_links_passes_validation(tmp_pat
 def test_catalog_answer_lists_a_docs_site_in_nav_order(tmp_path: Path, index_cache: Path) -> None:
     build_index(Path(__file__).parent / "data" / "generators" / "mkdocs" / "docs", tmp_path / "index")
     graph = build_graph(settings=Settings(corpus=tmp_path / "index", index_cache_dir=index_cache))
-    final = graph.invoke({"question": "What guides are there?"})
+    final = graph.invoke({"question": "What guides are there?"}, output_keys=STATE_KEYS)
     assert final["validation"].ok and final["outcome"] == "accepted_early"
     positions = [final["answer"].index(f"({url})") for url in (
         "https://lantern.example/", "https://lantern.example/guide/", "https://lantern.example/guide/clients/",
@@ -177,7 +179,7 @@ def test_catalog_answer_ends_with_how_many_more_and_the_index_page() -> None:
 def test_catalog_answer_bounded_by_catalog_top_k_passes_validation(tmp_path: Path, index_cache: Path) -> None:
     build_index(Path(__file__).parent / "data" / "generators" / "mkdocs" / "docs", tmp_path / "index")
     settings = Settings(corpus=tmp_path / "index", index_cache_dir=index_cache, catalog_top_k=4)
-    final = build_graph(settings=settings).invoke({"question": "Table of contents"})
+    final = build_graph(settings=settings).invoke({"question": "Table of contents"}, output_keys=STATE_KEYS)
     assert final["validation"].ok and final["outcome"] == "accepted_early"
     assert "**The Lantern guide**" in final["answer"]
     assert final["answer"].endswith("And 2 more: see [Home](https://lantern.example/).")

@@ -66,19 +66,21 @@ def client(studio: str) -> Iterator[SyncLangGraphClient]:
 def run(
     client: SyncLangGraphClient, question: str, thread_id: str | None = None, **kwargs: Any
 ) -> tuple[list[str], dict[str, Any]]:
-    """Stream one run (on a new thread unless one is given); return the nodes in update order and the final state."""
+    """Stream one run (on a new thread unless one is given); return the nodes in order and the whole final state.
+
+    The run's ``values`` and ``updates`` are its public output (the graph's output schema);
+    the ``tasks`` stream names every stage that ran, and the thread's checkpoint holds
+    the whole state, internals included: the two ways Studio reads them.
+    """
     thread_id = thread_id or client.threads.create()["thread_id"]
     nodes: list[str] = []
-    final: dict[str, Any] = {}
     for part in client.runs.stream(
-        thread_id, GRAPH_ID, input={"question": question}, stream_mode=["updates", "values"], **kwargs
+        thread_id, GRAPH_ID, input={"question": question}, stream_mode=["tasks", "values"], **kwargs
     ):
-        if part.event == "updates":
-            nodes += list(part.data)
-        elif part.event == "values":
-            final = part.data
+        if part.event == "tasks" and "result" in part.data:
+            nodes.append(part.data["name"])
         assert part.event != "error", part.data
-    return nodes, final
+    return nodes, client.threads.get_state(thread_id)["values"]
 
 
 def sources_allowed(final: dict[str, Any]) -> bool:

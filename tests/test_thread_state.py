@@ -14,7 +14,7 @@ from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
 from typing_extensions import get_type_hints
 
 from askai_graph import AskState, Critique, ReviewFailure, SearchResult, Settings, Source, build_graph
-from askai_graph.state import CONVERSATION_KEYS, Turn, checkpoint_types, new_turn_state
+from askai_graph.state import CONVERSATION_KEYS, STATE_KEYS, Turn, checkpoint_types, new_turn_state
 from askai_graph.validation import ValidationIssue, ValidationReport
 from tests.fakes import PASSING, cited_draft, replies, retriever, review, url
 
@@ -65,7 +65,9 @@ def test_a_new_question_starts_with_a_fresh_value_of(key: str) -> None:
     graph.invoke({"question": "How does caching work?"}, thread())
     graph.update_state(thread(), stale_state(), as_node="source_gate")
     assert graph.get_state(thread()).values[key] == stale_state()[key], "precondition: the stale value is stored"
-    values = [chunk for chunk in graph.stream({"question": "How does streaming work?"}, thread(), stream_mode="values")]
+    question = {"question": "How does streaming work?"}
+    stream = graph.stream(question, thread(), stream_mode="values", output_keys=STATE_KEYS)
+    values = list(stream)
     after_condense = values[1]
     assert after_condense[key] == new_turn_state()[key]
 
@@ -76,7 +78,7 @@ def test_a_new_question_is_researched_as_itself_not_the_last_one() -> None:
     )
     graph.invoke({"question": "How does caching work?"}, thread())
     graph.update_state(thread(), stale_state(), as_node="source_gate")
-    final = graph.invoke({"question": "How does streaming work?"}, thread())
+    final = graph.invoke({"question": "How does streaming work?"}, thread(), output_keys=STATE_KEYS)
     assert final["standalone_question"] == "How does streaming work?"
 
 
@@ -84,7 +86,7 @@ def test_three_questions_on_one_thread_each_get_the_full_attempt_budget() -> Non
     # The critic fails twice, then passes, for every question: each needs all 3 drafts.
     critic = replies(FAILING, FAILING, PASSING, FAILING, FAILING, PASSING)
     graph = build_graph(critic=critic, checkpointer=InMemorySaver(), settings=Settings())
-    finals = [graph.invoke({"question": question}, thread()) for question in SNIPPET]
+    finals = [graph.invoke({"question": question}, thread(), output_keys=STATE_KEYS) for question in SNIPPET]
     assert [final["attempts"] for final in finals] == [3, 3, 0]
     assert [final["outcome"] for final in finals] == ["accepted", "accepted", "fallback"]
     assert finals[1]["sources"] and finals[1]["gates"]["critic"] == "passed"
@@ -97,7 +99,7 @@ def test_three_questions_on_one_thread_each_get_the_full_attempt_budget() -> Non
 
 def test_the_issue_snippet_prints_attempts_1_1_0(settings: Settings) -> None:
     graph = build_graph(checkpointer=InMemorySaver(), settings=settings)
-    finals = [graph.invoke({"question": question}, thread()) for question in SNIPPET]
+    finals = [graph.invoke({"question": question}, thread(), output_keys=STATE_KEYS) for question in SNIPPET]
     assert [(final["outcome"], final["attempts"]) for final in finals] == [
         ("accepted", 1),
         ("accepted", 1),

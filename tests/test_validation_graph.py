@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from askai_graph import Settings, build_graph
+from askai_graph.state import STATE_KEYS
 from tests.fakes import PASSING, replies, retriever, url
 
 EVIL = "https://evil.example/x"
@@ -34,7 +35,7 @@ def run(draft: str) -> dict[str, Any]:
     graph = build_graph(
         writer=replies(draft), critic=replies(PASSING), retriever=retriever(1, 2, 3), settings=Settings()
     )
-    return graph.invoke({"question": "How does caching work?"})
+    return graph.invoke({"question": "How does caching work?"}, output_keys=STATE_KEYS)
 
 
 @pytest.mark.parametrize("draft", [d for _, d in ADVERSARIAL], ids=[i for i, _ in ADVERSARIAL])
@@ -42,7 +43,7 @@ def test_invalid_draft_never_yields_sources(draft: str) -> None:
     graph = build_graph(
         writer=replies(draft), critic=replies(PASSING), retriever=retriever(1, 2, 3), settings=Settings()
     )
-    final = graph.invoke({"question": "How does caching work?"})
+    final = graph.invoke({"question": "How does caching work?"}, output_keys=STATE_KEYS)
     assert final["validation"] is not None and not final["validation"].ok
     assert final["sources"] == []
     assert final["outcome"] == "fallback"
@@ -53,6 +54,6 @@ def test_the_same_graph_shows_sources_for_a_valid_draft() -> None:
     graph = build_graph(
         writer=replies(draft), critic=replies(PASSING), retriever=retriever(1, 2, 3), settings=Settings()
     )
-    final = graph.invoke({"question": "How does caching work?"})
+    final = graph.invoke({"question": "How does caching work?"}, output_keys=STATE_KEYS)
     assert final["outcome"] == "accepted"
     assert [source.url for source in final["sources"]][0] == url(1)

@@ -18,15 +18,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from askai_graph.evaluation.dataset import EvalQuestion, Kind
 from askai_graph.gates import critic_passed
-from askai_graph.state import AskState
+from askai_graph.state import STATE_KEYS, AskState
 from askai_graph.summary import RunSummary, final_state
 
 
 class StreamableGraph(Protocol):
     """What the runner needs of a graph: LangGraph's synchronous ``stream``."""
 
-    def stream(self, input: Any, *, stream_mode: Any = ...) -> Iterable[Any]:
-        """Stream the run's progress."""
+    def stream(self, input: Any, *, stream_mode: Any = ..., output_keys: Any = None) -> Iterable[Any]:
+        """Stream the run's progress (``output_keys=STATE_KEYS``: internals included)."""
         ...
 
 
@@ -112,7 +112,8 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
                 verdicts.append(verdict)
         last = now
 
-    final = final_state(graph.stream({"question": item.question}, stream_mode=["updates", "values"]), on_updates)
+    stream = graph.stream({"question": item.question}, stream_mode=["updates", "values"], output_keys=STATE_KEYS)
+    final = final_state(stream, on_updates)
     summary = RunSummary.from_state(final, seconds=time.perf_counter() - start, stage_seconds=stage_seconds)
     return QuestionResult(
         question=item.question,

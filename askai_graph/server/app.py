@@ -23,12 +23,14 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from askai_graph.mcp.server import DocsMCP
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.chat import add_chat_route
 from askai_graph.server.collector import tune_collector
 from askai_graph.server.feedback import add_feedback_route
 from askai_graph.server.health import add_health_route
 from askai_graph.server.limits import ClientRateLimit, StreamSlots, trusted_hosts
+from askai_graph.server.llms import add_llms_routes
 from askai_graph.server.openapi import describe_events
 from askai_graph.server.reload import Generation, IndexReloader, default_reloader, entered
 from askai_graph.server.run import StreamingGraph
@@ -130,9 +132,14 @@ def create_app(
         slots = SharedStreamSlots(settings.max_streams, settings.cache_url, lease_seconds=settings.stream_lease_seconds)
         lifespan = _closing_lifespan(lifespan, slots)
     lifespan = _serving_lifespan(lifespan)
+    # MCP at /mcp (askai_graph.mcp): the tools share /api/chat's limits, threads, cache and run log.
+    leases = ThreadLeases(settings)
+    mcp = DocsMCP(settings, slots=slots, rate_limit=rate_limit, leases=leases, run_log=run_log)
+    lifespan = mcp.lifespan(lifespan)
     app = FastAPI(
         title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
     )
+    mcp.mount(app)
     # The one piece of app state: what is served now. The graph (which a threads database
     # opens only in the lifespan), its answer cache and corpus facts, swapped together on reload.
     app.state.live = None if reloader is not None else Generation(graph, cache, corpus_info)
@@ -140,11 +147,12 @@ def create_app(
     if settings.trusted_proxies.strip():
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_hosts(settings.trusted_proxies))
     # Every route module is added the same way: the app and what its routes need.
-    add_chat_route(app, settings, slots=slots, rate_limit=rate_limit, leases=ThreadLeases(settings), run_log=run_log)
+    add_chat_route(app, settings, slots=slots, rate_limit=rate_limit, leases=leases, run_log=run_log)
     add_feedback_route(app, run_log, settings)
     add_health_route(app)
     add_suggestions_route(app, settings)
     add_web(app, settings)
+    add_llms_routes(app)
     describe_events(app)
     return app
 

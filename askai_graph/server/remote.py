@@ -145,26 +145,48 @@ class RemoteAskGraph:
         return config
 
     async def astream(
-        self, input: Any, config: Any = None, *, stream_mode: Any = "updates", durability: Any = None
+        self,
+        input: Any,
+        config: Any = None,
+        *,
+        stream_mode: Any = "updates",
+        durability: Any = None,
+        output_keys: Any = None,
     ) -> AsyncIterator[Any]:
-        """Run the graph on the server; yield ``(mode, chunk)`` like the in-process ``astream`` does."""
+        """Run the graph on the server; yield ``(mode, chunk)`` like the in-process ``astream`` does.
+
+        The server applies the graph's output schema to ``updates`` and ``values``;
+        ``output_keys`` (any value: the front end reads internals only) asks for the
+        whole state instead, rebuilt from the ``tasks`` stream, whose task results
+        carry every key a node wrote.
+        """
         config = self._on_server(config)
         run_id = config.pop("run_id", None)  # the server picks its own; ours goes in the metadata
         metadata = {"askai_run_id": str(run_id)} if run_id is not None else None
         modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
+        whole = output_keys is not None
+        asked = [("tasks" if whole and mode == "updates" else mode) for mode in modes]
         extra: dict[str, Any] = {"on_disconnect": "cancel", "metadata": metadata}
         if durability is not None:
             extra["durability"] = durability
-        parts = self.remote.astream(input, cast(RunnableConfig, config), stream_mode=cast(Any, modes), **extra)
+        parts = self.remote.astream(input, cast(RunnableConfig, config), stream_mode=cast(Any, asked), **extra)
+        state: dict[str, Any] = {}
         async for part in parts:
             mode, data = cast(tuple[str, Any], tuple(part)[:2])  # an SDK StreamPart: (event, data, id)
-            if mode == "updates" and isinstance(data, Mapping):
+            if mode == "tasks":
+                if not isinstance(data, Mapping) or not isinstance(data.get("result"), Mapping):
+                    continue  # a task starting, or one that failed (the run's error follows)
+                update = typed_state(data["result"])
+                state |= update
+                mode, data = "updates", {str(data["name"]): update}
+            elif mode == "updates" and isinstance(data, Mapping):
                 data = {
                     node: typed_state(update) if isinstance(update, Mapping) else update
                     for node, update in data.items()
                 }
             elif mode == "values" and isinstance(data, Mapping):
-                data = typed_state(data)
+                state |= typed_state(data)
+                data = dict(state) if whole else typed_state(data)
             yield (mode, data) if len(modes) > 1 else data
 
     async def aget_state(self, config: Any) -> RemoteState:

@@ -37,7 +37,7 @@ from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.server import events
 from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
-from askai_graph.state import AskState
+from askai_graph.state import STATE_KEYS, AskState
 from askai_graph.stores.threads import DURABILITY, record_cached_turn, run_config
 
 logger = logging.getLogger(__name__)
@@ -47,9 +47,9 @@ class StreamingGraph(Protocol):
     """What the server needs of a graph: LangGraph's ``astream``."""
 
     def astream(
-        self, input: Any, config: Any = None, *, stream_mode: Any = ..., durability: Any = None
+        self, input: Any, config: Any = None, *, stream_mode: Any = ..., durability: Any = None, output_keys: Any = None
     ) -> AsyncIterator[Any]:
-        """Stream the run's progress."""
+        """Stream the run's progress (``output_keys=STATE_KEYS``: internals included)."""
         ...
 
 
@@ -88,7 +88,14 @@ async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any],
     try:
         modes = ["updates", "values"]
         durability = DURABILITY if thread is not None and getattr(graph, "checkpointer", None) else None
-        async for item in graph.astream({"question": question}, config, stream_mode=modes, durability=durability):
+        # The graph's output schema hides retrieved results and verdicts; the steps, the
+        # cache and the run log need them, and apply the gates themselves (``events``).
+        # Every channel of a compiled graph (a custom one too), else the Ask AI state's keys.
+        whole = getattr(graph, "stream_channels_asis", STATE_KEYS)
+        stream = graph.astream(
+            {"question": question}, config, stream_mode=modes, durability=durability, output_keys=whole
+        )
+        async for item in stream:
             queue.put_nowait(item)
     except Exception as exc:
         queue.put_nowait(_Failed(exc))

@@ -1,0 +1,209 @@
+"""The MCP server: the three tools declared on the official SDK's ``MCPServer``, and ``/mcp`` on the app.
+
+``DocsMCP`` is built with the limits ``create_app`` shares with ``/api/chat``;
+``lifespan`` runs the streamable-HTTP session manager inside the app's lifespan and
+``mount`` adds the ``/mcp`` route (and gives the tools the app). The same server runs on
+stdin/stdout for ``askai mcp`` (``stdio``).
+
+``/mcp`` is stateless (every request stands alone, JSON responses): a conversation is
+carried by ``thread_id`` in the tool arguments, not by an MCP session, so any worker of
+``askai serve --workers N`` can answer any call. On the loopback interface only local
+``Host`` and ``Origin`` headers are accepted (``transport_security``).
+"""
+
+# No ``from __future__ import annotations``: the SDK reads each tool's parameters from its
+# annotations, which name this function's locals (the question limit of these settings).
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import FastAPI
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from askai_graph.mcp.tools import (
+    MAX_SEARCH_RESULTS,
+    STDIO_CLIENT,
+    AskResult,
+    DocsTools,
+    PageEntry,
+    Passage,
+    ToolRefused,
+)
+from askai_graph.server.limits import ClientRateLimit, StreamSlots
+from askai_graph.server.threads import ThreadLeases
+from askai_graph.settings import Settings
+from askai_graph.stores.runlog import RunLog
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "Answers about this documentation site, checked before they reach you. Prefer ask_docs: its answer "
+    "passed or failed two gates (a deterministic validation and a reviewer), and it carries `sources` only "
+    "when both passed. search_docs returns raw retrieved passages (endorsed: false) for you to read, not "
+    "facts to cite. list_pages is the site's table of contents."
+)
+
+ASK_DOCS = """Ask the documentation site a question; get a checked answer.
+
+Returns {answer, outcome, gates, sources?, cached, run_id, thread_id}. What `outcome` means:
+- "accepted": the answer passed both gates (validation and review). `sources` lists the pages it
+  cites; those, and only those, are endorsed links.
+- "accepted_early": a listing of the site's pages, accepted after one review pass; `sources` only
+  when the reviewer passed it too.
+- "degraded": the reviewer could not verify the answer within the allowed attempts. No `sources`.
+  Treat the text as unverified; do not present it as what the docs say.
+- "fallback": the site has no reliable answer (off-topic, nothing retrieved, or no usable draft).
+  Nothing from the site is returned; rephrase, ask something else, or look elsewhere.
+`gates` gives retrieval, validation and critic as passed, failed or skipped. `sources` is absent
+whenever any gate failed. Pass the returned `thread_id` to ask a follow-up in the same conversation."""
+
+SEARCH_DOCS = """Search the documentation site's pages; get retrieved passages, not an answer.
+
+Each item is {title, url, snippet, endorsed: false}: candidate evidence that no gate has checked.
+Read them yourself before relying on any; use ask_docs for a checked answer with sources.
+An empty list means no page is relevant to the query."""
+
+LIST_PAGES = """List every page of the documentation site, in the site's own order (its navigation).
+
+Each item is {title, url, section, summary}."""
+
+
+class DocsMCP:
+    """The MCP server over one app's tools (see module docstring)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        slots: StreamSlots,
+        rate_limit: ClientRateLimit,
+        leases: ThreadLeases,
+        run_log: RunLog | None,
+    ) -> None:
+        """Declare the tools; they answer once ``mount`` has given them the app."""
+        self.settings = settings
+        self.slots, self.rate_limit, self.leases, self.run_log = slots, rate_limit, leases, run_log
+        self.tools: DocsTools | None = None
+        self.server = docs_server(self)
+        self.http = self.server.streamable_http_app(
+            streamable_http_path="/mcp",
+            stateless_http=True,
+            json_response=True,
+            transport_security=transport_security(settings),
+        )
+
+    def mount(self, app: FastAPI) -> None:
+        """Add ``/mcp`` to ``app`` and answer from what ``app`` serves."""
+        self.tools = DocsTools(app, self.settings, self.slots, self.rate_limit, self.leases, self.run_log)
+        app.state.mcp = self
+        app.router.routes.extend(self.http.routes)
+
+    def lifespan(self, inner: Any) -> Any:
+        """Run ``inner`` (if any) with the streamable-HTTP session manager running inside it."""
+
+        @asynccontextmanager
+        async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+            if inner is None:
+                async with self.server.session_manager.run():
+                    yield
+                return
+            async with inner(app), self.server.session_manager.run():
+                yield
+
+        return lifespan
+
+    def ready(self) -> DocsTools:
+        """Return the tools (``ToolRefused`` before ``mount``)."""
+        if self.tools is None:
+            raise ToolRefused("the server is starting; retry shortly")
+        return self.tools
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def transport_security(settings: Settings) -> TransportSecuritySettings:
+    """Return the ``Host``/``Origin`` checks of ``/mcp``.
+
+    A server bound to the loopback interface accepts local ``Host`` and ``Origin`` values
+    only: a web page whose name resolves to 127.0.0.1 (DNS rebinding) cannot drive its
+    tools. Bound elsewhere, or behind a trusted reverse proxy (which forwards the public
+    ``Host``), the proxy or the network is the front door, and nothing is checked here.
+    """
+    if settings.host in LOOPBACK and not settings.trusted_proxies.strip():
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        )
+    return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+
+def client_of(context: Context[Any, Any]) -> str:
+    """Return who is calling, for the rate limit: the HTTP client's address, or the one stdio peer."""
+    request = context.request_context.request
+    client = getattr(request, "client", None)
+    return str(client.host) if client is not None else STDIO_CLIENT
+
+
+async def _refused_as_tool_error(call: Any) -> Any:
+    """Await ``call``; an anticipated failure is a tool error, anything else a fixed message (logged)."""
+    try:
+        return await call
+    except ToolRefused as exc:
+        raise ToolError(str(exc)) from None
+    except Exception:
+        logger.exception("MCP tool call failed")
+        raise ToolError("Internal error while answering; please try again.") from None
+
+
+def _quietly(build: Callable[[], MCPServer[Any]]) -> MCPServer[Any]:
+    """Build an SDK server without its logging set-up.
+
+    ``MCPServer()`` calls ``logging.basicConfig`` with a Rich handler when the root logger
+    has none: the server's warnings would then be reformatted and wrapped at 80 columns
+    (one log line split in several). The app's logging stays as the CLI and uvicorn set it.
+    """
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    try:
+        return build()
+    finally:
+        root.setLevel(level)
+        root.handlers[:] = handlers
+
+
+def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
+    """Return the SDK server declaring ``ask_docs``, ``search_docs`` and ``list_pages``."""
+    server: MCPServer[Any] = _quietly(lambda: MCPServer(name="askai-graph", instructions=INSTRUCTIONS))
+    limit = mcp.settings.max_question_chars
+    read_only = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+
+    @server.tool(name="ask_docs", description=ASK_DOCS, annotations=read_only)
+    async def ask_docs(
+        question: Annotated[str, Field(description=f"The question, in plain words (at most {limit} characters).")],
+        context: Context[Any, Any],
+        thread_id: Annotated[
+            str | None, Field(description="A thread_id an earlier ask_docs returned, to ask a follow-up.")
+        ] = None,
+    ) -> AskResult:
+        return await _refused_as_tool_error(mcp.ready().ask_docs(question, thread_id, client_of(context)))  # type: ignore[no-any-return]
+
+    @server.tool(name="search_docs", description=SEARCH_DOCS, annotations=read_only)
+    async def search_docs(
+        query: Annotated[str, Field(description="What to look for.")],
+        context: Context[Any, Any],
+        limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_RESULTS, description="How many passages at most.")] = 5,
+    ) -> list[Passage]:
+        return await _refused_as_tool_error(mcp.ready().search_docs(query, limit, client_of(context)))  # type: ignore[no-any-return]
+
+    @server.tool(name="list_pages", description=LIST_PAGES, annotations=read_only)
+    async def list_pages() -> list[PageEntry]:
+        return await _refused_as_tool_error(mcp.ready().list_pages())  # type: ignore[no-any-return]
+
+    return server

@@ -1,0 +1,277 @@
+"""What each MCP tool does, whatever the transport: ask the site, search it, list its pages.
+
+``DocsTools`` works over what the HTTP app serves now (``reload.live``), with the app's
+own stream cap, per-client rate limit, thread leases, question limit, deadline, answer
+cache and run log: an agent gets no more, and no less, than a reader of ``/api/chat``.
+
+- ``ask_docs`` runs ``run.run_question``, the very events the SSE stream frames, and
+  folds them into one result. ``sources`` is in it only when the ``sources`` event was
+  sent, that is when the Source Gate passed.
+- ``search_docs`` returns retrieved passages, each marked ``endorsed: false``: they are
+  candidate evidence no gate has checked, not an answer (the same relevance floor as
+  Research applies, so an off-topic query finds nothing).
+- ``list_pages`` returns the site's catalog in its own order.
+
+Every anticipated failure (a limit, a bad argument, an unknown thread) is a
+``ToolRefused`` with a one-line message; the transport turns it into an MCP tool error.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, NotRequired, cast
+
+from fastapi import FastAPI
+from langchain_core.retrievers import BaseRetriever
+from typing_extensions import TypedDict
+
+from askai_graph.catalog import SiteCatalog
+from askai_graph.plaintext import plain_text
+from askai_graph.question import QuestionError, checked_question
+from askai_graph.retrieval.pages import PageRetriever
+from askai_graph.server.events import Event
+from askai_graph.server.limits import ClientRateLimit, StreamSlots
+from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
+from askai_graph.server.recording import RecordingGraph, recorded
+from askai_graph.server.reload import live
+from askai_graph.server.request import BadRequest
+from askai_graph.server.run import run_question
+from askai_graph.server.threads import ThreadLeases
+from askai_graph.settings import Settings
+from askai_graph.stores.runlog import RunLog
+from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id
+from askai_graph.summary import RunSummary
+
+logger = logging.getLogger(__name__)
+
+SNIPPET_CHARS = 320
+"""About how much of a passage ``search_docs`` shows (plain text, cut at a word)."""
+MAX_SEARCH_RESULTS = 20
+"""The most passages one ``search_docs`` call returns."""
+STDIO_CLIENT = "stdio"
+"""The rate-limit identity of the one client of a stdio server."""
+
+
+class SourceCard(TypedDict):
+    """A page the accepted answer cites (a source card of the SSE ``sources`` event)."""
+
+    title: str
+    url: str
+
+
+class AskResult(TypedDict):
+    """What ``ask_docs`` returns."""
+
+    answer: str
+    outcome: Literal["accepted", "accepted_early", "degraded", "fallback"]
+    gates: dict[str, Literal["passed", "failed", "skipped"]]
+    sources: NotRequired[list[SourceCard]]
+    cached: bool
+    run_id: str | None
+    thread_id: str | None
+
+
+class Passage(TypedDict):
+    """One retrieved passage of ``search_docs``: candidate evidence, never endorsed."""
+
+    title: str
+    url: str
+    snippet: str
+    endorsed: Literal[False]
+
+
+class PageEntry(TypedDict):
+    """One page of ``list_pages``."""
+
+    title: str
+    url: str
+    section: str
+    summary: str
+
+
+class ToolRefused(Exception):
+    """An anticipated failure of a tool call; ``str(error)`` is the one line the agent reads."""
+
+
+@dataclass
+class DocsTools:
+    """The tools over one app's serving state (see module docstring)."""
+
+    app: FastAPI
+    """The HTTP app whose graph, cache and corpus are served (``reload.live``)."""
+    settings: Settings
+    """The app's settings (limits, deadline)."""
+    slots: StreamSlots
+    """The app's stream cap, shared with ``/api/chat``."""
+    rate_limit: ClientRateLimit
+    """The app's per-client rate limit, shared with ``/api/chat``."""
+    leases: ThreadLeases
+    """One answer at a time per thread, shared with ``/api/chat``."""
+    run_log: RunLog | None
+    """Where answers are logged, if anywhere."""
+
+    async def ask_docs(self, question: str, thread_id: str | None, client: str) -> AskResult:
+        """Answer ``question`` (a follow-up on ``thread_id`` if given) for ``client``."""
+        serving = live(self.app)
+        graph, cache = serving.graph, serving.cache
+        if graph is None:
+            raise ToolRefused("the threads database is not open yet; retry shortly")
+        # The order of /api/chat: full first (costs no quota), then the rate limit, then the input.
+        if await self.slots.full():
+            raise ToolRefused(_BUSY)
+        await self._admit(client)
+        question = self._question(question)
+        if thread_id is not None and not is_thread_id(thread_id):
+            raise ToolRefused(f"thread_id must be an id ask_docs returned ({THREAD_ID_FORMAT})")
+        slot = await self.slots.try_acquire()
+        if slot is None:
+            raise ToolRefused(_BUSY)
+        try:
+            try:
+                thread, release = await self.leases.claim(graph, thread_id)
+            except BadRequest as exc:
+                raise ToolRefused(exc.message) from None
+            except Exception as exc:
+                if database_outage(exc):
+                    raise ToolRefused(THREADS_UNREACHABLE) from None
+                raise
+            try:
+                recorder = RecordingGraph(graph)
+                run = run_question(
+                    question,
+                    graph=recorder,
+                    cache=cache,
+                    token_chars=self.settings.token_chars,
+                    thread=thread,
+                    deadline_seconds=self.settings.request_timeout_seconds,
+                )
+                events = recorded(run, question=question, recorder=recorder, run_log=self.run_log, run_id=thread.run_id)
+                return await answer_result(events)
+            finally:
+                await release()
+        finally:
+            await slot.release()
+
+    async def search_docs(self, query: str, limit: int, client: str) -> list[Passage]:
+        """Return up to ``limit`` retrieved passages for ``query``, none of them endorsed."""
+        await self._admit(client)
+        query = self._question(query)
+        retriever = self._retriever()
+        limit = max(1, min(limit, MAX_SEARCH_RESULTS))
+        # The project's retrievers take ``k`` (another retriever's ``k`` may mean something else);
+        # ``ainvoke`` runs the CPU work of ranking off the event loop.
+        keep = {"k": limit} if isinstance(retriever, PageRetriever) else {}
+        documents = await retriever.ainvoke(query, None, **keep)
+        return [
+            {
+                "title": plain_text(str(document.metadata.get("title") or "")),
+                "url": str(document.metadata.get("source_url") or ""),
+                "snippet": snippet(document.page_content),
+                "endorsed": False,
+            }
+            for document in documents[:limit]
+        ]
+
+    async def list_pages(self) -> list[PageEntry]:
+        """Return every page of the site in the site's own order (its nav sections included)."""
+        retriever = self._retriever()
+        if not isinstance(retriever, SiteCatalog):
+            raise ToolRefused("this server's retriever cannot list the site's pages")
+        pages = len(getattr(getattr(retriever, "corpus", None), "posts", ()))
+        return [
+            {
+                "title": plain_text(str(document.metadata.get("title") or "")),
+                "url": str(document.metadata.get("source_url") or ""),
+                "section": plain_text(str(document.metadata.get("section") or "")),
+                "summary": plain_text(str(document.metadata.get("summary") or "")),
+            }
+            for document in retriever.catalog(pages)
+        ]
+
+    async def _admit(self, client: str) -> None:
+        wait = await self.rate_limit.admit(client)
+        if wait is not None:
+            raise ToolRefused(f"rate limit of {self.settings.rate_limit} per client reached; retry in {wait} s")
+
+    def _question(self, text: str) -> str:
+        try:
+            return checked_question(text, self.settings)
+        except QuestionError as exc:
+            raise ToolRefused(f"the question {exc}") from None
+
+    def _retriever(self) -> BaseRetriever:
+        """The retriever of the corpus served now (``None`` when the app was handed a graph)."""
+        reloader = getattr(self.app.state, "reloader", None)
+        if reloader is None:
+            raise ToolRefused("this server answers from a graph it did not build: it has no corpus to search or list")
+        return reloader.retriever  # type: ignore[no-any-return]
+
+
+_BUSY = "the server is answering as many questions as it can; retry shortly"
+
+
+async def answer_result(events: AsyncGenerator[Event, None]) -> AskResult:
+    """Fold one answer's SSE events into the ``ask_docs`` result.
+
+    ``sources`` is present only when the run sent a ``sources`` event (the Source Gate
+    passed); a degraded answer comes without its links (``unlinked``); an ``error`` event
+    is a tool error carrying its fixed message, never detail.
+    """
+    tokens: list[str] = []
+    sources: list[dict[str, str]] | None = None
+    done: Mapping[str, Any] | None = None
+    try:
+        async for name, data in events:
+            if name == "token":
+                tokens.append(data["text"])
+            elif name == "sources":
+                sources = list(data)
+            elif name == "done":
+                done = data  # ``events.Done``: its ``summary`` knows the retrieved URLs
+            elif name == "error":
+                raise ToolRefused(data["message"])
+    finally:
+        await events.aclose()
+    if done is None:
+        raise ToolRefused("the answer ended without an outcome; please try again")
+    answer = "".join(tokens)
+    if done["outcome"] == "degraded":
+        answer = unlinked(answer, getattr(done, "summary", None))
+    result: dict[str, Any] = {"answer": answer, "outcome": done["outcome"], "gates": done["gates"]}
+    if sources:
+        result["sources"] = sources
+    result |= {"cached": done["cached"], "run_id": done.get("run_id"), "thread_id": done.get("thread_id")}
+    return cast(AskResult, result)
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """Return ``text`` as one line of plain text, cut at a word near ``limit`` characters."""
+    line = plain_text(text)
+    if len(line) <= limit:
+        return line
+    return line[:limit].rsplit(" ", 1)[0] + " …"
+
+
+# An inline link or image, ``[text](destination "title")``, destinations with one level of parentheses.
+_INLINE_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
+_AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*>")
+_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[^\n]*\n?", re.MULTILINE)
+
+
+def unlinked(answer: str, summary: RunSummary | None) -> str:
+    """Return a degraded answer with its links as plain text and no retrieved URL left in it.
+
+    The reviewer did not verify the answer, so the pages it cites are not endorsed: an
+    agent gets the text with a link's text kept and its destination dropped, and no
+    retrieved page URL anywhere (a bare one included). Code and other text stay as written.
+    """
+    text = _REFERENCE_DEFINITION.sub("", answer)
+    text = _INLINE_LINK.sub(lambda match: match.group(1), text)
+    text = _AUTOLINK.sub("", text)
+    urls = set(summary.retrieved_urls) | set(summary.cited_urls) if summary is not None else set()
+    for url in sorted(urls, key=len, reverse=True):
+        text = text.replace(url, "")
+    return text

@@ -1,0 +1,111 @@
+"""What the MCP tools make of a finished answer, without a transport: sources, links, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator
+from typing import Any, get_args
+
+import pytest
+from fastapi.testclient import TestClient
+
+from askai_graph import Settings
+from askai_graph.mcp.server import ASK_DOCS
+from askai_graph.mcp.tools import ToolRefused, answer_result, snippet, unlinked
+from askai_graph.server import create_app
+from askai_graph.server.events import answer_events
+from askai_graph.server.events import error as error_event
+from askai_graph.state import Outcome, Source
+from askai_graph.summary import RunSummary
+
+A, B = "https://docs.example/a", "https://docs.example/b"
+IDS = {"thread_id": "t", "run_id": "r"}
+
+
+def summary(outcome: str, answer: str, sources: tuple[Source, ...] = ()) -> RunSummary:
+    gates = {"retrieval": "passed", "validation": "passed", "critic": "passed" if sources else "failed"}
+    return RunSummary(
+        answer=answer, outcome=outcome, gates=gates, sources=sources, cited_urls=(A,), retrieved_urls=(A, B), **IDS
+    )
+
+
+async def events(*items: Any) -> AsyncGenerator[Any, None]:
+    for item in items:
+        yield item
+
+
+def result(final: RunSummary) -> dict[str, Any]:
+    return dict(asyncio.run(answer_result(events(*answer_events(final, token_chars=8)))))
+
+
+def test_an_accepted_answer_carries_its_sources_and_ids() -> None:
+    got = result(summary("accepted", f"See [A]({A}).", (Source(title="A", url=A),)))
+    assert got["sources"] == [{"title": "A", "url": A}] and got["answer"] == f"See [A]({A})."
+    assert (got["thread_id"], got["run_id"], got["cached"]) == ("t", "r", False)
+
+
+def test_no_sources_event_means_no_sources_key() -> None:
+    assert "sources" not in result(summary("accepted_early", f"- [A]({A})"))
+
+
+def test_a_degraded_answer_reaches_an_agent_without_its_links() -> None:
+    got = result(summary("degraded", f"A claim ([A]({A})), see {B} and <{A}>.\n\n> **Note:** unverified."))
+    assert A not in got["answer"] and B not in got["answer"] and "http" not in got["answer"]
+    assert got["answer"].startswith("A claim (A), see") and "**Note:** unverified." in got["answer"]
+
+
+def test_unlinked_keeps_code_and_the_text_of_links_and_images() -> None:
+    text = f"[A]({A} \"t\") ![diagram]({B})\n\n[ref]: {A}\n\n```\ncurl http://127.0.0.1:4321/api/chat\n```"
+    assert unlinked(text, None) == "A diagram\n\n\n```\ncurl http://127.0.0.1:4321/api/chat\n```"
+
+
+def test_an_error_event_is_a_tool_error_with_its_fixed_message() -> None:
+    with pytest.raises(ToolRefused, match="Internal error while answering"):
+        asyncio.run(answer_result(events(("token", {"text": "half"}), error_event())))
+
+
+def test_a_run_that_ends_without_done_is_a_tool_error() -> None:
+    with pytest.raises(ToolRefused, match="without an outcome"):
+        asyncio.run(answer_result(events(("token", {"text": "half"}))))
+
+
+def test_the_ask_docs_description_says_what_every_outcome_means() -> None:
+    assert all(f'"{outcome}"' in ASK_DOCS for outcome in get_args(Outcome))
+
+
+def test_a_snippet_is_one_plain_line_cut_at_a_word() -> None:
+    text = "word " * 200
+    cut = snippet("# Title\n\n" + text, limit=50)
+    assert "\n" not in cut and len(cut) <= 52 and cut.endswith(" …")
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.mark.parametrize(
+    ("host", "proxies", "foreign_host_allowed"),
+    [("127.0.0.1", "", False), ("0.0.0.0", "", True), ("127.0.0.1", "10.0.0.1", True)],
+)
+def test_mcp_checks_the_host_header_only_on_the_loopback_interface(
+    settings: Settings, host: str, proxies: str, foreign_host_allowed: bool
+) -> None:
+    app = create_app(settings=settings.model_copy(update={"host": host, "trusted_proxies": proxies}))
+    with TestClient(app, base_url="http://docs.example") as client:
+        foreign = client.post("/mcp", json=INITIALIZE, headers=MCP_HEADERS)
+        local = client.post("/mcp", json=INITIALIZE, headers=MCP_HEADERS | {"Host": "127.0.0.1:4321"})
+    assert local.status_code == 200, local.text
+    assert (foreign.status_code == 200) is foreign_host_allowed, foreign.text
+
+
+def test_building_the_mcp_server_leaves_the_root_logger_as_it_was(settings: Settings) -> None:
+    root = logging.getLogger()
+    before = (root.level, list(root.handlers))
+    create_app(settings=settings)
+    assert (root.level, list(root.handlers)) == before
