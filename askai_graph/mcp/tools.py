@@ -19,7 +19,6 @@ Every anticipated failure (a limit, a bad argument, an unknown thread) is a
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, cast
@@ -44,6 +43,7 @@ from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id
 from askai_graph.summary import RunSummary
+from askai_graph.unlinking import unlinked as unlink
 
 logger = logging.getLogger(__name__)
 
@@ -255,23 +255,11 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     return line[:limit].rsplit(" ", 1)[0] + " …"
 
 
-# An inline link or image, ``[text](destination "title")``, destinations with one level of parentheses.
-_INLINE_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
-_AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*>")
-_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[^\n]*\n?", re.MULTILINE)
-
-
 def unlinked(answer: str, summary: RunSummary | None) -> str:
-    """Return a degraded answer with its links as plain text and no retrieved URL left in it.
+    """Return a degraded answer with no retrieved URL left in it (see ``askai_graph.unlinking``).
 
-    The reviewer did not verify the answer, so the pages it cites are not endorsed: an
-    agent gets the text with a link's text kept and its destination dropped, and no
-    retrieved page URL anywhere (a bare one included). Code and other text stay as written.
+    The graph already unlinks it; an answer from a graph elsewhere (``--graph-url``) is
+    unlinked here again against the run's own URLs.
     """
-    text = _REFERENCE_DEFINITION.sub("", answer)
-    text = _INLINE_LINK.sub(lambda match: match.group(1), text)
-    text = _AUTOLINK.sub("", text)
     urls = set(summary.retrieved_urls) | set(summary.cited_urls) if summary is not None else set()
-    for url in sorted(urls, key=len, reverse=True):
-        text = text.replace(url, "")
-    return text
+    return unlink(answer, urls)

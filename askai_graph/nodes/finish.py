@@ -7,6 +7,7 @@ from typing import Any
 from askai_graph.prompts import CLARIFY_ANSWER, DEGRADED_NOTICE, FALLBACK_ANSWER
 from askai_graph.settings import Settings
 from askai_graph.state import AskState
+from askai_graph.unlinking import unlinked
 
 
 def accept(state: AskState, settings: Settings) -> dict[str, Any]:
@@ -15,13 +16,23 @@ def accept(state: AskState, settings: Settings) -> dict[str, Any]:
 
 
 def accept_early(state: AskState, settings: Settings) -> dict[str, Any]:
-    """A catalog answer met the early-acceptance rule: the draft is the answer."""
+    """A catalog answer met the early-acceptance rule: the draft is the answer.
+
+    Its review passed but for confidence, so its list keeps its links (a catalog is a list
+    of pages); with low confidence the Source Gate shows no cards under it.
+    """
     return {"answer": state["draft"], "outcome": "accepted_early"}
 
 
 def degrade(state: AskState, settings: Settings) -> dict[str, Any]:
-    """At the limit with a valid but unverified draft: return it with a notice."""
-    return {"answer": state["draft"] + DEGRADED_NOTICE, "outcome": "degraded"}
+    """At the limit with a valid but unverified draft: return its text, without links, with a notice."""
+    return {"answer": unlinked(state["draft"], _retrieved(state)) + DEGRADED_NOTICE, "outcome": "degraded"}
+
+
+def _retrieved(state: AskState) -> list[str]:
+    """Every URL of the retrieved pages (and their images): none may stay in an unverified answer."""
+    results = state.get("search_results") or []
+    return [result.source_url for result in results] + [image.url for result in results for image in result.images]
 
 
 def fallback(state: AskState, settings: Settings) -> dict[str, Any]:
