@@ -5,7 +5,7 @@ cache, the run log, the stream cap and rate limit, the thread leases) and the li
 that opens and closes them, then adds each route module the same way. ``recording``
 logs each answer under the ``run_id`` its ``done`` carries; ``feedback`` rates it.
 
-Threads (``threads.ThreadLeases``): no ``thread_id`` starts a new one; an unknown or
+Threads (``leases.ThreadLeases``): no ``thread_id`` starts a new one; an unknown or
 expired one is a 404; one whose answer is still streaming is a 409. The default graph
 persists threads in ``settings.database_url`` (opened for the app's lifespan), or in
 process memory when it is unset. With ``settings.graph_url`` the graph, its threads
@@ -32,7 +32,7 @@ from askai_graph.server.limits import ClientRateLimit, StreamSlots, trusted_host
 from askai_graph.server.openapi import describe_events
 from askai_graph.server.reload import Generation, IndexReloader, default_reloader, entered
 from askai_graph.server.run import StreamingGraph
-from askai_graph.server.threads import ThreadLeases
+from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.web import add_web
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog, open_run_log

@@ -1,7 +1,7 @@
 """``POST /api/chat``: admit the request, resolve its thread, and frame the run's events as SSE.
 
 Full first (the stream cap, ``limits``), then the client's rate limit, then the body
-(``request``), a stream slot and the thread's lease (``threads``); then the events of
+(``request``), a stream slot and the thread's lease (``leases``); then the events of
 ``run.run_question``, logged by ``recording``, leave as SSE. sse-starlette supplies the
 heartbeat comments, the ``Cache-Control: no-store`` and ``X-Accel-Buffering: no``
 headers, and notices a client disconnect; ``run`` turns that into a cancelled graph.
@@ -29,7 +29,7 @@ from askai_graph.server.recording import RecordingGraph, recorded
 from askai_graph.server.reload import live
 from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_chat
 from askai_graph.server.run import run_question
-from askai_graph.server.threads import ThreadLeases
+from askai_graph.server.leases import ThreadLeases
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 
