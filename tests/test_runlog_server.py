@@ -16,9 +16,9 @@ from limits.aio.storage import MemoryStorage
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from askai_graph.server.feedback import parse_feedback
+from askai_graph.server.bodies import FeedbackBody
 from askai_graph.server.limits import ClientRateLimit
-from askai_graph.server.request import BadRequest
+from askai_graph.server.request import BadRequest, parse_json
 from askai_graph.stores.runlog import RunLog, open_run_log
 from tests.fakes import PASSING, cited_draft, postgres_database, replies, retriever, review, url
 from tests.live import LiveServer, sse_events
@@ -163,7 +163,7 @@ def test_the_run_log_goes_to_postgresql_when_the_database_url_says_so(settings: 
 )
 def test_parse_feedback_refuses_bad_input(body: bytes, status: int, detail: str) -> None:
     with pytest.raises(BadRequest) as refused:
-        parse_feedback(body, Settings())
+        parse_json(body, FeedbackBody, Settings())
     assert refused.value.status == status and refused.value.message.startswith(detail)
 
 

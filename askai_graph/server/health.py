@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, Request
 
 from askai_graph.server.reload import live
 
 
-def add_health_route(app: FastAPI) -> None:
-    """Add ``GET /healthz`` to ``app``."""
+def router() -> APIRouter:
+    """Return the ``GET /healthz`` route."""
+    routes = APIRouter()
 
-    @app.get("/healthz")
-    async def healthz() -> dict[str, Any]:
+    @routes.get("/healthz")
+    async def healthz(request: Request) -> dict[str, Any]:
         """Say the index is loaded and the server is ready, and which index it serves (fingerprint, built at)."""
-        return {"status": "ok", **live(app).info}
+        return {"status": "ok", **live(request.app).info}
+
+    return routes
