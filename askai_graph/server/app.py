@@ -69,7 +69,7 @@ def create_app(
         embeddings: Optional paraphrase finder for the answer cache; when ``None``, the
             configured embedding model (``settings.embeddings``, unless
             ``cache_paraphrases`` is off); without any, only the same question (see
-            ``questions.exact_key``) is served from the cache.
+            ``same_question.exact_key``) is served from the cache.
         cache_store: Where cached answers live; when ``None``, Redis at
             ``settings.cache_url`` if set, else an in-process LRU, either of
             ``settings.cache_size`` entries.
