@@ -197,11 +197,30 @@ def test_apps_with_the_same_cache_url_share_the_rate_limit(settings: Settings, r
     assert statuses == [200, 200, 429, 429]
 
 
+def test_apps_with_the_same_cache_url_share_the_feedback_rate_limit_apart_from_the_questions(
+    settings: Settings, redis_server: RedisServer
+) -> None:
+    import httpx
+
+    limits = {"cache_url": redis_server.url, "feedback_per_minute": 2, "rate_limit": "2/minute"}
+    shared = settings.model_copy(update=limits)
+    first, _ = chat_app(shared)
+    second, _ = chat_app(shared)
+    rating = {"run_id": "6f1c1c9e-3d1a-4b7e-9a43-2f1d3c4b5a69", "rating": "up"}
+    with live(first) as one, live(second) as other:
+        # No run log here: an admitted rating is a 404, a counted-out one a 429.
+        rated = [httpx.post(f"{base}/api/feedback", json=rating, timeout=20) for base in (one, other, one)]
+        asked = status(other)
+    assert [reply.status_code for reply in rated] == [404, 404, 429]
+    assert int(rated[2].headers["Retry-After"]) >= 1
+    assert asked == 200  # the questions' count is apart from the ratings'
+
+
 def test_the_rate_limit_admits_questions_while_redis_is_down(
     settings: Settings, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     app, _ = chat_app(settings.model_copy(update={"cache_url": redis_server.url, "rate_limit": "1/minute"}))
-    with caplog.at_level(logging.WARNING, logger="askai_graph.server.shared_limits"), live(app) as base:
+    with caplog.at_level(logging.WARNING, logger="askai_graph.server.limits"), live(app) as base:
         assert status(base) == 200
         redis_server.stop()
         down = [status(base) for _ in range(3)]
@@ -209,5 +228,5 @@ def test_the_rate_limit_admits_questions_while_redis_is_down(
         back = [status(base), status(base)]
     assert down == [200, 200, 200]
     assert back == [200, 429]
-    unreachable = [r for r in caplog.records if r.name.endswith("shared_limits") and "unreachable" in r.getMessage()]
+    unreachable = [r for r in caplog.records if r.name.endswith("server.limits") and "unreachable" in r.getMessage()]
     assert len(unreachable) == 1

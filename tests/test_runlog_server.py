@@ -16,9 +16,9 @@ from limits.aio.storage import MemoryStorage
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from askai_graph.server.feedback import parse_feedback
+from askai_graph.server.bodies import FeedbackBody
 from askai_graph.server.limits import ClientRateLimit
-from askai_graph.server.request import BadRequest
+from askai_graph.server.request import BadRequest, parse_json
 from askai_graph.stores.runlog import RunLog, open_run_log
 from tests.fakes import PASSING, cited_draft, postgres_database, replies, retriever, review, url
 from tests.live import LiveServer, sse_events
@@ -163,7 +163,7 @@ def test_the_run_log_goes_to_postgresql_when_the_database_url_says_so(settings: 
 )
 def test_parse_feedback_refuses_bad_input(body: bytes, status: int, detail: str) -> None:
     with pytest.raises(BadRequest) as refused:
-        parse_feedback(body, Settings())
+        parse_json(body, FeedbackBody, Settings())
     assert refused.value.status == status and refused.value.message.startswith(detail)
 
 
@@ -195,7 +195,9 @@ def test_a_postgres_outage_under_load_loses_no_answer_and_feedback_gets_503(sett
                 during = [sse_events(base, QUESTION)[-1][1] for _ in range(12)]
                 started = time.monotonic()
                 refused = feedback(base, {"run_id": before, "rating": "down"})
-                assert time.monotonic() - started <= 3.0  # the store's bound, not the outage's length
+                # Bounded by the store (2 s, plus a busy machine's scheduling), not by the outage, which lasts
+                # until restore() below.
+                assert time.monotonic() - started <= 6.0
                 assert refused.status_code == 503 and int(refused.headers["Retry-After"]) > 0
                 assert all(done["outcome"] == "accepted" for done in during)  # answers never wait on the log
                 proxy.restore()

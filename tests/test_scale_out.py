@@ -180,7 +180,6 @@ def test_two_processes_share_one_rate_limit(
     assert statuses == [200, 200, 429, 429]
 
 
-@pytest.mark.xfail(strict=True, reason="the feedback rate limit is still counted per process")
 def test_two_processes_share_one_feedback_rate_limit(redis_url: str, tmp_path: Path, index_cache: Path) -> None:
     # Each process its own SQLite file: only Redis is shared. Unknown run_ids are a 404, counted all the same.
     env = {"ASKAI_CACHE_URL": redis_url, "ASKAI_INDEX_CACHE_DIR": str(index_cache), "ASKAI_FEEDBACK_PER_MINUTE": "2"}

@@ -102,3 +102,31 @@ def test_background_pruning_counts_its_passes_and_survives_a_failing_one() -> No
 
     counts = asyncio.run(asyncio.wait_for(scenario(), 10))
     assert Flaky.calls >= 3 and counts.runs >= 2 and counts.pruned == 0 and counts.last_at
+
+
+@pytest.mark.integration
+@pytest.mark.enable_socket
+def test_askai_serve_prunes_expired_threads_in_the_background_and_says_so(tmp_path: Path, settings: Any) -> None:
+    import httpx
+    import uvicorn
+
+    from askai_graph.server import create_app
+    from tests.live import LiveServer
+    from tests.test_server_threads import chat
+
+    served = settings.model_copy(
+        update={
+            "database_url": f"sqlite:///{tmp_path / 'threads.sqlite'}",
+            "thread_ttl_hours": 1 / 3600,  # one second
+            "thread_prune_seconds": 0.2,
+        }
+    )
+    app = create_app(settings=served)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")  # the threads database
+    with LiveServer(app, config) as base:
+        thread_id = chat(base, "What is BM25?").done["thread_id"]
+        deadline = time.monotonic() + 20
+        while not (httpx.get(f"{base}/healthz").json().get("threads_pruned") or {}).get("pruned"):
+            assert time.monotonic() < deadline, "the expired thread was never pruned"
+            time.sleep(0.2)
+        assert chat(base, "And its parameters?", thread_id).status == 404

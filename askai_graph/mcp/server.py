@@ -14,8 +14,8 @@ carried by ``thread_id`` in the tool arguments, not by an MCP session, so any wo
 # No ``from __future__ import annotations``: the SDK reads each tool's parameters from its
 # annotations, which name this function's locals (the question limit of these settings).
 import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Annotated, Any
 
 from fastapi import FastAPI
@@ -34,8 +34,8 @@ from askai_graph.mcp.tools import (
     Passage,
     ToolRefused,
 )
+from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.limits import ClientRateLimit, StreamSlots
-from askai_graph.server.threads import ThreadLeases
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 
@@ -103,19 +103,9 @@ class DocsMCP:
         app.state.mcp = self
         app.router.routes.extend(self.http.routes)
 
-    def lifespan(self, inner: Any) -> Any:
-        """Run ``inner`` (if any) with the streamable-HTTP session manager running inside it."""
-
-        @asynccontextmanager
-        async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-            if inner is None:
-                async with self.server.session_manager.run():
-                    yield
-                return
-            async with inner(app), self.server.session_manager.run():
-                yield
-
-        return lifespan
+    def running(self) -> AbstractAsyncContextManager[None]:
+        """The streamable-HTTP session manager, run for the app's lifetime (one of its resources)."""
+        return self.server.session_manager.run()
 
     def ready(self) -> DocsTools:
         """Return the tools (``ToolRefused`` before ``mount``)."""

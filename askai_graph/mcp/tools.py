@@ -32,13 +32,13 @@ from askai_graph.plaintext import plain_text
 from askai_graph.question import QuestionError, checked_question
 from askai_graph.retrieval.pages import PageRetriever
 from askai_graph.server.events import Event
+from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.limits import ClientRateLimit, StreamSlots
 from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
 from askai_graph.server.reload import live
 from askai_graph.server.request import BadRequest
 from askai_graph.server.run import run_question
-from askai_graph.server.threads import ThreadLeases
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id

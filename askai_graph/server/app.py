@@ -1,11 +1,13 @@
-"""The FastAPI app: the routes of ``chat`` (SSE), ``feedback``, ``health`` and ``web`` (the widget).
+"""The FastAPI app: one route module each for ``chat`` (SSE), ``feedback``, ``health`` and ``web`` (the widget).
 
 ``create_app`` assembles what the routes share (the graph or its reloader, the answer
-cache, the run log, the stream cap and rate limit, the thread leases) and the lifespan
-that opens and closes them, then adds each route module the same way. ``recording``
-logs each answer under the ``run_id`` its ``done`` carries; ``feedback`` rates it.
+cache, the run log, the stream cap and the two rate limits, the thread leases), lists
+the resources the app's one lifespan opens and closes (``lifespan``), then includes
+each route module the same way: ``app.include_router(<module>.router(<what its routes
+need>))``. ``recording`` logs each answer under the ``run_id`` its ``done`` carries;
+``feedback`` rates it.
 
-Threads (``threads.ThreadLeases``): no ``thread_id`` starts a new one; an unknown or
+Threads (``leases.ThreadLeases``): no ``thread_id`` starts a new one; an unknown or
 expired one is a 404; one whose answer is still streaming is a 409. The default graph
 persists threads in ``settings.database_url`` (opened for the app's lifespan), or in
 process memory when it is unset. With ``settings.graph_url`` the graph, its threads
@@ -14,32 +16,34 @@ included, runs on a LangGraph Server instead (``remote``).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 
 from fastapi import FastAPI
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
+from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from askai_graph.mcp.server import DocsMCP
+from askai_graph.server import chat, feedback, health, llms, suggestions, web
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
-from askai_graph.server.chat import add_chat_route
 from askai_graph.server.collector import tune_collector
-from askai_graph.server.feedback import add_feedback_route
-from askai_graph.server.health import add_health_route
-from askai_graph.server.limits import ClientRateLimit, StreamSlots, trusted_hosts
-from askai_graph.server.llms import add_llms_routes
+from askai_graph.server.leases import ThreadLeases
+from askai_graph.server.lifespan import Resource, closing, lifespan
+from askai_graph.server.limits import StreamSlots, rate_limit_for, trusted_hosts
 from askai_graph.server.openapi import describe_events
-from askai_graph.server.reload import Generation, IndexReloader, default_reloader, entered
+from askai_graph.server.pruning import pruning
+from askai_graph.server.reload import Generation, IndexReloader, default_reloader
 from askai_graph.server.run import StreamingGraph
-from askai_graph.server.suggestions import add_suggestions_route
-from askai_graph.server.threads import ThreadLeases
-from askai_graph.server.web import add_web
 from askai_graph.settings import Settings
+from askai_graph.stores.pruning import PruneCounts
 from askai_graph.stores.runlog import RunLog, open_run_log
 from askai_graph.validation.parsing import load_parser
+
+MakeCache = Callable[[str | None, BaseRetriever | None], SemanticCache | None]
+"""Builds the answer cache for a namespace (and the retriever whose embedding model it may share)."""
 
 
 def create_app(
@@ -68,7 +72,7 @@ def create_app(
         embeddings: Optional paraphrase finder for the answer cache; when ``None``, the
             configured embedding model (``settings.embeddings``, unless
             ``cache_paraphrases`` is off); without any, only the same question (see
-            ``questions.exact_key``) is served from the cache.
+            ``same_question.exact_key``) is served from the cache.
         cache_store: Where cached answers live; when ``None``, Redis at
             ``settings.cache_url`` if set, else an in-process LRU, either of
             ``settings.cache_size`` entries.
@@ -81,124 +85,131 @@ def create_app(
         ``/healthz`` answers as soon as the server accepts connections.
     """
     settings = settings or Settings()
-    corpus_info: dict[str, Any] = {}
-    lifespan = None
-    reloader = None
-    if settings.cache_enabled and cache_store is None:
-        # A store the app opens is closed with it (its connections belong to the app's loop).
-        cache_store = _default_store(settings)
-        lifespan = _closing_lifespan(lifespan, cache_store)
-
-    def make_cache(space: str | None, retriever: BaseRetriever | None) -> SemanticCache | None:
-        if not settings.cache_enabled or cache_store is None:
-            return None
-        return answer_cache(settings, cache_store, namespace=space, embeddings=embeddings, retriever=retriever)
-
-    if graph is None and settings.graph_url:
-        # The graph runs on LangGraph Server, threads and all: this app keeps no graph state.
-        from askai_graph.server.remote import RemoteAskGraph
-
-        graph = RemoteAskGraph(settings.graph_url, settings.graph_id)
-        corpus_info = {"graph_url": settings.graph_url, "graph_id": settings.graph_id}
-        # The deployment's corpus is not known here: its cached answers are keyed by where it runs.
-        namespace = namespace or f"langgraph-server:{settings.graph_url}#{settings.graph_id}"
-        lifespan = _closing_lifespan(lifespan, graph)
-    elif graph is None:
-        # The app's own corpus: reopened when a new index is swapped in (or on SIGHUP),
-        # its cache keyed by each corpus' fingerprint (``namespace`` prefixes it if given).
-        reloader = default_reloader(settings, namespace, make_cache)
-        if settings.database_url:
-            lifespan = _threads_lifespan(reloader, settings.database_url, lifespan)
-        else:
-            from langgraph.checkpoint.memory import InMemorySaver
-
-            graph = reloader.attach(InMemorySaver())
-            lifespan = reloader.lifespan(lifespan)
-    cache = reloader.current.cache if reloader is not None else make_cache(namespace, None)
-    if not settings.run_log:
-        run_log = None
-    elif run_log is None and settings.database_url:
-        run_log = open_run_log(settings.database_url)
-    rate_limit = ClientRateLimit(settings.rate_limit)
-    if settings.cache_url and settings.rate_limit.strip():
-        from askai_graph.server.shared_limits import SharedRateLimit
-
-        rate_limit = SharedRateLimit(settings.rate_limit, settings.cache_url)
-        lifespan = _closing_lifespan(lifespan, rate_limit)
-    slots = StreamSlots(settings.max_streams)
-    if settings.cache_url:
-        from askai_graph.server.shared_streams import SharedStreamSlots
-
-        slots = SharedStreamSlots(settings.max_streams, settings.cache_url, lease_seconds=settings.stream_lease_seconds)
-        lifespan = _closing_lifespan(lifespan, slots)
-    lifespan = _serving_lifespan(lifespan)
+    # A store the app opens is closed with it (its connections belong to the app's loop).
+    owned_store = _default_store(settings) if settings.cache_enabled and cache_store is None else None
+    store = owned_store if cache_store is None else cache_store  # (an empty store is falsy: no ``or``)
+    pruned = PruneCounts()  # expired threads deleted in the background, shown on /healthz
+    served = _served(graph, settings, namespace, partial(_cache, settings, store, embeddings), pruned)
+    run_log = _run_log(settings, run_log)
+    questions = rate_limit_for(settings.rate_limit, name="askai-chat", cache_url=settings.cache_url)
+    per_minute = f"{settings.feedback_per_minute}/minute"
+    ratings = rate_limit_for(per_minute, name="askai-feedback", cache_url=settings.cache_url)
+    slots = _stream_slots(settings)
     # MCP at /mcp (askai_graph.mcp): the tools share /api/chat's limits, threads, cache and run log.
     leases = ThreadLeases(settings)
-    mcp = DocsMCP(settings, slots=slots, rate_limit=rate_limit, leases=leases, run_log=run_log)
-    lifespan = mcp.lifespan(lifespan)
+    mcp = DocsMCP(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log)
+    # Opened in this order when the app starts, closed in the reverse order when it stops.
+    resources = [
+        closing(owned_store), *served.resources, closing(questions), closing(ratings), closing(slots), mcp.running,
+    ]
     app = FastAPI(
-        title="askai-graph", summary="Ask a content site's articles; answers stream as SSE.", lifespan=lifespan
+        title="askai-graph",
+        summary="Ask a content site's articles; answers stream as SSE.",
+        lifespan=lifespan(resources, ready=_ready),
+        middleware=_middleware(settings),
     )
     mcp.mount(app)
     # The one piece of app state: what is served now. The graph (which a threads database
     # opens only in the lifespan), its answer cache and corpus facts, swapped together on reload.
-    app.state.live = None if reloader is not None else Generation(graph, cache, corpus_info)
-    app.state.reloader = reloader
-    if settings.trusted_proxies.strip():
-        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_hosts(settings.trusted_proxies))
-    # Every route module is added the same way: the app and what its routes need.
-    add_chat_route(app, settings, slots=slots, rate_limit=rate_limit, leases=leases, run_log=run_log)
-    add_feedback_route(app, run_log, settings)
-    add_health_route(app)
-    add_suggestions_route(app, settings)
-    add_web(app, settings)
-    add_llms_routes(app)
+    app.state.live, app.state.reloader = served.live, served.reloader
+    # Every route module is added the same way: a router built from what its routes need.
+    app.include_router(chat.router(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log))
+    app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log))
+    app.include_router(health.router(pruned))
+    app.include_router(suggestions.router(settings))
+    app.include_router(web.router())
+    app.include_router(llms.router())
     describe_events(app)
     return app
 
 
-def _closing_lifespan(inner: Any, resource: object) -> Any:
-    """Run ``inner`` (if any), then close ``resource`` if it has connections to close."""
-    close = getattr(resource, "aclose", None)
-    if close is None:
-        return inner
+@dataclass(frozen=True)
+class _Served:
+    """What the app answers with, and what must be open for it while the app runs."""
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        try:
-            if inner is None:
-                yield
-            else:
-                async with inner(app):
-                    yield
-        finally:
-            await close()
-
-    return lifespan
+    live: Generation | None
+    """The one generation served (``None``: the reloader's current one)."""
+    reloader: IndexReloader | None
+    """Keeps the app's own corpus current (``None`` for a given or remote graph)."""
+    resources: list[Resource]
+    """Opened for the app's lifetime, in this order."""
 
 
-def _serving_lifespan(inner: Any) -> Any:
-    """Run ``inner`` (if any); once it has started (the graph is built), get ready to serve.
+def _served(
+    graph: StreamingGraph | None, settings: Settings, namespace: str | None, make_cache: MakeCache, pruned: PruneCounts
+) -> _Served:
+    """Return the given graph, the remote one (``graph_url``), or the configured corpus' reloaded one."""
+    if graph is not None:
+        return _Served(Generation(graph, make_cache(namespace, None), {}), None, [])
+    if settings.graph_url:
+        # The graph runs on LangGraph Server, threads and all: this app keeps no graph state.
+        from askai_graph.server.remote import RemoteAskGraph
+
+        remote = RemoteAskGraph(settings.graph_url, settings.graph_id)
+        info = {"graph_url": settings.graph_url, "graph_id": settings.graph_id}
+        # The deployment's corpus is not known here: its cached answers are keyed by where it runs.
+        space = namespace or f"langgraph-server:{settings.graph_url}#{settings.graph_id}"
+        return _Served(Generation(remote, make_cache(space, None), info), None, [closing(remote)])
+    # The app's own corpus: reopened when a new index is swapped in (or on SIGHUP),
+    # its cache keyed by each corpus' fingerprint (``namespace`` prefixes it if given).
+    reloader = default_reloader(settings, namespace, make_cache)
+    if settings.database_url:
+        # The threads database, then the watcher of the index: it stops before the database closes.
+        threads = partial(reloader.threads_in, settings.database_url)
+        return _Served(None, reloader, [threads, partial(pruning, reloader, settings, pruned), reloader.running])
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    reloader.attach(InMemorySaver())
+    return _Served(None, reloader, [partial(pruning, reloader, settings, pruned), reloader.running])
+
+
+def _cache(
+    settings: Settings,
+    store: CacheStore | None,
+    embeddings: Embeddings | None,
+    namespace: str | None,
+    retriever: BaseRetriever | None,
+) -> SemanticCache | None:
+    """Return the answer cache for ``namespace``, or ``None`` when caching is off."""
+    if not settings.cache_enabled or store is None:
+        return None
+    return answer_cache(settings, store, namespace=namespace, embeddings=embeddings, retriever=retriever)
+
+
+def _run_log(settings: Settings, run_log: RunLog | None) -> RunLog | None:
+    """Return the run log: the one given, else opened from ``database_url``; none when ``run_log`` is off."""
+    if not settings.run_log:
+        return None
+    if run_log is None and settings.database_url:
+        return open_run_log(settings.database_url)
+    return run_log
+
+
+def _stream_slots(settings: Settings) -> StreamSlots:
+    """Return the stream cap: counted in Redis across processes with ``cache_url``, else in this process."""
+    if settings.cache_url:
+        from askai_graph.server.shared_streams import SharedStreamSlots
+
+        return SharedStreamSlots(settings.max_streams, settings.cache_url, lease_seconds=settings.stream_lease_seconds)
+    return StreamSlots(settings.max_streams)
+
+
+def _middleware(settings: Settings) -> list[Middleware]:
+    """Return the app's middleware, outermost first: CORS for the widget's sites, then who the client is."""
+    middleware = web.cors(settings)
+    if settings.trusted_proxies.strip():
+        middleware.append(Middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_hosts(settings.trusted_proxies)))
+    return middleware
+
+
+def _ready() -> None:
+    """Get ready to serve, once the graph is built.
 
     That is: load the Validation parser (its import scans all of Unicode, ~0.1 s of CPU
     that would otherwise land on the first questions), then tune the collector.
     """
-
-    def ready() -> None:
-        load_parser()
-        tune_collector()
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if inner is None:
-            ready()
-            yield
-            return
-        async with inner(app):
-            ready()
-            yield
-
-    return lifespan
+    load_parser()
+    tune_collector()
 
 
 def _default_store(settings: Settings) -> CacheStore:
@@ -210,23 +221,6 @@ def _default_store(settings: Settings) -> CacheStore:
             settings.cache_url, max_entries=settings.cache_size, ttl_seconds=settings.cache_ttl_seconds
         )
     return InMemoryCacheStore(settings.cache_size)
-
-
-def _threads_lifespan(reloader: IndexReloader, database_url: str, inner: Any) -> Any:
-    """Open the threads database for the app's lifetime, build the graph on it, and keep it current."""
-    from askai_graph.stores.checkpoints import open_async_checkpointer
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with entered(inner, app), open_async_checkpointer(database_url) as checkpointer:
-            reloader.attach(checkpointer)
-            try:
-                async with reloader.running():
-                    yield
-            finally:
-                reloader.current = Generation(None, reloader.current.cache, reloader.current.info)
-
-    return lifespan
 
 
 def answer_cache(

@@ -1,10 +1,12 @@
 """``POST /api/chat``: admit the request, resolve its thread, and frame the run's events as SSE.
 
-Full first (the stream cap, ``limits``), then the client's rate limit, then the body
-(``request``), a stream slot and the thread's lease (``threads``); then the events of
-``run.run_question``, logged by ``recording``, leave as SSE. sse-starlette supplies the
-heartbeat comments, the ``Cache-Control: no-store`` and ``X-Accel-Buffering: no``
-headers, and notices a client disconnect; ``run`` turns that into a cancelled graph.
+Content type first (``request.require_json``), then full (the stream cap, ``limits``),
+then the client's rate limit, then the body (``request.read_json`` into
+``bodies.ChatBody``), a stream slot and the thread's lease (``leases``); then the
+events of ``run.run_question``, logged by ``recording``, leave as SSE. sse-starlette
+supplies the heartbeat comments, the ``Cache-Control: no-store`` and
+``X-Accel-Buffering: no`` headers, and notices a client disconnect; ``run`` turns that
+into a cancelled graph. Every refusal is a ``BadRequest``: ``{"detail"}`` with its status.
 """
 
 from __future__ import annotations
@@ -15,110 +17,117 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 from starlette.types import Receive, Scope, Send
 
+from askai_graph.server.bodies import ChatBody
+from askai_graph.server.cache import SemanticCache
 from askai_graph.server.events import Event
-from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots
-from askai_graph.server.openapi import CHAT_RESPONSES, REQUEST_BODY
+from askai_graph.server.leases import ThreadLeases
+from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, client_address
+from askai_graph.server.openapi import CHAT_RESPONSES, request_body
 from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
 from askai_graph.server.reload import live
-from askai_graph.server.request import BadRequest, ClientGone, check_content_type, read_chat
-from askai_graph.server.run import run_question
-from askai_graph.server.threads import ThreadLeases
+from askai_graph.server.request import BadRequest, read_json, require_json
+from askai_graph.server.run import StreamingGraph, ThreadRun, run_question
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 
 SEP = "\n"
 """Line separator of the event stream (sse-starlette defaults to CRLF; LF is what most clients log)."""
+BUSY = "the server is answering as many questions as it can; retry shortly"
 
 
-def add_chat_route(
-    app: FastAPI,
-    settings: Settings,
-    *,
-    slots: StreamSlots,
-    rate_limit: ClientRateLimit,
-    leases: ThreadLeases,
-    run_log: RunLog | None,
-) -> None:
-    """Add ``POST /api/chat`` to ``app``, answering from what the app serves now (``reload.live``)."""
+def router(
+    settings: Settings, *, slots: StreamSlots, rate_limit: ClientRateLimit, leases: ThreadLeases, run_log: RunLog | None
+) -> APIRouter:
+    """Return the ``POST /api/chat`` route, answering from what the app serves now (``reload.live``)."""
+    routes = APIRouter()
 
-    @app.post(
+    @routes.post(
         "/api/chat",
         response_model=None,
         response_class=EventSourceResponse,  # the 200 is text/event-stream, not FastAPI's default JSON
         responses=CHAT_RESPONSES,
-        openapi_extra={"requestBody": REQUEST_BODY},
+        openapi_extra={"requestBody": request_body(ChatBody)},
+        dependencies=[Depends(require_json)],
     )
     async def chat(request: Request) -> Response:
         """Answer ``{"message", "thread_id"?}`` as Server-Sent Events (step, token, sources, done, error)."""
         # One generation for the whole answer: a reload meanwhile serves the next question.
-        serving = live(app)
-        graph, cache = serving.graph, serving.cache
+        serving = live(request.app)
+        graph = serving.graph
         if graph is None:
             return JSONResponse({"detail": "the threads database is not open yet"}, status_code=503)
-        try:
-            check_content_type(request.headers.get("content-type"))
-            # Full first: refusing costs nothing and, unlike a 429, uses none of the client's quota.
-            if await slots.full():
-                return _busy(settings)
-            wait = await rate_limit.admit(request.client.host if request.client else "unknown")
-            if wait is not None:
-                return _refused(429, f"rate limit of {settings.rate_limit} per client reached; retry later", wait)
-            chat = await read_chat(request, settings)
-            slot = await slots.try_acquire()
-            if slot is None:
-                return _busy(settings)
-            try:
-                thread, release = await leases.claim(graph, chat.thread_id)
-            except BaseException as exc:
-                await slot.release()
-                if isinstance(exc, Exception) and database_outage(exc):
-                    return _refused(503, THREADS_UNREACHABLE, settings.retry_after_seconds)
-                raise
-        except BadRequest as exc:
-            return JSONResponse({"detail": exc.message}, status_code=exc.status)
-        except ClientGone:
-            return Response(status_code=400)
-        recorder = RecordingGraph(graph)
-        run = recorded(
-            run_question(
-                chat.question,
-                graph=recorder,
-                cache=cache,
-                token_chars=settings.token_chars,
-                thread=thread,
-                deadline_seconds=settings.request_timeout_seconds,
-            ),
-            question=chat.question,
-            recorder=recorder,
-            run_log=run_log,
-            run_id=thread.run_id if thread is not None else None,
-        )
-        return _SlotResponse(
-            slot,
-            _framed(run, release, slot),
-            ping=settings.heartbeat_seconds,
-            ping_message_factory=lambda: ServerSentEvent(comment="ping", sep=SEP),
-            sep=SEP,
-            # Also after a client that left before the stream started (the generator never ran).
-            background=BackgroundTask(release),
-        )
+        # Full first: refusing costs nothing and, unlike a 429, uses none of the client's quota.
+        if await slots.full():
+            raise BadRequest(503, BUSY, retry_after=settings.retry_after_seconds)
+        wait = await rate_limit.admit(client_address(request))
+        if wait is not None:
+            detail = f"rate limit of {settings.rate_limit} per client reached; retry later"
+            raise BadRequest(429, detail, retry_after=wait)
+        body = await read_json(request, ChatBody, limit=settings.max_body_bytes, settings=settings)
+        slot = await slots.try_acquire()
+        if slot is None:
+            raise BadRequest(503, BUSY, retry_after=settings.retry_after_seconds)
+        thread, release = await _claim(leases, graph, body.thread_id, slot, settings)
+        return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log)
+
+    return routes
 
 
+def _answer(
+    question: str,
+    cache: SemanticCache | None,
+    graph: StreamingGraph,
+    thread: ThreadRun,
+    release: Callable[[], Awaitable[None]],
+    slot: Slot,
+    settings: Settings,
+    run_log: RunLog | None,
+) -> Response:
+    """Stream the answer to ``question`` on ``thread``, logged in ``run_log``, holding ``slot`` to its end."""
+    recorder = RecordingGraph(graph)
+    run = recorded(
+        run_question(
+            question,
+            graph=recorder,
+            cache=cache,
+            token_chars=settings.token_chars,
+            thread=thread,
+            deadline_seconds=settings.request_timeout_seconds,
+        ),
+        question=question,
+        recorder=recorder,
+        run_log=run_log,
+        run_id=thread.run_id,
+    )
+    return _SlotResponse(
+        slot,
+        _framed(run, release, slot),
+        ping=settings.heartbeat_seconds,
+        ping_message_factory=lambda: ServerSentEvent(comment="ping", sep=SEP),
+        sep=SEP,
+        # Also after a client that left before the stream started (the generator never ran).
+        background=BackgroundTask(release),
+    )
 
-def _busy(settings: Settings) -> JSONResponse:
-    detail = "the server is answering as many questions as it can; retry shortly"
-    return _refused(503, detail, settings.retry_after_seconds)
 
-
-def _refused(status: int, detail: str, retry_after: int) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status, headers={"Retry-After": str(retry_after)})
+async def _claim(
+    leases: ThreadLeases, graph: StreamingGraph, thread_id: str | None, slot: Slot, settings: Settings
+) -> tuple[ThreadRun, Callable[[], Awaitable[None]]]:
+    """Lease the request's thread, or give its stream slot back and refuse (404, 409, 503)."""
+    try:
+        return await leases.claim(graph, thread_id)
+    except BaseException as exc:
+        await slot.release()
+        if isinstance(exc, Exception) and database_outage(exc):
+            raise BadRequest(503, THREADS_UNREACHABLE, retry_after=settings.retry_after_seconds) from None
+        raise
 
 
 class _SlotResponse(EventSourceResponse):

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, Request
 
 from askai_graph.server.reload import live
+from askai_graph.stores.pruning import PruneCounts
 
 
-def add_health_route(app: FastAPI) -> None:
-    """Add ``GET /healthz`` to ``app``."""
+def router(pruned: PruneCounts | None = None) -> APIRouter:
+    """Return the ``GET /healthz`` route (with the background pruning's counts, when it runs)."""
+    routes = APIRouter()
 
-    @app.get("/healthz")
-    async def healthz() -> dict[str, Any]:
+    @routes.get("/healthz")
+    async def healthz(request: Request) -> dict[str, Any]:
         """Say the index is loaded and the server is ready, and which index it serves (fingerprint, built at)."""
-        return {"status": "ok", **live(app).info}
+        body = {"status": "ok", **live(request.app).info}
+        if pruned is not None and pruned.runs:
+            body["threads_pruned"] = {"pruned": pruned.pruned, "passes": pruned.runs, "last_at": pruned.last_at}
+        return body
+
+    return routes

@@ -1,12 +1,17 @@
-"""Request-level limits of ``/api/chat``: who the client is, how often it may ask, how many at once.
+"""Request-level limits: who the client is, how often it may ask or rate, how many answers at once.
 
 - **Client identity.** The remote address; behind a reverse proxy listed in
   ``trusted_proxies`` (``ASKAI_TRUSTED_PROXIES``), the nearest ``X-Forwarded-For`` hop
   that is not itself a trusted proxy (uvicorn's ``ProxyHeadersMiddleware`` does this;
   an untrusted peer's header is ignored, so a client cannot pick its own identity).
-- **Rate limit.** ``rate_limit`` questions per client in a moving window (the ``limits``
-  library, in-process; its Redis storage shares the counts between processes). Beyond
-  it: ``429`` with ``Retry-After`` in seconds until the window lets one more through.
+- **Rate limits.** One type, ``ClientRateLimit``, for ``/api/chat`` (``rate_limit``
+  questions per client) and ``/api/feedback`` (``feedback_per_minute`` ratings), each
+  under its own name: a moving window of the ``limits`` library, counted in process, or
+  in Redis with ``cache_url`` so that every process shares the counts (``rate_limit_for``).
+  Beyond it: ``429`` with ``Retry-After`` in seconds until the window lets one more
+  through. Losing Redis must not lock everyone out: a failing count is logged once and
+  the request admitted (the stream cap still bounds the load), Redis is tried again on
+  the next request, and its return is logged.
 - **Stream cap.** ``max_streams`` answers at once; beyond it ``503`` with
   ``Retry-After`` at once, never a queue of long waits. A slot is held from admission
   until the response ends, however it ends (completed, failed, client gone). The
@@ -16,13 +21,19 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from limits import RateLimitItem, parse_many
 from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
+from limits.errors import StorageError
+from starlette.requests import Request
+
+logger = logging.getLogger(__name__)
 
 
 class Slot:
@@ -63,10 +74,18 @@ class StreamSlots:
 class ClientRateLimit:
     """Per-client moving-window rate limit (see module docstring): questions and feedback alike."""
 
-    def __init__(self, spec: str, storage: Storage | None = None, *, name: str = "askai-chat") -> None:
+    def __init__(
+        self,
+        spec: str,
+        storage: Storage | None = None,
+        *,
+        name: str = "askai-chat",
+        close: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         """Parse ``spec`` (e.g. ``"30/minute"`` or ``"30/minute;5/second"``); empty means no limit.
 
-        ``name`` keeps one limit's counts apart from another's in a shared storage.
+        ``name`` keeps one limit's counts apart from another's in a shared storage;
+        ``close`` releases the storage's connections (``aclose``).
 
         Raises:
             ValueError: ``spec`` is not in the ``limits`` notation.
@@ -74,14 +93,60 @@ class ClientRateLimit:
         self.items: list[RateLimitItem] = parse_many(spec) if spec.strip() else []
         self.limiter = MovingWindowRateLimiter(storage or MemoryStorage())
         self.name = name
+        self._close = close
+        self._down = False
 
     async def admit(self, client: str) -> int | None:
-        """Count one request for ``client``; return ``None`` if allowed, else seconds to wait."""
+        """Count one request for ``client``; return ``None`` if allowed (or uncountable), else seconds to wait."""
+        try:
+            wait = await self._count(client)
+        except StorageError as exc:
+            if not self._down:
+                self._down = True
+                error = exc.storage_error
+                logger.warning("%s rate limit: Redis unreachable (%s); admitting uncounted", self.name, error)
+            return None
+        if self._down:
+            self._down = False
+            logger.warning("%s rate limit: Redis reachable again; counting", self.name)
+        return wait
+
+    async def _count(self, client: str) -> int | None:
         for item in self.items:
             if not await self.limiter.hit(item, self.name, client):
                 stats = await self.limiter.get_window_stats(item, self.name, client)
                 return max(1, math.ceil(stats.reset_time - time.time()))
         return None
+
+    async def aclose(self) -> None:
+        """Close the storage's connections, if it has any."""
+        if self._close is not None:
+            await self._close()
+
+
+def rate_limit_for(spec: str, *, name: str, cache_url: str | None) -> ClientRateLimit:
+    """Return the rate limit ``spec`` named ``name``, counted in Redis at ``cache_url`` if set, else in process."""
+    if not cache_url or not spec.strip():
+        return ClientRateLimit(spec, name=name)
+    import redis.asyncio as aioredis
+    from limits.aio.storage import RedisStorage
+
+    # Its own pool, so the app's lifespan can close it (it belongs to the app's loop).
+    pool = aioredis.ConnectionPool.from_url(cache_url, socket_timeout=0.5, socket_connect_timeout=0.5)
+    scheme, rest = cache_url.split("://", 1)
+    storage = RedisStorage(
+        f"async+{'redis+unix' if scheme == 'unix' else scheme}://{rest}",
+        wrap_exceptions=True,
+        implementation="redispy",
+        key_prefix="askai:limits",
+        connection_pool=pool,  # type: ignore[arg-type]  # passed to redis-py; limits types options narrowly
+    )
+    return ClientRateLimit(spec, storage, name=name, close=pool.disconnect)
+
+
+def client_address(request: Request) -> str:
+    """Return who is asking: the client's address (already resolved through trusted proxies)."""
+    return request.client.host if request.client else "unknown"
 
 
 def trusted_hosts(setting: str) -> list[str]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
 from askai_graph.indexing.llmstxt import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt, site_pages
@@ -21,11 +22,12 @@ from askai_graph.retrieval.corpus import Page
 _RENDER: dict[str, Callable[[Sequence[Page]], str]] = {LLMS_TXT: llms_txt, LLMS_FULL_TXT: llms_full_txt}
 
 
-def add_llms_routes(app: FastAPI) -> None:
-    """Serve ``/llms.txt`` and ``/llms-full.txt`` for the corpus ``app`` serves now."""
+def router() -> APIRouter:
+    """Serve ``/llms.txt`` and ``/llms-full.txt`` for the corpus the app serves now."""
+    routes = APIRouter()
     made: dict[tuple[str, str], str] = {}  # (corpus fingerprint, file) -> text, for generated files
 
-    async def text(name: str) -> str | None:
+    async def text(app: Any, name: str) -> str | None:
         reloader = getattr(app.state, "reloader", None)
         if reloader is None:  # a graph handed to the app: no corpus of its own to list
             return None
@@ -43,12 +45,13 @@ def add_llms_routes(app: FastAPI) -> None:
         return made[key]
 
     def route(name: str) -> None:
-        @app.get(f"/{name}", include_in_schema=False, name=name)
-        async def serve() -> PlainTextResponse:
-            body = await text(name)
+        @routes.get(f"/{name}", include_in_schema=False, name=name)
+        async def serve(request: Request) -> PlainTextResponse:
+            body = await text(request.app, name)
             if body is None:
                 return PlainTextResponse("this server answers from a graph it did not build: it has no pages\n", 404)
             return PlainTextResponse(body)
 
     route(LLMS_TXT)
     route(LLMS_FULL_TXT)
+    return routes

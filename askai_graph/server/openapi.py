@@ -1,6 +1,8 @@
-"""What ``/openapi.json`` says about ``POST /api/chat``: the real body, responses and events.
+"""What ``/openapi.json`` says beyond the routes' signatures: request bodies, refusals, events.
 
-The 200 response is ``text/event-stream``; its schema describes one event, as OpenAPI
+The request bodies are the JSON Schemas of the models in ``bodies`` (``request_body``).
+
+The 200 response of ``POST /api/chat`` is ``text/event-stream``; its schema describes one event, as OpenAPI
 3.1 tools (schemathesis) read a stream: ``event``, ``id`` and ``data``, whose JSON text
 follows ``contentSchema``, one of ``components.schemas`` (``StepEvent``, ``TokenEvent``,
 ``SourcesEvent``, ``DoneEvent``, ``ErrorEvent``). Every refusal is a JSON
@@ -13,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI
+from pydantic import BaseModel
 
 _DETAIL = {
     "type": "object",
@@ -22,33 +25,15 @@ _DETAIL = {
 _RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "string"}}}
 _GATE = {"type": "string", "enum": ["passed", "failed", "skipped"]}
 
-REQUEST_BODY: dict[str, Any] = {
-    "required": True,
-    "content": {
-        "application/json": {
-            "schema": {
-                "type": "object",
-                "properties": {
-                    "message": {
-                        "type": "string",
-                        "minLength": 1,
-                        "pattern": r"\S",
-                        "description": "The question; at most max_question_chars (2000) characters after "
-                        "decoding and stripping. The whole body is at most max_body_bytes (32768) bytes.",
-                    },
-                    "thread_id": {
-                        "type": ["string", "null"],
-                        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
-                        "description": "Continue this conversation (the lower-case UUID4 a done event carried); "
-                        "absent or null starts a new one.",
-                    },
-                },
-                "required": ["message"],
-                "additionalProperties": False,
-            }
-        }
-    },
-}
+
+def request_body(model: type[BaseModel]) -> dict[str, Any]:
+    """Return the OpenAPI ``requestBody`` of a JSON body that ``model`` validates: its JSON Schema.
+
+    Routes read their body themselves (bounded, ``request.read_json``), so FastAPI does not
+    see a body parameter; this declares it (``openapi_extra``) from the same model.
+    """
+    return {"required": True, "content": {"application/json": {"schema": model.model_json_schema()}}}
+
 
 EVENT_SCHEMAS: dict[str, dict[str, Any]] = {
     "StepEvent": {
@@ -137,6 +122,30 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
     422: _refusal("The JSON is not {\"message\": non-empty string within max_question_chars}, or has other fields."),
     429: _refusal("This client asked more than rate_limit questions.", retry=True),
     503: _refusal("max_streams answers are streaming already.", retry=True),
+}
+
+
+FEEDBACK_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The rating is stored.",
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "properties": {"run_id": {"type": "string"}, "rating": {"type": "string", "enum": ["up", "down"]}},
+                    "required": ["run_id", "rating"],
+                }
+            }
+        },
+    },
+    400: _refusal("The body is not valid JSON."),
+    404: _refusal("No answer with that run_id is logged (or the run log is off)."),
+    408: _refusal("The body did not arrive in time."),
+    413: _refusal("The body is too large."),
+    415: _refusal("Content-Type is not application/json."),
+    422: _refusal("A missing, unknown or invalid field."),
+    429: _refusal("Too much feedback from this client address.", retry=True),
+    503: _refusal("The run log's database is unavailable for now; try again after Retry-After seconds.", retry=True),
 }
 
 

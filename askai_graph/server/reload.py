@@ -92,6 +92,11 @@ class IndexReloader:
         self._lock = asyncio.Lock()
         self.reloads = 0
 
+    @property
+    def checkpointer(self) -> Any:
+        """The threads store the graphs are built on (``None`` before ``attach``)."""
+        return self._checkpointer
+
     def attach(self, checkpointer: Any) -> StreamingGraph:
         """Build the graph over the current index with ``checkpointer`` (kept for later reloads)."""
         self._checkpointer = checkpointer
@@ -144,15 +149,18 @@ class IndexReloader:
             if self.changed():
                 await self.reload()
 
-    def lifespan(self, inner: Any) -> Any:
-        """Return an app lifespan that runs ``inner`` (if any) and keeps the served index current."""
+    @contextlib.asynccontextmanager
+    async def threads_in(self, database_url: str) -> AsyncIterator[None]:
+        """Open the threads database while the app runs, and serve a graph built on it meanwhile."""
+        from askai_graph.stores.checkpoints import open_async_checkpointer
 
-        @contextlib.asynccontextmanager
-        async def lifespan(app: Any) -> AsyncIterator[None]:
-            async with entered(inner, app), self.running():
+        async with open_async_checkpointer(database_url) as checkpointer:
+            self.attach(checkpointer)
+            try:
                 yield
-
-        return lifespan
+            finally:
+                # The database is closing: no graph on it may be handed out any more.
+                self.current = Generation(None, self.current.cache, self.current.info)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -184,16 +192,6 @@ class IndexReloader:
                 if task is not None:
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
-
-
-@contextlib.asynccontextmanager
-async def entered(inner: Any, app: Any) -> AsyncIterator[None]:
-    """Run the lifespan ``inner`` of ``app`` around the block (nothing when it is ``None``)."""
-    if inner is None:
-        yield
-    else:
-        async with inner(app):
-            yield
 
 
 def default_reloader(

@@ -1,7 +1,11 @@
-"""Read and check a ``POST /api/chat`` request before any work starts.
+"""Read and check a JSON request (``POST /api/chat``, ``/api/feedback``) before any work starts.
 
-Every bad input is a ``BadRequest`` with a 4xx status and one clear sentence; the graph
-is never started for it. In the order checked:
+Every bad input is a ``BadRequest`` (FastAPI answers it ``{"detail": ...}``) with a 4xx
+status and one clear sentence; the graph is never started for it. A route checks the
+content type once (``require_json``, its dependency), then reads its body with
+``read_json``: the bytes bounded, decoded strictly, then validated by the route's
+pydantic model (``bodies``), whose JSON Schema is the body ``/openapi.json`` shows.
+In the order checked (the 422s are ``/api/chat``'s; ``/api/feedback``'s are alike):
 
 =====  =============================================================================
 415    ``Content-Type`` is missing or not ``application/json``, or names a charset
@@ -21,9 +25,15 @@ is never started for it. In the order checked:
        surrogates, or is longer than ``max_question_chars`` characters after decoding
        and cleaning (422, not 413: the body was small enough, the value is what is
        invalid); ``thread_id`` is present but not an id of the form the server issues.
-       Cleaning (``questions.clean_question``) removes invisible characters, applies
+       Cleaning (``same_question.clean_question``) removes invisible characters, applies
        NFKC and collapses whitespace: the graph answers what the reader sees.
 =====  =============================================================================
+
+The JSON is decoded by the standard library with the bounds above, then the model
+validates the decoded object, strictly (``"1"`` is not ``1``). Not by pydantic's own
+parser (``model_validate_json``): it nests 200 levels deep, takes ``NaN`` and numbers
+of any length, and refuses an unpaired surrogate as bad JSON (400) where it is a bad
+value (422).
 
 Both limits hold: ``max_body_bytes`` bounds what is read off the wire, and
 ``max_question_chars`` bounds the decoded question, so a question of emoji sent as
@@ -36,19 +46,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from fastapi import HTTPException
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 from starlette.requests import ClientDisconnect, Request
 
-from askai_graph.question import QuestionError, checked_question
-from askai_graph.server.same_question import clean_question
 from askai_graph.settings import Settings
-from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id
 
 logger = logging.getLogger(__name__)
 
-ALLOWED_FIELDS = frozenset({"message", "thread_id"})
+M = TypeVar("M", bound=BaseModel)
 MAX_DEPTH = 32
 """Deepest nesting of arrays and objects accepted in a body."""
 MAX_DIGITS = 100
@@ -56,18 +65,23 @@ MAX_DIGITS = 100
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
 
 
-class ClientGone(Exception):
-    """The client disconnected before its request body arrived: nobody to answer."""
+class BadRequest(HTTPException):
+    """A request refused before the graph starts; FastAPI sends it as ``{"detail": message}``."""
 
-
-class BadRequest(Exception):
-    """A request refused before the graph starts."""
-
-    def __init__(self, status: int, message: str) -> None:
-        """Record the HTTP status and the sentence sent back as ``{"detail": message}``."""
-        super().__init__(message)
+    def __init__(self, status: int, message: str, *, retry_after: int | None = None) -> None:
+        """Record the HTTP status, the sentence sent back, and the ``Retry-After`` seconds if any."""
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+        super().__init__(status_code=status, detail=message, headers=headers)
         self.status = status
         self.message = message
+
+
+class ClientGone(BadRequest):
+    """The client disconnected before its request body arrived: nobody to answer (a 400 nobody reads)."""
+
+    def __init__(self) -> None:
+        """Refuse the request nobody waits for."""
+        super().__init__(400, "the client left before its request body arrived")
 
 
 def json_type(value: Any) -> str:
@@ -76,6 +90,11 @@ def json_type(value: Any) -> str:
         if isinstance(value, python_type):
             return name
     return "a number"
+
+
+def require_json(request: Request) -> None:
+    """Refuse a request whose body is not ``application/json`` (in UTF-8) with 415: a JSON route's dependency."""
+    check_content_type(request.headers.get("content-type"))
 
 
 def check_content_type(header: str | None) -> None:
@@ -162,45 +181,54 @@ def decode_json(body: bytes) -> Any:
         raise BadRequest(400, f"request body is not valid JSON ({exc})") from None
 
 
-@dataclass(frozen=True)
-class ChatRequest:
-    """A checked ``POST /api/chat`` body."""
-
-    question: str
-    """The cleaned question (see ``questions.clean_question``)."""
-    thread_id: str | None
-    """The conversation to continue; ``None`` starts a new one."""
+async def read_json(request: Request, model: type[M], *, limit: int, settings: Settings) -> M:
+    """Read at most ``limit`` bytes of body and return it validated by ``model`` (see module docstring)."""
+    body = await read_body(request, limit, settings.body_timeout_seconds)
+    return parse_json(body, model, settings)
 
 
-def parse_chat(body: bytes, settings: Settings) -> ChatRequest:
-    """Return the checked request from a JSON body, or raise ``BadRequest``."""
+def parse_json(body: bytes, model: type[M], settings: Settings) -> M:
+    """Return ``body`` decoded and validated by ``model`` (with ``settings`` as context), or raise ``BadRequest``."""
     payload = decode_json(body)
-    if not isinstance(payload, dict):
-        raise BadRequest(422, f'request body must be a JSON object like {{"message": "..."}}, not {json_type(payload)}')
-    if "message" not in payload:
-        raise BadRequest(422, "'message' is required")
-    unknown = sorted(set(payload) - ALLOWED_FIELDS)
-    if unknown:
-        names = ", ".join(f"'{name}'" for name in unknown)
-        raise BadRequest(422, f"unknown field(s) {names}: only 'message' and 'thread_id' are accepted")
-    message = payload["message"]
-    if not isinstance(message, str):
-        raise BadRequest(422, f"'message' must be a string, not {json_type(message)}")
     try:
-        message.encode("utf-8")
-    except UnicodeEncodeError:
-        raise BadRequest(422, "'message' is not valid Unicode (unpaired surrogate)") from None
-    try:
-        question = checked_question(clean_question(message), settings)
-    except QuestionError as exc:
-        raise BadRequest(422, f"'message' {exc}") from None
-    thread_id = payload.get("thread_id")
-    if thread_id is not None and not is_thread_id(thread_id):
-        raise BadRequest(422, f"'thread_id' must be an id this server issued ({THREAD_ID_FORMAT})")
-    return ChatRequest(question=question, thread_id=thread_id)
+        return model.model_validate(payload, strict=True, context={"settings": settings})
+    except ValidationError as exc:
+        raise BadRequest(422, refusal(exc, model)) from None
 
 
-async def read_chat(request: Request, settings: Settings) -> ChatRequest:
-    """Read the bounded body and return the request (see module docstring); the caller checked its type."""
-    body = await read_body(request, settings.max_body_bytes, settings.body_timeout_seconds)
-    return parse_chat(body, settings)
+# Which error a client hears first: the body's type, then a missing field, then an unknown one.
+_FIRST = {"model_type": 0, "missing": 1, "extra_forbidden": 2}
+
+
+def refusal(error: ValidationError, model: type[BaseModel]) -> str:
+    """Word the first of a body's validation errors as one sentence naming the field."""
+    errors = sorted(error.errors(), key=lambda e: _FIRST.get(e["type"], len(_FIRST)))
+    first = errors[0]
+    if first["type"] == "model_type":
+        example = json.dumps({name: "..." for name, field in model.model_fields.items() if field.is_required()})
+        return f"request body must be a JSON object like {example}, not {json_type(first['input'])}"
+    if first["type"] == "extra_forbidden":
+        unknown = ", ".join(f"'{e['loc'][0]}'" for e in errors if e["type"] == "extra_forbidden")
+        return f"unknown field(s) {unknown}: only {_listed(list(model.model_fields))} are accepted"
+    return f"'{first['loc'][0]}' {_complaint(first)}"
+
+
+def _complaint(error: ErrorDetails) -> str:
+    """What is wrong with a field's value, completing "'field' ..."."""
+    kind = error["type"]
+    if kind == "missing":
+        return "is required"
+    if kind == "string_type":
+        return f"must be a string, not {json_type(error['input'])}"
+    if kind == "string_unicode":
+        return "is not valid Unicode (unpaired surrogate)"
+    if kind == "literal_error":
+        return f"must be {(error.get('ctx') or {}).get('expected')}"
+    if kind == "value_error":  # a field validator's ValueError: its own words
+        return str((error.get("ctx") or {}).get("error"))
+    return f"is invalid ({error['msg']})"
+
+
+def _listed(names: list[str]) -> str:
+    quoted = [f"'{name}'" for name in names]
+    return " and ".join(quoted) if len(quoted) < 3 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"

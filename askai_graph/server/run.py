@@ -35,7 +35,7 @@ from typing import Any, Protocol, cast
 from askai_graph.gates import gate_statuses
 from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.server import events
-from askai_graph.server.cache import Probe, SemanticCache
+from askai_graph.server.cache import CachedAnswer, Probe, SemanticCache
 from askai_graph.server.events import Event
 from askai_graph.state import STATE_KEYS, AskState
 from askai_graph.stores.threads import DURABILITY, record_cached_turn, run_config
@@ -161,10 +161,7 @@ async def run_question(
                     probe = None if update.get("needs_context") else await cache.lookup(standalone)
                     if probe is not None and probe.hit is not None:
                         await _stop(task)
-                        if thread is not None:
-                            await _record(graph, thread, question, standalone, probe.hit.model_dump())
-                        hit = {**probe.hit.model_dump(), "question": question, "standalone_question": standalone}
-                        for event in events.answer_events(hit, cached=True, token_chars=token_chars, ids=ids):
+                        for event in await _from_cache(probe.hit, graph, thread, question, standalone, token_chars):
                             yield event
                         return
                 if node not in SILENT_NODES:
@@ -197,6 +194,17 @@ def _timed_out(state: AskState) -> dict[str, Any]:
     if gates["retrieval"] == "passed" and gates["critic"] != "failed":
         gates["critic" if gates["validation"] == "passed" else "validation"] = "failed"
     return {**state, "answer": FALLBACK_ANSWER, "outcome": "fallback", "sources": [], "gates": gates}
+
+
+async def _from_cache(
+    hit: CachedAnswer, graph: Any, thread: ThreadRun | None, question: str, standalone: str, token_chars: int
+) -> list[Event]:
+    """Return the events of a cache hit, recorded first as the thread's turn like any answer."""
+    if thread is not None:
+        await _record(graph, thread, question, standalone, hit.model_dump())
+    answer = {**hit.model_dump(), "question": question, "standalone_question": standalone}
+    ids = thread.ids() if thread is not None else None
+    return list(events.answer_events(answer, cached=True, token_chars=token_chars, ids=ids))
 
 
 async def _stop(task: asyncio.Task[None]) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from fastapi import FastAPI
+from fastapi import APIRouter, Request
 from langchain_core.retrievers import BaseRetriever
 from pydantic import BaseModel
 
@@ -60,17 +60,18 @@ def catalog_suggestions(retriever: BaseRetriever | None) -> list[str]:
     return list(dict.fromkeys(questions))[:MAX_SUGGESTIONS]
 
 
-def add_suggestions_route(app: FastAPI, settings: Settings) -> None:
-    """Add ``GET /api/suggestions`` to ``app``: the configured questions, or the served catalog's."""
+def router(settings: Settings) -> APIRouter:
+    """``GET /api/suggestions``: the configured questions, or the served catalog's."""
+    routes = APIRouter()
     # Once per served corpus (a reload swaps the retriever, and with it the catalog).
     computed: list[tuple[BaseRetriever, list[str]]] = []
 
-    @app.get("/api/suggestions")
-    async def suggestions() -> Suggestions:
+    @routes.get("/api/suggestions")
+    async def suggestions(request: Request) -> Suggestions:
         """Up to three starter questions: ``ASKAI_SUGGESTIONS``, else the site's first pages as questions."""
         if settings.suggestions:
             return Suggestions(suggestions=list(settings.suggestions[:MAX_SUGGESTIONS]))
-        reloader = app.state.reloader
+        reloader = request.app.state.reloader
         retriever = reloader.retriever if reloader is not None else None
         if retriever is None:
             return Suggestions(suggestions=[])
@@ -78,3 +79,5 @@ def add_suggestions_route(app: FastAPI, settings: Settings) -> None:
             # The catalog of a built index is read from its SQLite file: off the loop.
             computed[:] = [(retriever, await asyncio.to_thread(catalog_suggestions, retriever))]
         return Suggestions(suggestions=computed[0][1])
+
+    return routes

@@ -24,7 +24,10 @@ DURABILITY: Literal["exit"] = "exit"
 """When runs on a thread write checkpoints: once, when the run ends. A question is
 answered in one go and never resumed mid-way, so the intermediate checkpoints of the
 default ("async") mode, one per stage, cost a database write each and buy nothing."""
-_THREAD_ID = re.compile(r"\A[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\Z")
+_UUID4 = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+_THREAD_ID = re.compile(rf"\A{_UUID4}\Z")
+THREAD_ID_PATTERN = f"^{_UUID4}$"
+"""The form of a thread id as a JSON Schema pattern (what ``/openapi.json`` says)."""
 THREAD_ID_FORMAT = "a lower-case UUID4 such as 0b7c3c2e-8a4e-4f4c-9a0e-2f6a1d2b3c4d"
 
 

@@ -1,4 +1,4 @@
-"""Which thread a ``POST /api/chat`` runs on: a new one, or a live one nobody else is answering on.
+"""Leases on threads: which thread a ``POST /api/chat`` runs on, a new one or a live one nobody else is answering on.
 
 A request without ``thread_id`` gets a new thread. With one, the checkpointer must hold
 it and it must not have expired (else 404: ``thread_id`` is then meaningless to this

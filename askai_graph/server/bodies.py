@@ -1,0 +1,109 @@
+"""The request bodies of the HTTP API as pydantic models: ``ChatBody`` and ``FeedbackBody``.
+
+Each model is both the check and the documentation: a route validates its decoded body
+with it (``request.read_json``, strictly, with the app's ``Settings`` as context for
+the limits), and ``openapi.request_body`` publishes its JSON Schema as the route's
+request body. Unknown fields are refused (``extra="forbid"``): a typo or an option the
+API does not have (``max_attempts``) is never silently ignored. A validator's
+``ValueError`` completes the sentence "'<field>' ..." of the 422 (``request.refusal``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from askai_graph.question import QuestionError, checked_question
+from askai_graph.server.same_question import clean_question
+from askai_graph.settings import Settings
+from askai_graph.stores.runlog import Rating
+from askai_graph.stores.threads import THREAD_ID_FORMAT, THREAD_ID_PATTERN, is_thread_id
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+def _settings(info: ValidationInfo) -> Settings:
+    """The app's settings, passed as the validation context (the limits are settings)."""
+    settings = (info.context or {}).get("settings")
+    if not isinstance(settings, Settings):
+        raise TypeError("validate request bodies with context={'settings': Settings(...)}")
+    return settings
+
+
+def _unicode(text: str) -> str:
+    # Only a string decoded from JSON ``\ud800`` escapes holds one; the strict ``str`` check accepts it.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("is not valid Unicode (unpaired surrogate)") from None
+    return text
+
+
+class ChatBody(BaseModel):
+    """``POST /api/chat``: a question, maybe a follow-up on a conversation this server started."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, json_schema_extra={"examples": [{"message": "What course articles do you have?"}]}
+    )
+
+    message: str = Field(
+        description="The question; at most max_question_chars characters (2000 by default) after decoding and "
+        "cleaning. The whole body is at most max_body_bytes bytes (32768 by default).",
+        json_schema_extra={"minLength": 1, "pattern": r"\S"},
+    )
+    thread_id: str | None = Field(
+        None,
+        description="Continue this conversation (the thread_id a done event carried); absent or null starts a new one.",
+        json_schema_extra={"pattern": THREAD_ID_PATTERN},
+    )
+
+    @field_validator("message")
+    @classmethod
+    def _question(cls, message: str, info: ValidationInfo) -> str:
+        """Return the question cleaned as the graph reads it, within ``max_question_chars``."""
+        try:
+            return checked_question(clean_question(_unicode(message)), _settings(info))
+        except QuestionError as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("thread_id", mode="before")
+    @classmethod
+    def _issued_here(cls, thread_id: object) -> object:
+        # Before the type check: a number is as much "not an id of ours" as a wrong string.
+        if thread_id is not None and not is_thread_id(thread_id):
+            raise ValueError(f"must be an id this server issued ({THREAD_ID_FORMAT})")
+        return thread_id
+
+
+class FeedbackBody(BaseModel):
+    """``POST /api/feedback``: a reader's rating of one answer, maybe with a comment."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={"examples": [{"run_id": "6f1c1c9e-3d1a-4b7e-9a43-2f1d3c4b5a69", "rating": "up"}]},
+    )
+
+    run_id: str = Field(
+        description="The run_id of the answer's done event.", json_schema_extra={"pattern": f"^{_UUID}$"}
+    )
+    rating: Rating
+    comment: str | None = Field(None, description="Optional; at most max_feedback_chars characters (1000 by default).")
+
+    @field_validator("run_id")
+    @classmethod
+    def _a_run_id(cls, run_id: str) -> str:
+        if not re.fullmatch(_UUID, run_id):
+            raise ValueError("must be the run_id of an answer's done event (a UUID)")
+        return run_id.lower()
+
+    @field_validator("comment")
+    @classmethod
+    def _within_limit(cls, comment: str | None, info: ValidationInfo) -> str | None:
+        """Return the comment stripped (``None`` when blank), within ``max_feedback_chars``."""
+        comment = _unicode(comment).strip() if comment else None
+        limit = _settings(info).max_feedback_chars
+        if comment and len(comment) > limit:
+            raise ValueError(f"is {len(comment)} characters; the limit is {limit}")
+        return comment or None

@@ -1,0 +1,33 @@
+"""The server prunes expired threads in the background, for as long as it runs.
+
+One resource of the app's lifespan (``stores.pruning.prune_forever`` as a task over the
+threads store the reloader's graphs are built on, cancelled when the app stops); its
+counts are on ``/healthz`` as ``threads_pruned``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from askai_graph.settings import Settings
+from askai_graph.stores.pruning import PruneCounts, prune_forever
+
+
+@contextlib.asynccontextmanager
+async def pruning(reloader: Any, settings: Settings, counts: PruneCounts) -> AsyncIterator[None]:
+    """Prune ``reloader``'s threads store every ``thread_prune_seconds`` while the app runs."""
+    if not settings.thread_prune_seconds or reloader.checkpointer is None:
+        yield
+        return
+    task = asyncio.create_task(
+        prune_forever(reloader.checkpointer, settings.thread_ttl_hours, settings.thread_prune_seconds, counts)
+    )
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -1,0 +1,155 @@
+"""How the server and the command line talk: the serving settings group."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import NoDecode
+
+_ORIGIN = re.compile(r"https?://[^/\s?#@]+")
+
+DEFAULT_RATE_LIMIT = "30/minute"
+"""Questions per client unless ``rate_limit`` says otherwise."""
+
+
+class ServingSettings(BaseModel):
+    """How the server and the command line talk: limits, CORS, the answer cache store, requests."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_question_chars: int = Field(2000, ge=10, le=100_000, description="Longest question accepted.")
+    api_key: SecretStr | None = Field(None, description="API key for the endpoint (any string for local servers).")
+    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds one model request may take.")
+    max_retries: int = Field(2, ge=0, le=10, description="Provider retries (with backoff) per model call.")
+    host: str = Field("127.0.0.1", description="Address `askai serve` binds.")
+    port: int = Field(4321, ge=0, le=65535, description="Port `askai serve` binds.")
+    max_body_bytes: int = Field(
+        32_768,
+        ge=256,
+        description="Largest request body accepted by /api/chat, in bytes (the question itself is limited by "
+        "max_question_chars after decoding; 12 bytes per character covers a fully \\u-escaped question).",
+    )
+    heartbeat_seconds: float = Field(15.0, gt=0, description="Interval of SSE heartbeat comments.")
+    index_reload_seconds: float = Field(
+        2.0,
+        ge=0,
+        description="How often `askai serve` checks whether `askai index` swapped in a new index at ASKAI_CORPUS "
+        "(and then serves it without a restart); 0: only on SIGHUP.",
+    )
+    cache_enabled: bool = Field(True, description="Serve a repeated question from the answer cache.")
+    cache_size: int = Field(512, ge=1, description="Accepted answers the answer cache keeps before evicting.")
+    cache_threshold: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Cosine similarity a paraphrase needs when the cache has embeddings; unset: the threshold "
+        "measured for the embedding space (0.88 for the local all-MiniLM-L6-v2, 0.9 otherwise).",
+    )
+    cache_paraphrases: bool = Field(
+        True,
+        description="With an embedding model configured (`embeddings`), let the answer cache serve a paraphrase "
+        "through it (still refused on any difference the contrast check finds); false: the same question only.",
+    )
+    cache_url: str | None = Field(
+        None,
+        description="Redis server shared by several `askai serve` processes for the answer cache, the rate "
+        "limit and the stream cap (redis://host:6379/0); unset = in process memory. Losing Redis only costs "
+        "cache misses (and the caps fall back to per process).",
+    )
+    cache_ttl_seconds: int = Field(
+        7 * 24 * 3600, ge=1, description="Seconds a cached answer lives in the Redis cache after it is stored."
+    )
+    header_timeout_seconds: float = Field(
+        10.0, gt=0, le=600, description="Time a client has to send a request's headers; then the connection closes."
+    )
+    body_timeout_seconds: float = Field(
+        10.0, gt=0, le=600, description="Time a client has to send a request's body; then 408."
+    )
+    max_header_bytes: int = Field(
+        16_384, ge=1024, le=1_048_576, description="Largest request line plus headers, whatever the HTTP parser; 431."
+    )
+    max_connections: int = Field(
+        500,
+        ge=2,
+        le=100_000,
+        description="Open connections at most; beyond it the oldest connection still waiting for a request closes.",
+    )
+    max_streams: int = Field(
+        64, ge=1, le=100_000, description="Answers streamed at once; beyond it /api/chat answers 503 with Retry-After."
+    )
+    stream_lease_seconds: float = Field(
+        15.0,
+        ge=1,
+        le=3600,
+        description="With cache_url: how long a stream slot counted in Redis outlives a worker that died "
+        "holding it (live workers renew theirs every third of it).",
+    )
+    rate_limit: str = Field(
+        DEFAULT_RATE_LIMIT,
+        description="Questions per client (limits syntax, e.g. '30/minute;5/second'; empty = no limit); beyond it 429.",
+    )
+    trusted_proxies: str = Field(
+        "",
+        description="Comma-separated proxy addresses (or '*') whose X-Forwarded-For names the client; "
+        "empty = the client is the remote address.",
+    )
+    request_timeout_seconds: float = Field(
+        120.0, gt=0, le=3600, description="Deadline of one question; then the stream ends with done (fallback)."
+    )
+    retry_after_seconds: int = Field(2, ge=1, le=3600, description="Retry-After sent with a 503 when streams are full.")
+    token_chars: int = Field(
+        24, ge=1, le=4096, description="About how many characters of the answer each SSE `token` event carries."
+    )
+    cors_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="Other sites whose pages may call /api/chat from a browser (the embedded widget), comma "
+        "separated, e.g. https://blog.example,https://docs.example; `*` allows any. Empty: same origin only.",
+    )
+    feedback_per_minute: int = Field(
+        30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
+    )
+    max_feedback_chars: int = Field(1000, ge=0, le=100_000, description="Longest feedback comment accepted.")
+    suggestions: tuple[Annotated[str, Field(min_length=1, max_length=500, pattern=r"\S")], ...] = Field(
+        (),
+        description="Starter questions the widget offers on an empty panel (GET /api/suggestions, at most 3), "
+        "as a JSON list; empty: the site's first catalog pages, phrased as questions.",
+    )
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        """Accept a comma- or space-separated string; insist on bare origins (no path)."""
+        if isinstance(value, str):
+            value = [part for part in re.split(r"[\s,]+", value) if part]
+        if not isinstance(value, list | tuple):
+            return value
+        origins = []
+        for origin in value:
+            origin = str(origin).rstrip("/")
+            if origin != "*" and not _ORIGIN.fullmatch(origin):
+                raise ValueError(f"{origin!r} is not an origin like https://blog.example or http://127.0.0.1:8000")
+            origins.append(origin)
+        return tuple(origins)
+
+    @field_validator("cache_url")
+    @classmethod
+    def _known_cache(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must be redis://host:port/db, rediss://... or unix:///path")
+        return url
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _rate_limit_parses(cls, value: str) -> str:
+        """Refuse a rate limit that the ``limits`` notation cannot read, at startup."""
+        # The default is known good: every command reads settings, few need ``limits`` loaded.
+        if value.strip() and value != DEFAULT_RATE_LIMIT:
+            from limits import parse_many
+
+            try:
+                parse_many(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not a rate limit like '30/minute' or '30/minute;5/second'") from None
+        return value

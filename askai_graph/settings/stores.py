@@ -1,0 +1,42 @@
+"""Where state persists: the stores settings group."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class StoreSettings(BaseModel):
+    """Where state persists: the threads database, thread expiry and leases, the run log."""
+
+    model_config = ConfigDict(frozen=True)
+
+    thread_ttl_hours: float = Field(
+        168.0, gt=0, description="Hours after its last answer a thread expires (HTTP and CLI refuse it then)."
+    )
+    thread_prune_seconds: float = Field(
+        600.0,
+        ge=0,
+        description="How often `askai serve` deletes threads idle past thread_ttl_hours, with their checkpoints "
+        "(0: never; an expired thread is then deleted only when someone continues it).",
+    )
+    thread_lease_seconds: float = Field(
+        900.0, gt=0, description="Longest a streaming answer holds its thread against other requests (409)."
+    )
+    database_url: str | None = Field(
+        None,
+        description="Where threads persist: sqlite:///path or postgresql://...; `askai serve`/`askai chat` default "
+        "to a SQLite file in the user data folder, the embedded graph to none.",
+    )
+    run_log: bool = Field(
+        True, description="Log every answered question (stored as asked) with its gates, gaps and feedback."
+    )
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, url: str | None) -> str | None:
+        if url is not None and not (
+            (url.startswith("sqlite:///") and len(url) > len("sqlite:///"))
+            or url.startswith(("postgresql://", "postgres://"))
+        ):
+            raise ValueError("must be sqlite:///path or postgresql://user@host/database")
+        return url
