@@ -83,3 +83,33 @@ def test_cors_origins_are_read_comma_separated_from_the_environment(monkeypatch:
 def test_a_cors_origin_that_is_not_an_origin_is_a_clear_error(value: str) -> None:
     with pytest.raises(ValidationError, match="is not an origin like https://blog.example"):
         Settings(cors_origins=value)
+
+
+@pytest.mark.parametrize("path", ["/", "/widget.js"])
+def test_the_page_and_the_widget_say_what_may_run_and_who_may_frame_them(base: str, path: str) -> None:
+    headers = httpx.get(f"{base}{path}").headers
+    policy = {d.split()[0]: d.split()[1:] for d in headers["content-security-policy"].split("; ")}
+    assert policy["script-src"] == ["'self'"] and policy["connect-src"] == ["'self'"]
+    assert policy["frame-ancestors"] == ["'self'"] and policy["object-src"] == ["'none'"]
+    assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_site_that_embeds_the_page_is_named_as_a_frame_ancestor(index_cache: Any) -> None:
+    settings = Settings(index_cache_dir=index_cache, frame_ancestors="'self' https://blog.example")
+    with LiveServer(create_app(build_graph(settings=settings), settings)) as url:
+        policy = httpx.get(f"{url}/").headers["content-security-policy"]
+    assert "frame-ancestors 'self' https://blog.example" in policy
+
+
+@pytest.mark.parametrize("value", ["https://x.example; script-src *", "*", "'none' 'self'", "javascript:alert(1)", ""])
+def test_a_frame_ancestor_that_is_not_an_origin_is_refused(value: str) -> None:
+    with pytest.raises(ValidationError, match="frame_ancestors"):
+        Settings(frame_ancestors=value)
+
+
+def test_the_interactive_api_docs_are_off_unless_turned_on(base: str, index_cache: Any) -> None:
+    assert httpx.get(f"{base}/docs").status_code == 404 and httpx.get(f"{base}/redoc").status_code == 404
+    assert httpx.get(f"{base}/openapi.json").status_code == 200
+    settings = Settings(index_cache_dir=index_cache, api_docs=True)
+    with LiveServer(create_app(build_graph(settings=settings), settings)) as url:
+        assert httpx.get(f"{url}/docs").status_code == 200 and httpx.get(f"{url}/redoc").status_code == 200

@@ -107,6 +107,9 @@ def create_app(
         summary="Ask a content site's articles; answers stream as SSE.",
         lifespan=lifespan(resources, ready=_ready),
         middleware=_middleware(settings),
+        # Interactive docs are another page for a stranger to load; /openapi.json stays.
+        docs_url="/docs" if settings.api_docs else None,
+        redoc_url="/redoc" if settings.api_docs else None,
     )
     mcp.mount(app)
     # The one piece of app state: what is served now. The graph (which a threads database
@@ -117,7 +120,7 @@ def create_app(
     app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log))
     app.include_router(health.router(pruned))
     app.include_router(suggestions.router(settings))
-    app.include_router(web.router())
+    app.include_router(web.router(settings))
     app.include_router(llms.router())
     describe_events(app)
     return app

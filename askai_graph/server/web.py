@@ -33,19 +33,36 @@ STATIC_DIR = Path(__file__).parent / "static"
 _REVALIDATE = {"Cache-Control": "no-cache"}
 
 
-def router() -> APIRouter:
+def security_headers(settings: Settings) -> dict[str, str]:
+    """Return the headers of the page and the widget: what the browser may load, and who may frame it.
+
+    Scripts come from this server only (the widget and its Mermaid chunks), as does every
+    request; images may be any https URL (an answer's images are checked by Validation);
+    styles include the inline ones the page and the shadow root carry. Framing is
+    ``frame_ancestors`` ('self' unless the site owner lists the sites that embed it).
+    """
+    policy = (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: data:; "
+        f"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        f"frame-ancestors {settings.frame_ancestors}"
+    )
+    return {**_REVALIDATE, "Content-Security-Policy": policy, "X-Content-Type-Options": "nosniff"}
+
+
+def router(settings: Settings) -> APIRouter:
     """Return the routes of the page, the widget and its assets."""
     routes = APIRouter(include_in_schema=False)
+    headers = security_headers(settings)
 
     @routes.get("/")
     async def page() -> FileResponse:
         """The full-page Ask AI for this site."""
-        return FileResponse(STATIC_DIR / "index.html", media_type="text/html", headers=_REVALIDATE)
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html", headers=headers)
 
     @routes.get("/widget.js")
     async def widget() -> FileResponse:
         """The embeddable ``<askai-widget>`` web component."""
-        return FileResponse(STATIC_DIR / "widget.js", media_type="text/javascript", headers=_REVALIDATE)
+        return FileResponse(STATIC_DIR / "widget.js", media_type="text/javascript", headers=headers)
 
     routes.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return routes

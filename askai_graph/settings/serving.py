@@ -8,6 +8,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import NoDecode
 
+# A CSP source a site owner may list as a frame ancestor: no ';' or ',' can smuggle another directive.
+_FRAME_SOURCE = re.compile(r"'self'|'none'|https?://(?:\*\.)?[A-Za-z0-9.-]+(?::\d{1,5})?")
+
 _ORIGIN = re.compile(r"https?://[^/\s?#@]+")
 
 DEFAULT_RATE_LIMIT = "30/minute"
@@ -107,6 +110,14 @@ class ServingSettings(BaseModel):
         description="Other sites whose pages may call /api/chat from a browser (the embedded widget), comma "
         "separated, e.g. https://blog.example,https://docs.example; `*` allows any. Empty: same origin only.",
     )
+    frame_ancestors: str = Field(
+        "'self'",
+        description="Which pages may frame GET / (its Content-Security-Policy frame-ancestors): 'self', 'none', "
+        "or the origins of the sites that embed the page, space separated (https://blog.example).",
+    )
+    api_docs: bool = Field(
+        False, description="Serve the interactive API docs at /docs and /redoc (off: /openapi.json only)."
+    )
     feedback_per_minute: int = Field(
         30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
     )
@@ -116,6 +127,16 @@ class ServingSettings(BaseModel):
         description="Starter questions the widget offers on an empty panel (GET /api/suggestions, at most 3), "
         "as a JSON list; empty: the site's first catalog pages, phrased as questions.",
     )
+
+    @field_validator("frame_ancestors")
+    @classmethod
+    def _frame_ancestors(cls, value: str) -> str:
+        sources = value.split()
+        if not sources or not all(_FRAME_SOURCE.fullmatch(source) for source in sources):
+            raise ValueError("must be 'self', 'none' or origins such as https://blog.example, space separated")
+        if "'none'" in sources and len(sources) > 1:
+            raise ValueError("'none' stands alone")
+        return " ".join(sources)
 
     @field_validator("cors_origins", mode="before")
     @classmethod
