@@ -160,6 +160,26 @@ def test_a_50_mb_post_is_refused_without_stalling_other_requests(settings: Setti
         assert_healthy(base)
 
 
+@pytest.mark.parametrize("parser", PARSERS)
+@pytest.mark.parametrize(
+    ("path", "body", "headers", "status"),
+    [
+        ("/api/chat", b"x" * 100_000, {"Content-Type": "application/json"}, 413),  # too large, unread
+        ("/api/chat", b'{"message": "hi"}', {"Content-Type": "text/plain"}, 415),  # the wrong type, unread
+        ("/api/feedback", b"x" * 100_000, {"Content-Type": "application/json"}, 413),
+    ],
+)
+def test_the_next_request_on_a_connection_is_never_charged_for_a_refused_body(
+    settings: Settings, parser: str, path: str, body: bytes, headers: dict[str, str], status: int
+) -> None:
+    with guarded(settings, parser=parser) as base, httpx.Client(timeout=10) as client:
+        refused = client.post(f"{base}{path}", content=body, headers=headers)
+        assert refused.status_code == status and refused.headers["connection"] == "close"
+        # The same client (keep-alive pool) asks again: a fresh connection, not the old body's bytes as a head.
+        after = client.get(f"{base}/healthz")
+        assert after.status_code == 200, after.text
+
+
 def test_streams_beyond_the_cap_get_503_with_retry_after_at_once(settings: Settings) -> None:
     slow = SlowAsyncRetriever(delay=3.0)
     graph = build_graph(writer=replies(cited_draft(1)), critic=replies(PASSING), retriever=slow, settings=settings)

@@ -36,6 +36,7 @@ from askai_graph.server.limits import StreamSlots, rate_limit_for, trusted_hosts
 from askai_graph.server.openapi import describe_events
 from askai_graph.server.pruning import pruning
 from askai_graph.server.reload import Generation, IndexReloader, default_reloader
+from askai_graph.server.request import BadRequest, refused
 from askai_graph.server.run import StreamingGraph
 from askai_graph.settings import Settings
 from askai_graph.stores.pruning import PruneCounts
@@ -111,6 +112,7 @@ def create_app(
         docs_url="/docs" if settings.api_docs else None,
         redoc_url="/redoc" if settings.api_docs else None,
     )
+    app.add_exception_handler(BadRequest, refused)
     mcp.mount(app)
     # The one piece of app state: what is served now. The graph (which a threads database
     # opens only in the lifespan), its answer cache and corpus facts, swapped together on reload.

@@ -46,12 +46,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from fastapi import HTTPException
+from fastapi.exception_handlers import http_exception_handler
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
 
 from askai_graph.settings import Settings
 
@@ -130,7 +132,23 @@ async def read_body(request: Request, limit: int, timeout: float) -> bytes:
         client = request.client.host if request.client else "unknown"
         logger.info("client %s disconnected before its request body arrived (%d bytes read)", client, len(body))
         raise ClientGone() from None
+    request.state.body_read = True
     return bytes(body)
+
+
+async def refused(request: Request, exc: Exception) -> Response:
+    """Send a ``BadRequest`` as ``{"detail"}``, closing the connection if its body was left unread.
+
+    A refusal before the body is read (too large, too slow, the wrong type, a rate limit)
+    leaves its bytes on the connection, where a server reading the next request on it
+    would take them for that request's head (a 413 followed by a 431). So the
+    connection ends with the refusal, and the client's next request opens a new one.
+    """
+    response = await http_exception_handler(request, cast(HTTPException, exc))
+    declares_body = request.headers.get("content-length", "0").strip() not in ("", "0")
+    if (declares_body or "transfer-encoding" in request.headers) and not getattr(request.state, "body_read", False):
+        response.headers["Connection"] = "close"
+    return response
 
 
 def _bounded_number(literal: str) -> float | int:
