@@ -268,9 +268,43 @@ def test_the_stream_cap_holds_across_processes_and_a_dead_workers_slot_frees_its
     assert admitted.status == 200 and admitted.events[-1][0] == "done"
 
 
-def ask_until_cut_off(base: str) -> None:
+def ask_until_cut_off(base: str, thread_id: str | None = None) -> None:
     """Ask a question whose answer the test cuts off by killing the server."""
     try:
-        chat(base, "What is BM25?")
+        chat(base, "What is BM25?", thread_id)
     except (httpx.HTTPError, ValueError):  # cut off: refused, reset, or an event cut in half
         pass
+
+
+def test_a_thread_whose_server_was_killed_mid_answer_is_free_again_within_one_renewal(
+    postgres_database: str, tmp_path: Path, index_cache: Path
+) -> None:
+    model = GatedChatServer()
+    env = {
+        "ASKAI_DATABASE_URL": postgres_database,
+        "ASKAI_INDEX_CACHE_DIR": str(index_cache),
+        "ASKAI_RATE_LIMIT": "",
+        "ASKAI_CACHE_ENABLED": "false",
+        "ASKAI_THREAD_LEASE_RENEW_SECONDS": "3",
+        "ASKAI_REQUEST_TIMEOUT_SECONDS": "30",
+    }
+    with LiveServer(model.app()) as model_url:
+        model.gate.set()  # the first answer goes through, to make the thread
+        env |= {"ASKAI_MODEL": "gated", "ASKAI_BASE_URL": f"{model_url}/v1", "ASKAI_API_KEY": "x"}
+        doomed = Serve(env, tmp_path / "a.log")
+        with doomed as first, Serve(env, tmp_path / "b.log") as second:
+            thread_id = chat(first, "What is BM25?").done["thread_id"]
+            model.gate.clear()
+            model.asked.clear()
+            threading.Thread(target=ask_until_cut_off, args=(first, thread_id), daemon=True).start()
+            assert model.asked.wait(30)  # the follow-up waits at the model, holding the thread
+            held = httpx.post(f"{second}/api/chat", json={"message": "More?", "thread_id": thread_id}, timeout=10)
+            doomed.process.send_signal(signal.SIGKILL)  # dies holding it: nothing releases it
+            doomed.process.wait()
+            model.gate.set()
+            started = time.monotonic()
+            while (answer := chat(second, "And its parameters?", thread_id)).status == 409:
+                assert time.monotonic() - started < 10, "the dead server's lease never expired"
+                time.sleep(0.2)
+    assert held.status_code == 409 and int(held.headers["Retry-After"]) >= 1
+    assert answer.status == 200 and answer.done["thread_id"] == thread_id

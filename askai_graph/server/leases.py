@@ -9,12 +9,17 @@ thread would interleave their turns).
 stream. Where threads live in PostgreSQL, leases live there too (``PostgresLeaseStore``,
 a table next to the checkpoints), so several server processes sharing the database
 refuse each other's concurrent requests; otherwise they are kept in process
-(``InMemoryLeaseStore``). A lease expires after ``thread_lease_seconds`` even if its
-holder never releases it (a process that died mid-answer).
+(``InMemoryLeaseStore``). A lease is short (``thread_lease_renew_seconds``) and renewed
+while the answer streams, up to ``thread_lease_seconds`` in all: a process that died
+mid-answer frees its thread within one renewal, and a 409 says when to try again
+(``Retry-After``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import math
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -24,6 +29,8 @@ from askai_graph.server.request import BadRequest
 from askai_graph.server.run import ThreadRun
 from askai_graph.settings import Settings
 from askai_graph.stores.threads import new_run_id, new_thread_id, thread_status
+
+logger = logging.getLogger(__name__)
 
 STREAMING = "an answer on this thread_id is still streaming; wait for its done event"
 
@@ -37,6 +44,10 @@ class LeaseStore(Protocol):
 
     async def release(self, thread_id: str, token: str) -> None:
         """End the lease ``token`` (a no-op if it already ended or was taken over)."""
+        ...
+
+    async def renew(self, thread_id: str, token: str, seconds: float) -> None:
+        """Extend the lease ``token`` holds to ``seconds`` from now (a no-op if it ended)."""
         ...
 
 
@@ -61,6 +72,11 @@ class InMemoryLeaseStore:
         if self._leases.get(thread_id, ("",))[0] == token:
             del self._leases[thread_id]
 
+    async def renew(self, thread_id: str, token: str, seconds: float) -> None:
+        """Extend the lease ``token`` holds to ``seconds`` from now."""
+        if self._leases.get(thread_id, ("",))[0] == token:
+            self._leases[thread_id] = (token, time.monotonic() + seconds)
+
 
 class PostgresLeaseStore:
     """Leases in a PostgreSQL table, shared by every process on the database."""
@@ -74,6 +90,8 @@ class PostgresLeaseStore:
         WHERE askai_thread_leases.expires_at < now()
         RETURNING lease"""
     _RELEASE = "DELETE FROM askai_thread_leases WHERE thread_id = %s AND lease = %s"
+    _RENEW = """UPDATE askai_thread_leases SET expires_at = now() + make_interval(secs => %s)
+        WHERE thread_id = %s AND lease = %s"""
 
     def __init__(self, pool: Any) -> None:
         """Use connections of ``pool`` (a psycopg ``AsyncConnectionPool``)."""
@@ -98,6 +116,11 @@ class PostgresLeaseStore:
         """Drop the lease if ``token`` still holds it."""
         async with self.pool.connection() as connection:
             await connection.execute(self._RELEASE, (thread_id, token))
+
+    async def renew(self, thread_id: str, token: str, seconds: float) -> None:
+        """Extend the lease ``token`` holds to ``seconds`` from now."""
+        async with self.pool.connection() as connection:
+            await connection.execute(self._RENEW, (seconds, thread_id, token))
 
 
 def lease_store_for(checkpointer: Any) -> LeaseStore:
@@ -124,6 +147,19 @@ class ThreadLeases:
             self._stores[key] = lease_store_for(checkpointer)
         return self._stores[key]
 
+    async def _renew(self, store: LeaseStore, thread_id: str, token: str, hold: float) -> None:
+        """Renew the lease every half ``hold`` until released, at most ``thread_lease_seconds`` in all."""
+        deadline = time.monotonic() + self.settings.thread_lease_seconds
+        while True:
+            await asyncio.sleep(hold / 2)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            try:
+                await store.renew(thread_id, token, min(hold, left))
+            except Exception:
+                logger.warning("could not renew the lease of thread %s", thread_id, exc_info=True)
+
     async def claim(self, graph: Any, thread_id: str | None) -> tuple[ThreadRun, Callable[[], Awaitable[None]]]:
         """Return the thread to run on and the coroutine function that releases it (idempotent).
 
@@ -138,11 +174,16 @@ class ThreadLeases:
                 )
         thread_id = thread_id or new_thread_id()
         store = self.store(graph)
-        token = await store.acquire(thread_id, self.settings.thread_lease_seconds)
+        # A short lease, renewed while the answer streams: a process that dies holding it
+        # (SIGKILL, OOM) frees the thread within one renewal, not after thread_lease_seconds.
+        hold = min(self.settings.thread_lease_renew_seconds, self.settings.thread_lease_seconds)
+        token = await store.acquire(thread_id, hold)
         if token is None:
-            raise BadRequest(409, STREAMING)
+            raise BadRequest(409, STREAMING, retry_after=max(1, math.ceil(hold / 2)))
+        renewing = asyncio.create_task(self._renew(store, thread_id, token, hold))
 
         async def release() -> None:
+            renewing.cancel()
             await store.release(thread_id, token)
 
         return ThreadRun(thread_id, new_run_id(), self.settings.max_history_turns), release

@@ -22,6 +22,12 @@ class StoreSettings(BaseModel):
     thread_lease_seconds: float = Field(
         900.0, gt=0, description="Longest a streaming answer holds its thread against other requests (409)."
     )
+    thread_lease_renew_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="A streaming answer's hold on its thread lasts this long and is renewed while it streams, so "
+        "the thread of a process that died is free again within it (409s carry Retry-After meanwhile).",
+    )
     database_url: str | None = Field(
         None,
         description="Where threads persist: sqlite:///path or postgresql://...; `askai serve`/`askai chat` default "
