@@ -42,6 +42,7 @@ from askai_graph.local_model import (
 )
 from askai_graph.providers import chat_model
 from askai_graph.reviewing import ReviewRequest
+from askai_graph.state import STATE_KEYS
 from askai_graph.writing import DraftRequest
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -143,7 +144,10 @@ def test_graph_runs_on_the_local_model_with_streamed_writer_output(question: str
     final: dict[str, Any] = {}
     writer_chunks = 0
     started = time.monotonic()
-    for mode, data in graph.stream({"question": question}, stream_mode=["messages", "values"], context=CONTEXT):
+    chunks = graph.stream(
+        {"question": question}, stream_mode=["messages", "values"], context=CONTEXT, output_keys=STATE_KEYS
+    )
+    for mode, data in chunks:
         if mode == "values":
             final = data
         elif isinstance(data[0], AIMessageChunk) and data[1]["langgraph_node"] == "writer" and data[0].text:
@@ -163,7 +167,7 @@ def test_local_model_as_critic_of_a_valid_draft(budgeted: Settings) -> None:
     """The extractive Writer's draft passes Validation, so the real Critic decides."""
     graph = build_graph(writer=ExtractiveWriter(), settings=budgeted.model_copy(update={"max_attempts": 1}))
     started = time.monotonic()
-    final = graph.invoke({"question": QUESTIONS[0]}, context=CONTEXT)
+    final = graph.invoke({"question": QUESTIONS[0]}, context=CONTEXT, output_keys=STATE_KEYS)
     seconds = time.monotonic() - started
     failures = [failure.code for failure in final["review_failures"]]
     print(f"\n[local critic] {final['outcome']} in {seconds:.1f}s; gates {final['gates']}; failures {failures}")
@@ -177,7 +181,7 @@ def test_local_model_as_critic_of_a_valid_draft(budgeted: Settings) -> None:
 def test_graph_runs_on_the_local_model_asynchronously(budgeted: Settings) -> None:
     graph = build_graph(settings=budgeted.model_copy(update={"max_attempts": 1}))
     started = time.monotonic()
-    final = asyncio.run(graph.ainvoke({"question": QUESTIONS[0]}, context=CONTEXT))
+    final = asyncio.run(graph.ainvoke({"question": QUESTIONS[0]}, context=CONTEXT, output_keys=STATE_KEYS))
     seconds = time.monotonic() - started
     print(f"\n[async] {final['outcome']} in {seconds:.1f}s; gates {final['gates']}; validation errors {codes(final)}")
     assert seconds < run_budget(budgeted)

@@ -20,6 +20,7 @@ import pytest
 from askai_graph import ExtractiveWriter, LexicalCritic, Settings, build_graph
 from askai_graph.local_model import free_port
 from askai_graph.providers import chat_model
+from askai_graph.state import STATE_KEYS
 from tests.fakes import PASSING
 from tests.live import LiveServer, sse_events
 
@@ -178,16 +179,19 @@ def budget(settings: Settings) -> float:
 def run(graph: Any, mode: str) -> tuple[dict[str, Any], float]:
     started = time.monotonic()
     if mode == "invoke":
-        final = graph.invoke({"question": QUESTION})
+        final = graph.invoke({"question": QUESTION}, output_keys=STATE_KEYS)
     elif mode == "stream":  # sync streaming: no chunk timeout, only the transport's deadline
-        for kind, data in graph.stream({"question": QUESTION}, stream_mode=["messages", "values"]):
+        chunks = graph.stream({"question": QUESTION}, stream_mode=["messages", "values"], output_keys=STATE_KEYS)
+        for kind, data in chunks:
             if kind == "values":
                 final = data
     else:  # astream with messages: the model streams its reply (SSE)
 
         async def stream() -> dict[str, Any]:
             last: dict[str, Any] = {}
-            async for kind, data in graph.astream({"question": QUESTION}, stream_mode=["messages", "values"]):
+            async for kind, data in graph.astream(
+                {"question": QUESTION}, stream_mode=["messages", "values"], output_keys=STATE_KEYS
+            ):
                 if kind == "values":
                     last = data
             return last
@@ -267,7 +271,7 @@ def test_critic_reply_that_is_not_critique_json_is_a_malformed_review(content: s
     with MisbehavingServer("reply", content=content) as server:
         config = fast.model_copy(update={"base_url": server.base_url})
         graph = build_graph(writer=ExtractiveWriter(), critic=chat_model("m", config, json_mode=True), settings=fast)
-        final = graph.invoke({"question": QUESTION})
+        final = graph.invoke({"question": QUESTION}, output_keys=STATE_KEYS)
     assert final["outcome"] == "degraded"
     assert [failure.code for failure in final["review_failures"]] == ["malformed_review"]
     assert final["sources"] == []
@@ -303,7 +307,7 @@ def test_a_flaky_provider_recovers_on_retry(fast: Settings) -> None:
     with MisbehavingServer("reply", content=PASSING, failures=1) as server:
         config = fast.model_copy(update={"base_url": server.base_url, "timeout": 5.0})
         graph = build_graph(writer=ExtractiveWriter(), critic=chat_model("m", config, json_mode=True), settings=fast)
-        final = graph.invoke({"question": QUESTION})
+        final = graph.invoke({"question": QUESTION}, output_keys=STATE_KEYS)
     assert len(server.requests) == 2
     assert final["outcome"] == "accepted"
     assert final["sources"]
