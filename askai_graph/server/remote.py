@@ -174,7 +174,7 @@ class RemoteAskGraph:
         async for part in parts:
             mode, data = cast(tuple[str, Any], tuple(part)[:2])  # an SDK StreamPart: (event, data, id)
             if mode == "tasks":
-                if not isinstance(data, Mapping) or not isinstance(data.get("result"), Mapping):
+                if not isinstance(data, Mapping) or not isinstance(data.get("result"), Mapping) or data.get("error"):
                     continue  # a task starting, or one that failed (the run's error follows)
                 update = typed_state(data["result"])
                 state |= update
