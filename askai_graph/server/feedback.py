@@ -32,6 +32,7 @@ from askai_graph.server.openapi import FEEDBACK_RESPONSES, request_body
 from askai_graph.server.request import BadRequest, read_json, require_json
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable
+from askai_graph.stores.runlog.store import STORE_TIMEOUT_SECONDS
 
 
 def router(settings: Settings, *, rate_limit: ClientRateLimit, run_log: RunLog | None) -> APIRouter:
@@ -55,12 +56,14 @@ def router(settings: Settings, *, rate_limit: ClientRateLimit, run_log: RunLog |
         body = await read_json(request, FeedbackBody, limit=body_limit, settings=settings)
         if run_log is None:
             raise BadRequest(404, "feedback is not recorded here (the run log is off)")
+        rate = asyncio.to_thread(run_log.add_feedback, body.run_id, body.rating, body.comment)
         try:
-            known = await asyncio.to_thread(run_log.add_feedback, body.run_id, body.rating, body.comment)
-        except RunLogUnavailable as exc:
-            # The store says so within its bound: the reader's client tries again, nothing is lost.
+            # The store bounds its own waits; this bounds the request even if a call hangs past them.
+            known = await asyncio.wait_for(rate, STORE_TIMEOUT_SECONDS * 2)
+        except (RunLogUnavailable, TimeoutError):
+            # The reader's client tries again: nothing is lost.
             detail = "feedback cannot be stored right now; try again shortly"
-            raise BadRequest(503, detail, retry_after=exc.retry_after_seconds) from None
+            raise BadRequest(503, detail, retry_after=RunLogUnavailable.retry_after_seconds) from None
         if not known:
             raise BadRequest(404, f"unknown run_id {body.run_id}")
         return JSONResponse({"run_id": body.run_id, "rating": body.rating})

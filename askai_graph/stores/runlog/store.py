@@ -17,8 +17,11 @@ that bound, which the server answers with a 503.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
+import socket
 import sqlite3
 import threading
 from collections import deque
@@ -141,10 +144,17 @@ class SqlRunLog:
     def _cursor(self) -> Iterator[Any]:
         try:
             with self._connections() as connection:
+                # A peer that went silent without closing (a half-dead proxy, a partition the
+                # kernel still ACKs) would hold the statement forever: its socket is shut down
+                # after twice the bound, which the driver reports as a lost connection.
+                watchdog = threading.Timer(STORE_TIMEOUT_SECONDS * 2, _shut_down, (connection,))
+                watchdog.daemon = True
+                watchdog.start()
                 cursor = connection.cursor()
                 try:
                     yield cursor
                 finally:
+                    watchdog.cancel()
                     cursor.close()
         except self._unavailable as exc:
             raise RunLogUnavailable(f"the run log's database is unavailable: {' '.join(str(exc).split())}") from exc
@@ -264,6 +274,20 @@ class SqlRunLog:
         except RunLogUnavailable as exc:
             logger.error("%s; %d answers kept in memory are lost", exc, self.pending)
         self._close()
+
+
+def _shut_down(connection: Any) -> None:
+    """Shut down a PostgreSQL connection's socket from another thread (its statement then fails)."""
+    descriptor = getattr(getattr(connection, "pgconn", None), "socket", None)
+    if not isinstance(descriptor, int) or descriptor < 0:
+        return  # SQLite: no socket, and its busy timeout bounds it already
+    logger.warning("run log: a statement outlived %gs; abandoning its connection", STORE_TIMEOUT_SECONDS * 2)
+    with contextlib.suppress(OSError):
+        duplicate = socket.socket(fileno=os.dup(descriptor))
+        try:
+            duplicate.shutdown(socket.SHUT_RDWR)
+        finally:
+            duplicate.close()
 
 
 def create_schema(connection: Any) -> None:
