@@ -147,14 +147,13 @@ class SqlRunLog:
                 # A peer that went silent without closing (a half-dead proxy, a partition the
                 # kernel still ACKs) would hold the statement forever: its socket is shut down
                 # after twice the bound, which the driver reports as a lost connection.
-                watchdog = threading.Timer(STORE_TIMEOUT_SECONDS * 2, _shut_down, (connection,))
-                watchdog.daemon = True
-                watchdog.start()
+                watchdog = _watchdog(connection)
                 cursor = connection.cursor()
                 try:
                     yield cursor
                 finally:
-                    watchdog.cancel()
+                    if watchdog is not None:
+                        watchdog.cancel()
                     cursor.close()
         except self._unavailable as exc:
             raise RunLogUnavailable(f"the run log's database is unavailable: {' '.join(str(exc).split())}") from exc
@@ -276,11 +275,22 @@ class SqlRunLog:
         self._close()
 
 
-def _shut_down(connection: Any) -> None:
-    """Shut down a PostgreSQL connection's socket from another thread (its statement then fails)."""
+def _watchdog(connection: Any) -> threading.Timer | None:
+    """Start the timer that abandons ``connection``'s statement after twice the bound; ``None`` for SQLite.
+
+    SQLite has no socket to go silent, and its busy timeout bounds it already.
+    """
     descriptor = getattr(getattr(connection, "pgconn", None), "socket", None)
     if not isinstance(descriptor, int) or descriptor < 0:
-        return  # SQLite: no socket, and its busy timeout bounds it already
+        return None
+    timer = threading.Timer(STORE_TIMEOUT_SECONDS * 2, _shut_down, (descriptor,))
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _shut_down(descriptor: int) -> None:
+    """Shut down a PostgreSQL connection's socket from another thread (its statement then fails)."""
     logger.warning("run log: a statement outlived %gs; abandoning its connection", STORE_TIMEOUT_SECONDS * 2)
     with contextlib.suppress(OSError):
         duplicate = socket.socket(fileno=os.dup(descriptor))
