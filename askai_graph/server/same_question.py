@@ -99,7 +99,7 @@ def _case_informative(text: str) -> bool:
     """
     if not any(ch.islower() for ch in text) or not any(ch.isupper() for ch in text):
         return False
-    words = [w for w in re.findall(r"[^\W\d_]+", text)[1:] if w.casefold() not in STOP_WORDS | CRITICAL]
+    words = [w for w in re.findall(r"[^\W\d_]+", text)[1:] if w.casefold() not in _COMMON_WORDS]
     return not (len(words) >= 2 and all(w[0].isupper() for w in words))
 
 
@@ -115,7 +115,7 @@ def _names_something(token: str, starts_sentence: bool) -> bool:
     if len(letters) < 2 or token.casefold() == token:
         return False
     if all(ch.isupper() for ch in letters):
-        return token.casefold() in STOP_WORDS | CRITICAL
+        return token.casefold() in _COMMON_WORDS
     return not starts_sentence and token[0].isupper() and token[1:] == token[1:].casefold()
 
 
@@ -190,6 +190,7 @@ _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-", "de", 
 _IGNORABLE = frozenset({"a", "an", "the"})
 CRITICAL = NEGATIONS | MODALS | QUANTIFIERS | NUMBER_WORDS | QUESTION_WORDS | PRONOUNS | PARTICLES | COMPARATIVES
 CRITICAL |= ANTONYMS | frozenset(TENSE)
+_COMMON_WORDS = STOP_WORDS | CRITICAL  # words a capitalised spelling can be told apart from
 
 
 def _latin_only(token: str) -> bool:
