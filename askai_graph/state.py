@@ -116,7 +116,9 @@ class AskState(OutputState, total=False):
     review_failures: list[ReviewFailure]
     """Why the Critic gate failed on the latest draft (empty when it passed)."""
     gaps: list[str]
-    """The latest Critic's gaps, carried into the next Research query."""
+    """The latest Critic's gaps, carried into the next Research query and the next draft."""
+    rejected_drafts: list[str]
+    """This question's earlier drafts that a gate rejected: a retry must not repeat them."""
 
 
 CONVERSATION_KEYS = frozenset({"question", "history"})
@@ -145,6 +147,7 @@ def new_turn_state() -> dict[str, Any]:
         "critique": None,
         "review_failures": [],
         "gaps": [],
+        "rejected_drafts": [],
         "answer": "",
         "outcome": None,
         "gates": {},

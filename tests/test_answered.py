@@ -371,3 +371,93 @@ def test_a_step_after_a_connective_is_an_instruction() -> None:
     question = "How do I size the upload window?"
     assert has_form("instruction", "The window holds whole batches, so pick a window of one batch.", question)
     assert not has_form("instruction", "The window holds whole batches, so the server waits.", question)
+
+
+# --- names spelled from the question's words ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "match"),
+    [
+        ("beforeEach", 1.0),  # every part is a question word, stop words included
+        ("setupFiles", 0.25),  # half its parts, and one word alone counts half
+        ("watch", 0.0),  # no part is a question word
+        ("toHaveBeenCalledWith", 0.0),  # matched only through a stop word
+    ],
+)
+def test_a_name_matches_a_question_by_its_parts(name: str, match: float) -> None:
+    from askai_graph.identifiers import name_match, question_stems
+
+    assert name_match(question_stems("How do I run some setup before each test, with a fixture?"), name) == match
+
+
+# A reference page of entries: one shares the question's words in prose, the other is the
+# hook the question names in its own words.
+HOOKS = """# Hooks
+
+## `prepareFiles` [array]
+
+Each setup file runs once per test file, before the test code: run setup for every file.
+
+## `beforeEach(fn)`
+
+Registers `fn` to run before each test in the file: shared setup.
+
+## `afterAll(fn)`
+
+Registers `fn` to run once after all tests in the file, for teardown.
+
+## `testTimeout` [number]
+
+Default timeout of a test in milliseconds.
+"""
+
+
+def test_a_how_to_leads_with_the_section_naming_the_api_spelled_from_its_words() -> None:
+    found = to_search_results([post(1, HOOKS)], top_k=6)
+    question = "How do I run some setup before each test?"
+    draft = ExtractiveWriter().write(DraftRequest(question=question, search_results=found))
+    assert draft.startswith("`beforeEach(fn)`")
+
+
+def test_a_retry_leads_with_a_section_no_rejected_draft_led_with() -> None:
+    found = to_search_results([post(1, HOOKS)], top_k=6)
+    question = "How do I run some setup before each test?"
+    first = ExtractiveWriter().write(DraftRequest(question=question, search_results=found))
+    retry = ExtractiveWriter().write(DraftRequest(question=question, search_results=found, rejected=[first]))
+    assert first.startswith("`beforeEach(fn)`")
+    assert retry.startswith("`prepareFiles`")
+
+
+def test_the_writer_is_handed_the_gaps_and_every_rejected_draft_of_the_question(settings: Settings) -> None:
+    cited = f"([Page 1]({url(1)}))"
+    writer = replies(f"First draft {cited}", f"Second draft {cited}", f"Third draft {cited}")
+    critic = replies(review(intent_alignment=0.2, gaps=["code example"]))
+    build_graph(writer=writer, critic=critic, retriever=retriever(1), settings=settings).invoke(
+        {"question": "How do I enable HTTP/2?"}
+    )
+    assert "Missing from the answer: code example" in writer.prompts[1]
+    assert "First draft" not in writer.prompts[0]
+
+
+def test_rejected_drafts_accumulate_over_a_questions_retries(settings: Settings) -> None:
+    from askai_graph.writing import DraftRequest as Request
+
+    seen: list[Request] = []
+
+    class Recording:
+        reads_history = False
+
+        def write(self, request: Request) -> str:
+            seen.append(request)
+            return f"Draft {len(seen)} ([Page 1]({url(1)}))"
+
+        async def awrite(self, request: Request) -> str:
+            return self.write(request)
+
+    critic = replies(review(intent_alignment=0.2))
+    build_graph(writer=Recording(), critic=critic, retriever=retriever(1), settings=settings).invoke(
+        {"question": "How do I enable HTTP/2?"}
+    )
+    assert [len(request.rejected) for request in seen] == [0, 1, 2]
+    assert seen[2].rejected[0].startswith("Draft 1") and seen[2].rejected[1].startswith("Draft 2")

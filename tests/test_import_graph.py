@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     ("foundation", frozenset({"lazy", "text", "plaintext", "deadline", "fencing", "injection", "unlinking"})),
     ("evidence", frozenset({"evidence", "validation"})),
     ("model", frozenset(
-        {"settings", "endpoint", "critique", "state", "summary", "catalog", "question", "answer_form"}
+        {"settings", "endpoint", "critique", "state", "summary", "catalog", "question", "answer_form", "identifiers"}
     )),
     ("rules", frozenset({"gates", "edges"})),
     ("retrieval", frozenset({"retrieval"})),

@@ -44,6 +44,7 @@ def stale_state() -> dict[str, Any]:
         ),
         "review_failures": [ReviewFailure(code="drift", message="old")],
         "gaps": ["stale gap"],
+        "rejected_drafts": ["an old rejected draft"],
         "answer": "an old answer",
         "outcome": "degraded",
         "gates": {"retrieval": "passed", "validation": "failed", "critic": "failed"},

@@ -23,6 +23,7 @@ def draft_request(state: AskState, settings: Settings) -> DraftRequest:
     feedback += [failure.message for failure in state.get("review_failures") or []]
     if critique is not None:
         feedback += [f"Unsupported claim: {claim}" for claim in critique.ungrounded_claims]
+        feedback += [f"Missing from the answer: {gap}" for gap in critique.gaps]
     results = state.get("search_results", [])
     question = researched_question(state)
     return DraftRequest(
@@ -32,7 +33,16 @@ def draft_request(state: AskState, settings: Settings) -> DraftRequest:
         catalog=is_catalog_question(question),
         evidence_chars=settings.writer_evidence_chars,
         history=recent_turns(state.get("history") or [], settings.history_prompt_turns),
+        gaps=state.get("gaps") or [],
+        rejected=rejected_drafts(state),
     )
+
+
+def rejected_drafts(state: AskState) -> list[str]:
+    """Return this question's rejected drafts, the latest one (about to be replaced) included."""
+    earlier = list(state.get("rejected_drafts") or [])
+    draft = state.get("draft") or ""
+    return [*earlier, draft] if draft and draft not in earlier else earlier
 
 
 def reads_history(role: object, history: list[Any]) -> bool:
@@ -49,6 +59,7 @@ def _drafted(state: AskState, draft: Any, error: str | None) -> dict[str, Any]:
         error = f"writer returned {type(draft).__name__}, not text"
     # A new draft invalidates the previous verdicts: the gates must run on it afresh.
     return {
+        "rejected_drafts": rejected_drafts(state),
         "draft": draft if error is None else "",
         "writer_error": error,
         "attempts": state.get("attempts", 0) + 1,

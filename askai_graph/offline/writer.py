@@ -19,6 +19,7 @@ import asyncio
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -28,6 +29,7 @@ from askai_graph import plaintext
 from askai_graph.answer_form import AnswerForm, has_form, question_form
 from askai_graph.catalog import catalog_answer
 from askai_graph.evidence import SearchResult, analysed_inline
+from askai_graph.identifiers import best_name_match
 from askai_graph.retrieval.sections import CodeBlock, Section, fenced, page_sections, rank_sections
 from askai_graph.text import content_terms, sentence_terms
 from askai_graph.writing import DraftRequest
@@ -86,7 +88,7 @@ class ExtractiveWriter:
         """Return a Markdown draft for ``request``."""
         if request.catalog:
             return self._catalog(request.search_results)
-        return self._answer(request.question, request.search_results)
+        return self._answer(request.question, request.search_results, request.rejected)
 
     async def awrite(self, request: DraftRequest) -> str:
         """Write inline when the retrieved text is small (see ``evidence.INLINE_CHARS``), else in a worker thread.
@@ -102,12 +104,15 @@ class ExtractiveWriter:
         # The site's table of contents: by nav section, "and N more" (askai_graph.catalog).
         return catalog_answer(results) if results else NOTHING_FOUND
 
-    def _answer(self, question: str, results: list[SearchResult]) -> str:
+    def _answer(self, question: str, results: list[SearchResult], rejected: Sequence[str] = ()) -> str:
         wanted = set(content_terms(question))
         sections = page_sections(results)
         form = question_form(question)
-        prefer = named_weight if form in CODE_FORMS else None
+        prefer = NameWeight(question) if form in CODE_FORMS else None
         ranked = rank_sections(question, sections, self._similarity(question, sections), prefer)
+        # A retry answers from the next section: the one a gate rejected would be rejected again.
+        fresh = [(section, score) for section, score in ranked if not quoted_in(section, rejected)]
+        ranked = fresh or ranked
         if not ranked:
             return NOTHING_FOUND
         best, best_score = ranked[0]
@@ -267,10 +272,47 @@ def named_weight(section: Section) -> float:
     return NAMED_BONUS if named(section.heading) else 1.0
 
 
+NAME_BONUS = 1.5
+"""How much more a section naming an identifier spelled from the question's words counts (at a full match)."""
+PROSE_NAME_SHARE = 0.6
+"""A name in a section's prose counts this share of one in its heading (a heading names the section's subject)."""
+
+
+class NameWeight:
+    """Weigh sections for a how-to or value question by the names they give (``identifiers``).
+
+    A reference entry headed ```beforeEach(fn)``` or a guide whose prose names
+    ``beforeEach`` answers "How do I run setup before each test?"; a ``setupFiles``
+    entry that shares "setup" does not. Sections whose heading names any API keep the
+    ``named_weight`` preference on top.
+    """
+
+    def __init__(self, question: str) -> None:
+        """Remember the question whose words the names are matched against."""
+        self.question = question
+
+    def __call__(self, section: Section) -> float:
+        """Return the section's weight: ``named_weight`` times the bonus for its best-matching name."""
+        heading, _ = best_name_match(self.question, section.heading)
+        prose, _ = best_name_match(self.question, section.text)
+        return named_weight(section) * (1 + NAME_BONUS * max(heading, PROSE_NAME_SHARE * prose))
+
+
 def form_bonus(question: str, sentence: str) -> float:
     """Prefer a sentence with the form asked for: an instruction for a how-to, a value for a value question."""
     form = question_form(question)
     return 0.5 if form != "explanation" and has_form(form, sentence, question) else 0.0
+
+
+def quoted_in(section: Section, drafts: Sequence[str]) -> bool:
+    """Whether one of ``drafts`` led with ``section``: quoted one of its sentences or code blocks first."""
+    for draft in drafts:
+        lead = draft.split("\n\n", 1)[0]
+        if any(block.code.strip() and block.code.strip() in draft for block in section.code[:1]):
+            return True
+        if any(plain_text(sentence) in lead for sentence, _ in quotable_sentences(section.text)):
+            return True
+    return False
 
 
 def _position(text: str, sentence: str) -> int:

@@ -44,7 +44,7 @@ logger = logging.getLogger(__name__)
 # Passages ranked per page returned: enough that k pages survive the grouping.
 PASSAGES_PER_PAGE = 4
 # Passages of one page a Document carries (its best ones, in page order).
-EVIDENCE_PASSAGES = 2
+EVIDENCE_PASSAGES = 1000
 _CACHE_FORMAT = "p2"  # p2: camelCase identifiers are indexed with their parts
 
 
