@@ -95,6 +95,15 @@ def printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
+def strip_html_tags(text: str) -> str:
+    """Remove the tags (and comments) of real HTML elements, keeping the text between them.
+
+    ``<div class="user-list-center">`` is layout, not words a reader sees: left in, its
+    attribute values read as the page's vocabulary.
+    """
+    return _HTML_TAG.sub("", text)
+
+
 def plain_text(text: str) -> str:
     """Return ``text`` as one clean line of plain text (see module docstring)."""
     text = unicodedata.normalize("NFC", str(text))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from askai_graph.indexing.markup import first_h1, plain_line, strip_mdx, summary_line, unwrap_mkdocs
+from askai_graph.indexing.markup import clean_prose, first_h1, plain_line, strip_mdx, summary_line, unwrap_mkdocs
 
 
 @pytest.mark.parametrize(
@@ -88,3 +88,19 @@ def test_summary_line_holds_no_url() -> None:
     assert summary_line("Read https://x.example/a or <https://y.example/> or [z](https://z.example/).") == (
         "Read or or z."
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('<div class="user-list user-list-center">\n\nOur team.\n</div>', "Our team."),
+        ("{% for user in people %}\nThanks, {{ user.name }}!\n{% endfor %}", "Thanks, !"),
+        ('Say <b class="x">hello</b> to List<Document>.', "Say hello to List<Document>."),
+        ('Write `<div class="center">` in the page.', 'Write `<div class="center">` in the page.'),
+        ('```html\n<div class="center">x</div>\n```', '```html\n<div class="center">x</div>\n```'),
+    ],
+)
+def test_raw_html_tags_and_template_statements_leave_the_prose_but_not_the_code(source: str, expected: str) -> None:
+    # Layout markup is no vocabulary of the page: "center" in a class name made a team page
+    # "cover" the question "How do I center a div in CSS?".
+    assert clean_prose(source).strip() == expected

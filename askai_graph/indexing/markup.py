@@ -18,9 +18,9 @@ summaries: links become their text, code spans their code, emphasis markers go.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from askai_graph.plaintext import plain_text
+from askai_graph.plaintext import plain_text, strip_html_tags
 
 _FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})(.*)$")
 _ATTR = r"(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+))"
@@ -178,9 +178,32 @@ def strip_mdx(body: str) -> str:
     return collapse_blank_lines("\n".join(out))
 
 
+def outside_code_spans(line: str, change: Callable[[str], str]) -> str:
+    """Apply ``change`` to the parts of ``line`` outside inline code spans; spans stay as written."""
+    out, start = [], 0
+    for span in _CODE_SPAN.finditer(line):
+        out += [change(line[start : span.start()]), span.group(0)]
+        start = span.end()
+    return "".join([*out, change(line[start:])])
+
+
 def clean_prose(body: str) -> str:
-    """Remove attribute lists outside code (headings, links, images carry them)."""
-    return "\n".join(line if code else strip_attribute_lists(line) for line, code in fenced_lines(body))
+    """Remove what a reader never sees as text, outside code: attribute lists, raw HTML tags, template tags.
+
+    Attribute lists ride on headings, links and images; raw HTML layout (``<div
+    class="user-list-center">``) and template statements (``{% for user in people %}``)
+    are markup whose words are no part of the page's prose. Inline code keeps them:
+    ```<div>``` in a code span is what the page teaches.
+    """
+    out = []
+    for line, code in fenced_lines(body):
+        if code:
+            out.append(line)
+            continue
+        cleaned = outside_code_spans(strip_attribute_lists(line), lambda text: _TEMPLATE.sub("", strip_html_tags(text)))
+        # A line that only held tags becomes blank (it separated blocks anyway).
+        out.append("" if line.strip() and not cleaned.strip() else cleaned)
+    return collapse_blank_lines("\n".join(out))
 
 
 def summary_line(markdown: str) -> str:

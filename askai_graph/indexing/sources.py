@@ -242,5 +242,11 @@ def _has_files(root: Path, suffixes: tuple[str, ...]) -> bool:
     return False
 
 
+READING = 2
+"""How pages are read into text: bump it when a reader's output changes (2: raw HTML tags and
+template statements leave the prose), so the next build re-reads every page instead of
+keeping the unchanged files' old text."""
+
+
 def _context(*parts: object) -> str:
-    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([READING, *parts], default=str).encode()).hexdigest()
