@@ -102,7 +102,25 @@ ACCEPTED += [
     ("url_as_its_own_link_text", f"See [{LINK}]({LINK})."),
     ("url_with_a_quote_inside", f"See {QUOTED} now."),
     ("autolink_with_a_pipe_outside_a_table", f"Fonts: <{PIPED}>."),
+    # A definition no reference names links nothing (CommonMark examples 207, 563, 592).
+    ("unused_definition_of_a_relative_url", "Some text.\n\n[foo]: /url\n"),
+    ("definition_named_only_by_an_escaped_bracket", '\\[foo]\n\n[foo]: /url "title"\n'),
 ]  # fmt: skip
+
+# Definitions: unused ones are read as the prose they would be if shown; used ones stay checked.
+REJECTED += [
+    ("unused_definition_of_an_unretrieved_url", f"Some text.\n\n[foo]: {EVIL}\n", "unknown_citation_url"),
+    ("definition_named_in_another_case", "See [FOO].\n\n[foo]: /url\n", "relative_url"),
+    ("definition_named_across_a_line_break", "See [a\nfoo][].\n\n[A foo]: /url\n", "relative_url"),
+    ("definition_named_by_an_escaped_backslash", "See \\\\[foo].\n\n[foo]: /url\n", "relative_url"),
+    ("definition_named_with_a_dotless_i", "See [ı].\n\n[I]: /url\n", "relative_url"),  # JS: lower, then upper
+    ("two_unused_definitions_of_one_label", "Text.\n\n[foo]: /a\n[foo]: /b\n", "relative_url"),
+]  # fmt: skip
+
+
+def test_an_unused_definition_of_a_retrieved_url_is_no_citation() -> None:
+    report = validate_draft(f"Some text.\n\n[foo]: {LINK}\n", RESULTS)
+    assert report.ok and report.cited_urls == []
 
 
 @pytest.mark.parametrize(("draft", "code"), [(d, c) for _, d, c in REJECTED], ids=[i for i, _, _ in REJECTED])
