@@ -118,6 +118,19 @@ REJECTED += [
 ]  # fmt: skip
 
 
+# A code span holding "|" in a GFM table row: code to CommonMark, split cells to GFM.
+ACCEPTED += [
+    ("pipe_in_a_code_span_in_a_table", f"| a | b |\n|---|---|\n| `a|b` | [x]({LINK}) |\n"),
+    ("spans_paired_differently_after_a_split", "| a | b |\n|---|---|\n| `x` | `y|z` and `w` |\n"),
+]  # fmt: skip
+REJECTED += [
+    # GFM shows the link between the split spans; CommonMark hides it in code.
+    ("link_between_spans_split_by_a_table", f"| a |\n|---|\n| `a | b` [e]({EVIL}) `c | d` |\n", "ambiguous_code_span"),
+    ("url_running_into_a_split_span", "| a | b |\n|---|---|\n| https://x/a`b|c` | d |\n", "ambiguous_code_span"),
+    ("www_in_a_split_span", "| a |\n|---|\n| `a|www.evil.example` |\n", "ambiguous_code_span"),
+]  # fmt: skip
+
+
 def test_an_unused_definition_of_a_retrieved_url_is_no_citation() -> None:
     report = validate_draft(f"Some text.\n\n[foo]: {LINK}\n", RESULTS)
     assert report.ok and report.cited_urls == []

@@ -154,7 +154,7 @@ def _validate(
 
     issues.extend(unclosed_fences(scan))
     issues.extend(hidden_text(scan, walk, lines))
-    issues.extend(hidden_code_spans(prose.code_spans, walk.code_spans))
+    issues.extend(hidden_code_spans(prose.code_spans, walk.code_spans, lines))
     issues.extend(walk.issues)
     destinations = list(walk.destinations)
     for fence in scan.fences:
