@@ -221,6 +221,13 @@ GRID_LEAKS = [
     f"See {QUOTED}' now.",  # linkify-it pairs the quotes: ".../Don't_Panic'"
     f"See '{QUOTED}' now.",
     f"| a | b |\n|---|---|\n| <{PIPED}> | c |\n",  # the cell ends at "|": ".../css?family=A" goes live
+    # marked starts a text run, and so a www. link, after an escape or a link (found by a table fuzz)
+    "See \\`www.evil.example now.",
+    "See \\\\www.evil.example now.",
+    f"See [towel]({QUOTED})www.evil.example now.",
+    "| a | b |\n|---|---|\n| x |www.evil.example |\n",  # www. at a cell's start (marked, micromark)
+    # marked ends a list item at a lazy "``` y`" line (no fence to CommonMark): the code span stays open
+    "- `x ```\nhttps://evil.example/x\n``` y` 3\n",
 ]
 GRID_CONTROLS = [
     f"See {QUOTED} now.",

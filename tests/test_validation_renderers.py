@@ -124,6 +124,15 @@ ACCEPTED += [
     ("spans_paired_differently_after_a_split", "| a | b |\n|---|---|\n| `x` | `y|z` and `w` |\n"),
 ]  # fmt: skip
 REJECTED += [
+    # marked starts a new text run, where a www. link may begin, after an escape or a link.
+    ("www_after_an_escaped_backtick", "See \\`www.evil.example now.", "unknown_citation_url"),  # marked
+    ("www_after_an_escaped_backslash", "See \\\\www.evil.example now.", "unknown_citation_url"),  # marked
+    ("www_right_after_a_link", f"See [a]({LINK})www.evil.example now.", "unknown_citation_url"),  # marked
+    # marked ends a list item at a lazy line opening like a fence ("``` y`" is none): the code span is left open
+    ("fence_like_lazy_line_in_a_list_item", f"- `x ```\n{EVIL}\n``` y` 3\n", "ambiguous_code_block"),
+    ("www_at_a_table_cells_start", "| a | b |\n|---|---|\n| x |www.evil.example |\n", "unknown_citation_url"),
+]  # fmt: skip
+REJECTED += [
     # GFM shows the link between the split spans; CommonMark hides it in code.
     ("link_between_spans_split_by_a_table", f"| a |\n|---|\n| `a | b` [e]({EVIL}) `c | d` |\n", "ambiguous_code_span"),
     ("url_running_into_a_split_span", "| a | b |\n|---|---|\n| https://x/a`b|c` | d |\n", "ambiguous_code_span"),

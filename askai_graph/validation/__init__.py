@@ -57,7 +57,12 @@ from collections.abc import Collection, Sequence
 from askai_graph.evidence import SearchResult, allowed_image_urls, allowed_link_urls
 from askai_graph.validation.blocks import plain_indented_code, scan_blocks
 from askai_graph.validation.codes import ALL_CODES, Code
-from askai_graph.validation.fences import hidden_code_spans, hidden_text, unclosed_fences
+from askai_graph.validation.fences import (
+    fence_like_continuations,
+    hidden_code_spans,
+    hidden_text,
+    unclosed_fences,
+)
 from askai_graph.validation.inline import scan_inlines
 from askai_graph.validation.linkify import RawUrl, linkable_urls
 from askai_graph.validation.links import definition_lines, walk_markdown
@@ -154,6 +159,7 @@ def _validate(
 
     issues.extend(unclosed_fences(scan))
     issues.extend(hidden_text(scan, walk, lines))
+    issues.extend(fence_like_continuations(scan))
     issues.extend(hidden_code_spans(prose.code_spans, walk.code_spans, lines))
     issues.extend(walk.issues)
     destinations = list(walk.destinations)

@@ -20,6 +20,7 @@ from askai_graph.validation.report import ValidationIssue
 from askai_graph.validation.structure import BlockScan
 
 _NOT_TEXT = re.compile(r"[ \t>]*")
+_FENCE_LIKE = re.compile(r" {0,3}```")
 # Text that makes nothing live wherever it lands: no ":/@<>[]()!&\\*_~'\"` and no "www.".
 _INERT = re.compile(r"[A-Za-z0-9 |\-+=,;#%^$?.]*")
 
@@ -58,6 +59,27 @@ def hidden_text(scan: BlockScan, walk: Walk, lines: Sequence[str]) -> list[Valid
         )
         issues.append(ValidationIssue(code=Code.AMBIGUOUS_CODE_BLOCK.value, message=message))
     return issues
+
+
+def fence_like_continuations(scan: BlockScan) -> list[ValidationIssue]:
+    """Report a paragraph line, after its first, that opens like a backtick fence but is none.
+
+    ```` ``` y` ```` (a backtick in the info string) is no fence to CommonMark, so it
+    continues the paragraph above, lazily in a list item; marked ends the list item
+    there all the same, and the code span that line closed is then left open: text the
+    gate read as code (a URL in it) goes live. Such a line is refused, wherever it is.
+    """
+    for block in scan.text_blocks:
+        if block.kind == "indented":
+            continue
+        for index, text in block.lines[1:]:
+            if _FENCE_LIKE.match(text):
+                message = (
+                    f"Line {index + 1} opens like a code fence but is none (a backtick after the fence); "
+                    "renderers disagree about where the text above it ends"
+                )
+                return [ValidationIssue(code=Code.AMBIGUOUS_CODE_BLOCK.value, message=message)]
+    return []
 
 
 def hidden_code_spans(

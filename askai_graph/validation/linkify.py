@@ -29,9 +29,10 @@ from askai_graph.validation.urls import Destination
 
 # Schemes anywhere (marked starts a URL even inside a word); "//" where linkify-it takes
 # it as protocol-relative; "www." where GFM lets it start (line start, space, * _ ~ ( )
-# and micromark too (also after [ and ]).
+# and micromark too (also after [ and ]), and where marked starts a new text run: after
+# an escape (\` or \\ before it) or a link's closing ")"; and at a table cell's start (|).
 _START = re.compile(
-    r"(?i)(?:https?|ftp)://|mailto:|(?<![\w.:/\\@-])//(?=[^\s/])|(?<![^\s*_~(\[\]" + PLACEHOLDER + r"])www\."
+    r"(?i)(?:https?|ftp)://|mailto:|(?<![\w.:/\\@-])//(?=[^\s/])|(?<![^\s*_~()\[\]\\`|" + PLACEHOLDER + r"])www\."
 )
 _RUN_END = re.compile(r"[\s<]")
 _RAW_DIFFERS = re.compile(r"\\|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
