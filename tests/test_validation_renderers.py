@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.validation import validate_draft
 
 LINK = "https://docs.example.com/a"
@@ -19,8 +19,9 @@ WIKI = "https://en.example.org/wiki/Foo_(bar)"
 QUOTED = "https://en.example.org/wiki/Don't_Panic"
 PIPED = "https://fonts.example.com/css?family=A|B"
 EVIL = "https://evil.example/x"
+IMAGE = "https://docs.example.com/img/a.png"
 RESULTS = [
-    SearchResult(title="A", source_url=LINK, content="A."),
+    SearchResult(title="A", source_url=LINK, content="A.", images=(ImageRef(url=IMAGE, alt="a"),)),
     SearchResult(title="Foo", source_url=WIKI, content="Foo."),
     SearchResult(title="Don't Panic", source_url=QUOTED, content="Towel."),
     SearchResult(title="Fonts", source_url=PIPED, content="Fonts."),
@@ -115,7 +116,13 @@ REJECTED += [
     ("definition_named_by_an_escaped_backslash", "See \\\\[foo].\n\n[foo]: /url\n", "relative_url"),
     ("definition_named_with_a_dotless_i", "See [ı].\n\n[I]: /url\n", "relative_url"),  # JS: lower, then upper
     ("two_unused_definitions_of_one_label", "Text.\n\n[foo]: /a\n[foo]: /b\n", "relative_url"),
+    # Found by a definitions fuzz (accepted before this round too):
+    # marked shows a quoted label's destination on the next line as text, and links it;
+    ("image_url_on_the_line_after_a_quoted_label", f"> [d]:\n{IMAGE}\n", "unknown_citation_url"),
+    # markdown-it matches [ı] to [I] and links the image URL.
+    ("image_url_defined_for_a_link", f"1. [I]: {IMAGE} 't'\n[t][ı]\n", "unknown_citation_url"),
 ]  # fmt: skip
+ACCEPTED += [("image_url_defined_for_images_only", f"![a][d] and ![d] and ![d][]\n\n[d]: {IMAGE}\n")]
 
 
 # A code span holding "|" in a GFM table row: code to CommonMark, split cells to GFM.

@@ -68,7 +68,7 @@ from askai_graph.validation.linkify import RawUrl, linkable_urls
 from askai_graph.validation.links import definition_lines, walk_markdown
 from askai_graph.validation.mermaid import DEFAULT_MERMAID_DIAGRAM_TYPES, check_mermaid, is_mermaid
 from askai_graph.validation.rawhtml import html_destinations, raw_html_issue
-from askai_graph.validation.references import is_unused, label_uses
+from askai_graph.validation.references import is_linked, is_unused, label_uses
 from askai_graph.validation.report import ValidationIssue, ValidationReport
 from askai_graph.validation.urls import AllowedUrls, Destination, check_destination
 
@@ -179,12 +179,14 @@ def _validate(
     # (``references``): its destination is read as the prose it would be if shown.
     uses, unused = label_uses(text), list[Destination]()  # unused: checked, never a citation
     for label, definition in walk.definitions + definition_lines(block.lines for block in text_blocks):
-        if is_unused(label, uses):  # still one of the two sets, as a definition is
+        if label is not None and is_unused(label, uses):  # still one of the two sets, as a definition is
             found: list[Destination] = []
             _bare_urls(definition.url, found, issues)
             unused.extend(Destination("definition", d.url, "unused reference definition") for d in found)
         else:
             destinations.append(definition)
+            if label is not None and is_linked(label, uses):  # an image's URL named by a link
+                destinations.append(Destination("link", definition.url, "reference definition used as a link"))
     distinct = list(dict.fromkeys(destinations))  # each distinct use once, in order
     for destination in distinct + unused:
         issues.extend(check_destination(destination, allowed))

@@ -78,12 +78,17 @@ def walk_markdown(lines: Sequence[str], plain_code: Collection[int] = frozenset(
     return walk
 
 
-def definition_lines(paragraphs: Iterable[Sequence[tuple[int, str]]]) -> list[tuple[str, Destination]]:
-    """``(label, destination)`` of every definition-shaped paragraph line, duplicates included."""
+def definition_lines(paragraphs: Iterable[Sequence[tuple[int, str]]]) -> list[tuple[str | None, Destination]]:
+    """``(label, destination)`` of every definition-shaped paragraph line, duplicates included.
+
+    A destination on the line after its label is also returned as a bare URL (label
+    ``None``: checked whatever uses the label): marked reads that line as text when the
+    label sat in a block quote or list item, and links it.
+    """
     return [found for lines in paragraphs for found in _definitions(lines)]
 
 
-def _definitions(lines: Sequence[tuple[int, str]]) -> Iterable[tuple[str, Destination]]:
+def _definitions(lines: Sequence[tuple[int, str]]) -> Iterable[tuple[str | None, Destination]]:
     for position, (index, text) in enumerate(lines):
         match = _DEFINITION_LINE.match(text)
         if match is None:
@@ -91,6 +96,7 @@ def _definitions(lines: Sequence[tuple[int, str]]) -> Iterable[tuple[str, Destin
         rest = match.group(2).strip()
         if not rest and position + 1 < len(lines) and lines[position + 1][0] == index + 1:
             rest = lines[position + 1][1].strip()  # the destination may follow on the next line
+            yield from ((None, found) for found in bare_urls(rest))
         if not rest:
             continue
         if rest.startswith("<") and (end := rest.find(">")) > 0:
