@@ -137,6 +137,7 @@ REJECTED += [
     ("www_right_after_a_link", f"See [a]({LINK})www.evil.example now.", "unknown_citation_url"),  # marked
     # marked ends a list item at a lazy line opening like a fence ("``` y`" is none): the code span is left open
     ("fence_like_lazy_line_in_a_list_item", f"- `x ```\n{EVIL}\n``` y` 3\n", "ambiguous_code_block"),
+    ("email_with_a_backtick_in_its_domain", "Write to '`@``evil.example today.", "disallowed_scheme"),  # linkify
     ("www_at_a_table_cells_start", "| a | b |\n|---|---|\n| x |www.evil.example |\n", "unknown_citation_url"),
 ]  # fmt: skip
 REJECTED += [

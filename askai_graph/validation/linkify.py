@@ -45,6 +45,10 @@ _EMPHASIS = "_*~"
 # (linkify-it allows ;:&=+$, in the local part and any letters in the domain).
 _EMAIL_LOCAL_CHARS = frozenset("_.+-;:&=$,!#%'*/?^`{|}~")
 _EMAIL_DOMAIN = re.compile(r"[\w\-+]+(?:\.[\w\-+]+)+")
+# linkify-it takes symbols (` ^ $ | ~ = ...) as letters in a domain: any run of such
+# characters with a dot is a domain it may link (every e-mail address is refused anyway).
+_DOMAIN_PART = r"[^\s<>\uff5c@.\[\]()" + PLACEHOLDER + r"]+"
+_LOOSE_DOMAIN = re.compile(rf"(?:{_DOMAIN_PART}\.)+{_DOMAIN_PART}")
 _INTRAWORD_UNDERSCORE = re.compile(r"(?<=[^\W_])_(?=[^\W_])")
 _DELIMITER = re.compile(r"[_*~]")
 _MAX_RUN = 2048
@@ -233,7 +237,7 @@ def _emails(text: str, covered: list[tuple[int, int]], skipped: bytearray) -> It
         local = at
         while local > max(0, at - 256) and (text[local - 1] in _EMAIL_LOCAL_CHARS or text[local - 1].isalnum()):
             local -= 1
-        domain = _EMAIL_DOMAIN.match(text, at + 1)
+        domain = _EMAIL_DOMAIN.match(text, at + 1) or _LOOSE_DOMAIN.match(text, at + 1)
         if local == at or domain is None:
             continue
         address = text[local : domain.end()].lstrip(".,;:'\"!?*").rstrip(".-_+")
