@@ -2,7 +2,9 @@
 
 ``askai ask`` and ``askai chat`` run on threads kept in ``ASKAI_DATABASE_URL`` (a SQLite
 file in the user's data folder by default), so ``askai ask --thread ID`` continues a
-conversation started by ``askai ask``, ``askai chat`` or the HTTP API on the same database.
+conversation started by ``askai ask``, ``askai chat`` or the HTTP API on the same database,
+given the thread's secret with ``--thread-token`` (printed with the thread, like the HTTP
+API's ``done`` event carries it): an id alone continues nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ from askai_graph.settings import Settings
 from askai_graph.state import STATE_KEYS
 from askai_graph.stores.checkpoints import DatabaseError, default_database_url
 from askai_graph.stores.runlog import RunLogError
+from askai_graph.stores.thread_tokens import (
+    THREAD_TOKEN_FORMAT,
+    checkpoint_thread,
+    is_thread_token,
+    new_thread_token,
+)
 from askai_graph.stores.threads import (
     DURABILITY,
     THREAD_ID_FORMAT,
@@ -57,8 +65,12 @@ def threads_url(settings: Settings) -> str:
     return settings.database_url or default_database_url()
 
 
-def result_json(summary: RunSummary) -> dict[str, Any]:
-    """Return the JSON-ready report of a finished run (``askai ask --json``)."""
+Thread = tuple[str, str]
+"""A conversation as the CLI holds it: its id and its token."""
+
+
+def result_json(summary: RunSummary, token: str | None = None) -> dict[str, Any]:
+    """Return the JSON-ready report of a finished run (``askai ask --json``), with the thread's token."""
     return {
         "question": summary.question,
         "answer": summary.answer,
@@ -69,11 +81,12 @@ def result_json(summary: RunSummary) -> dict[str, Any]:
         "validation_errors": [issue.model_dump() for issue in summary.validation_errors],
         "review_failures": [failure.model_dump() for failure in summary.review_failures],
         **({"thread_id": summary.thread_id} if summary.thread_id else {}),
+        **({"thread_token": token} if summary.thread_id and token else {}),
     }
 
 
-def render_text(summary: RunSummary) -> str:
-    """Return the human-readable report of a finished run."""
+def render_text(summary: RunSummary, token: str | None = None) -> str:
+    """Return the human-readable report of a finished run (with how to follow up, given the thread's token)."""
     gates = summary.gates
     failed = [name for name, status in gates.items() if status == "failed"]
     reasons = ", ".join(failure.code for failure in summary.review_failures)
@@ -90,14 +103,17 @@ def render_text(summary: RunSummary) -> str:
         lines += [f"  - {source.title} <{source.url}>" for source in summary.sources]
     else:
         lines.append("sources: none shown (the Source Gate did not pass)")
+    if summary.thread_id and token:
+        lines.append(f"follow up: askai ask --thread {summary.thread_id} --thread-token {token} QUESTION")
     return "\n".join(lines)
 
 
-def answer_turn(graph: Any, question: str, thread_id: str, *, verbose: bool) -> RunSummary:
-    """Run one question on ``thread_id`` and return its summary (progress to stderr if ``verbose``)."""
+def answer_turn(graph: Any, question: str, thread: Thread, *, verbose: bool) -> RunSummary:
+    """Run one question on ``thread`` and return its summary (progress to stderr if ``verbose``)."""
+    thread_id, token = thread
     stream = graph.stream(
         {"question": question},
-        run_config(thread_id),
+        run_config(checkpoint_thread(thread_id, token)),
         stream_mode=["updates", "values"],
         durability=DURABILITY,
         output_keys=STATE_KEYS,  # the whole state: the summary applies the gates itself
@@ -111,16 +127,26 @@ def _print_progress(updates: Mapping[str, Any], state: Mapping[str, Any]) -> Non
         print(f"· {node}", file=sys.stderr)
 
 
-def continued_thread(graph: Any, thread_id: str | None, settings: Settings) -> str:
-    """Return ``thread_id`` if it can be continued (``UsageError`` if not), or a new id."""
+def new_thread() -> Thread:
+    """Return a new conversation: a fresh id and token."""
+    return new_thread_id(), new_thread_token()
+
+
+def continued_thread(graph: Any, thread_id: str | None, token: str | None, settings: Settings) -> Thread:
+    """Return thread ``thread_id`` owned by ``token`` if it can be continued (else ``UsageError``), or a new one."""
     if thread_id is None:
-        return new_thread_id()
+        if token is not None:
+            raise UsageError("--thread-token goes with the --thread it was printed with")
+        return new_thread()
     if not is_thread_id(thread_id):
         raise UsageError(f"--thread must be an id askai issued ({THREAD_ID_FORMAT})")
-    status = sync_thread_status(graph, thread_id, settings.thread_ttl_hours)
+    if token is None or not is_thread_token(token):
+        raise UsageError(f"--thread needs --thread-token, {THREAD_TOKEN_FORMAT} (printed with the thread)")
+    # A wrong token names a thread that does not exist: the same words as an unknown id.
+    status = sync_thread_status(graph, checkpoint_thread(thread_id, token), settings.thread_ttl_hours)
     if status != "active":
         raise UsageError(f"thread {thread_id} is {status}; ask without --thread to start a new conversation")
-    return thread_id
+    return thread_id, token
 
 
 def ask(args: argparse.Namespace, settings: Settings) -> int:
@@ -131,9 +157,10 @@ def ask(args: argparse.Namespace, settings: Settings) -> int:
     question = check_question(args.question, settings)
     with open_checkpointer(threads_url(settings)) as checkpointer:
         graph = build_graph(settings=settings, checkpointer=checkpointer)
-        thread_id = continued_thread(graph, args.thread, settings)
-        summary = answer_turn(graph, question, thread_id, verbose=args.verbose)
-    print(json.dumps(result_json(summary), indent=2) if args.json else render_text(summary))
+        thread = continued_thread(graph, args.thread, args.thread_token, settings)
+        summary = answer_turn(graph, question, thread, verbose=args.verbose)
+    token = thread[1]
+    print(json.dumps(result_json(summary, token), indent=2) if args.json else render_text(summary, token))
     return 0
 
 
@@ -229,8 +256,8 @@ def chat(args: argparse.Namespace, settings: Settings) -> int:
         import readline  # noqa: F401  (line editing and history for input())
     with open_checkpointer(threads_url(settings)) as checkpointer:
         graph = build_graph(settings=settings, checkpointer=checkpointer)
-        thread_id = continued_thread(graph, args.thread, settings)
-        print(f"{CHAT_HELP}\nthread: {thread_id}", file=sys.stderr)
+        thread = continued_thread(graph, args.thread, args.thread_token, settings)
+        print(f"{CHAT_HELP}\n{_named(thread)}", file=sys.stderr)
         while True:
             try:
                 line = input("you> " if interactive else "")
@@ -243,8 +270,8 @@ def chat(args: argparse.Namespace, settings: Settings) -> int:
             if not text:
                 continue
             if text == "/new":
-                thread_id = new_thread_id()
-                print(f"new conversation, thread: {thread_id}", file=sys.stderr)
+                thread = new_thread()
+                print(f"new conversation, {_named(thread)}", file=sys.stderr)
                 continue
             if text.startswith("/"):
                 print(f"askai: unknown command {text.split()[0]}; {CHAT_HELP}", file=sys.stderr)
@@ -254,7 +281,12 @@ def chat(args: argparse.Namespace, settings: Settings) -> int:
             except UsageError as exc:
                 print(f"askai: error: {exc}", file=sys.stderr)
                 continue
-            print(render_text(answer_turn(graph, question, thread_id, verbose=args.verbose)) + "\n", flush=True)
+            print(render_text(answer_turn(graph, question, thread, verbose=args.verbose)) + "\n", flush=True)
+
+
+def _named(thread: Thread) -> str:
+    """How ``askai chat`` names its thread on stderr: the id and the token that continues it."""
+    return f"thread: {thread[0]}  token: {thread[1]}"
 
 
 def serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -365,6 +397,7 @@ def parser() -> argparse.ArgumentParser:
     ask_cmd.add_argument("question", help="the question, in quotes")
     ask_cmd.add_argument("--json", action="store_true", help="print only a JSON object on stdout")
     ask_cmd.add_argument("--thread", metavar="ID", help="continue this conversation (an id askai printed)")
+    ask_cmd.add_argument("--thread-token", metavar="TOKEN", help="the secret printed with that thread")
     ask_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
     ask_cmd.set_defaults(run=ask)
     index_cmd = commands.add_parser(
@@ -389,6 +422,7 @@ def parser() -> argparse.ArgumentParser:
     index_cmd.set_defaults(run=index)
     chat_cmd = commands.add_parser("chat", help="a conversation in the terminal (/new starts over, Ctrl-D quits)")
     chat_cmd.add_argument("--thread", metavar="ID", help="continue this conversation")
+    chat_cmd.add_argument("--thread-token", metavar="TOKEN", help="the secret printed with that thread")
     chat_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
     chat_cmd.set_defaults(run=chat)
     serve_cmd = commands.add_parser("serve", help="serve POST /api/chat (SSE)")

@@ -80,7 +80,8 @@ NESTED_LIST = st.tuples(SENTENCE, st.lists(SENTENCE, min_size=1, max_size=3)).ma
 )
 QUOTE = st.lists(SENTENCE, min_size=1, max_size=3).map(lambda ss: "\n".join(f"> {s}" for s in ss))
 _LINKED_WORDS = [f"[{w}]({u})" for w, u in zip(_WORDS, ALLOWED_LINKS, strict=False)]
-CELL = st.sampled_from([*_WORDS[:6], *ALLOWED_LINKS, *_LINKED_WORDS, "`x \\| y`"])
+# Code spans holding "|" in a cell: GFM splits the cell there, CommonMark does not.
+CELL = st.sampled_from([*_WORDS[:6], *ALLOWED_LINKS, *_LINKED_WORDS, "`x \\| y`", "`a|b`", "`grep -E x|y`"])
 TABLE = st.tuples(st.integers(2, 3), st.lists(st.lists(CELL, min_size=3, max_size=3), min_size=1, max_size=3)).map(
     lambda p: "\n".join(
         ["| " + " | ".join(f"h{i}" for i in range(p[0])) + " |", "|" + "---|" * p[0]]
@@ -119,8 +120,11 @@ MERMAID = st.tuples(st.sampled_from(["graph TD", "flowchart LR"]), URL, st.boole
     )
 )
 DEFINITIONS = st.tuples(URL, URL).map(lambda p: f"[c1]: {p[0]}\n[c2]: <{p[1]}> 'The guide'")
-# Unused definitions are checked like used ones, so a clean answer's are retrieved URLs.
-UNUSED_DEFINITION = st.sampled_from([f"[unused source]: {LINK}", f"[old]: {LINK3}"])
+# Definitions no reference uses (a clean answer's are retrieved URLs, or empty).
+UNUSED_DEFINITION = st.sampled_from(
+    [f"[unused source]: {LINK}", f"[old]: {LINK3}", "[empty]: <>", f'[titled]: <{LINK2}>\n  "Cache"',
+     f"- [item]: {LINK}"]  # fmt: skip
+)
 IMAGE_BLOCK = st.just(f'![cache diagram]({IMAGE} "Cache")')
 
 BLOCK = st.one_of(

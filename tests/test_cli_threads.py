@@ -32,10 +32,21 @@ def test_ask_prints_the_thread_it_ran_on(capsys: pytest.CaptureFixture[str]) -> 
     assert re.search(r"outcome: accepted   attempts: 1   thread: [0-9a-f-]{36}\n", out)
 
 
+def owned(answer: dict[str, object]) -> list[str]:
+    """The arguments that continue ``answer``'s thread."""
+    return ["--thread", str(answer["thread_id"]), "--thread-token", str(answer["thread_token"])]
+
+
+def test_ask_prints_how_to_follow_up_with_the_threads_token(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "What is BM25?"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\nfollow up: askai ask --thread [0-9a-f-]{36} --thread-token [\w-]{43} QUESTION\n", out), out
+
+
 def test_ask_with_thread_continues_the_conversation(capsys: pytest.CaptureFixture[str]) -> None:
     first = ask_json(capsys, "What is BM25?")
-    follow_up = ask_json(capsys, "--thread", str(first["thread_id"]), "How do I tune its parameters?")
-    assert follow_up["thread_id"] == first["thread_id"]
+    follow_up = ask_json(capsys, *owned(first), "How do I tune its parameters?")
+    assert follow_up["thread_id"] == first["thread_id"] and follow_up["thread_token"] == first["thread_token"]
     assert follow_up["outcome"] == "accepted"
     assert follow_up["sources"][0]["url"] == BM25_POST  # type: ignore[index]
 
@@ -55,7 +66,7 @@ def test_the_same_follow_up_without_thread_asks_for_the_full_question(capsys: py
 def test_ask_with_a_bad_thread_exits_2_with_one_line(
     capsys: pytest.CaptureFixture[str], thread: str, message: str
 ) -> None:
-    assert main(["ask", "--thread", thread, "How do I tune it?"]) == 2
+    assert main(["ask", "--thread", thread, "--thread-token", "t" * 43, "How do I tune it?"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("askai: error: ") and message in err
 
@@ -65,8 +76,36 @@ def test_ask_with_an_expired_thread_exits_2(
 ) -> None:
     first = ask_json(capsys, "What is BM25?")
     monkeypatch.setenv("ASKAI_THREAD_TTL_HOURS", "0.0000001")
-    assert main(["ask", "--thread", str(first["thread_id"]), "How do I tune it?"]) == 2
+    assert main(["ask", *owned(first), "How do I tune it?"]) == 2
     assert "is expired" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("token", "message"),
+    [
+        (None, "--thread needs --thread-token"),
+        ("t" * 43, "is unknown; ask without --thread"),  # a wrong token: the words of an unknown thread
+    ],
+)
+def test_ask_with_a_thread_but_not_its_token_exits_2(
+    capsys: pytest.CaptureFixture[str], token: str | None, message: str
+) -> None:
+    first = ask_json(capsys, "What is BM25?")
+    extra = ["--thread-token", token] if token else []
+    assert main(["ask", "--thread", str(first["thread_id"]), *extra, "How do I tune it?"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_chat_continues_a_thread_given_its_token(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = ask_json(capsys, "What is BM25?")
+    monkeypatch.setattr("sys.stdin", io.StringIO("How do I tune its parameters?\n"))
+    assert main(["chat", *owned(first)]) == 0
+    captured = capsys.readouterr()
+    assert f"thread: {first['thread_id']}  token: {first['thread_token']}" in captured.err
+    assert f"sources:\n  - BM25 and Lexical Search Explained <{BM25_POST}>" in captured.out
 
 
 def test_a_bad_database_url_exits_1_with_one_line(

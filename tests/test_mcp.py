@@ -132,12 +132,18 @@ def test_list_pages_is_the_sites_catalog_in_its_order(target: Target, index_cach
 
 def test_a_thread_continues_across_two_ask_docs_calls(target: Target) -> None:
     (first,) = ask(target, {"question": "What is BM25?"})
-    thread_id = result_of(first)["thread_id"]
-    (follow_up,) = ask(target, {"question": "How do I tune its parameters?", "thread_id": thread_id})
+    thread = {key: result_of(first)[key] for key in ("thread_id", "thread_token")}
+    (follow_up,) = ask(target, {"question": "How do I tune its parameters?", **thread})
     answer = result_of(follow_up)
-    assert answer["thread_id"] == thread_id
+    assert answer["thread_id"] == thread["thread_id"] and answer["thread_token"] == thread["thread_token"]
     assert answer["outcome"] == "accepted"
     assert answer["sources"][0]["url"].endswith("/bm25-and-lexical-search"), "the follow-up was read on its thread"
+
+
+def test_a_thread_id_without_its_token_is_an_unknown_thread_to_ask_docs(target: Target) -> None:
+    (first,) = ask(target, {"question": "What is BM25?"})
+    (alone,) = ask(target, {"question": "How do I tune its parameters?", "thread_id": result_of(first)["thread_id"]})
+    assert alone.is_error and "thread_id is unknown" in alone.content[0].text
 
 
 def test_a_tool_error_is_one_line_never_a_traceback(target: Target) -> None:

@@ -25,6 +25,7 @@ from starlette.routing import Route
 from askai_graph import Settings
 from askai_graph.server import create_app
 from askai_graph.server.remote import RemoteAskGraph, server_thread_id
+from askai_graph.stores.thread_tokens import checkpoint_thread
 from tests.langgraph_server import remote_live_server
 from tests.live import AskaiServe, LiveServer, free_port, sse_events
 
@@ -34,9 +35,15 @@ ASKAI = [sys.executable, "-m", "askai_graph"]
 QUESTION = "What is BM25?"
 
 
-def chat(base: str, message: str, thread_id: str | None = None, timeout: float = 30) -> httpx.Response:
-    body: dict[str, Any] = {"message": message} | ({"thread_id": thread_id} if thread_id else {})
-    return httpx.post(f"{base}/api/chat", json=body, timeout=timeout)
+def chat(base: str, message: str, thread: dict[str, Any] | None = None, timeout: float = 30) -> httpx.Response:
+    """Ask ``message``, on the thread of an earlier ``done`` if given (its id and token)."""
+    owned = {key: thread[key] for key in ("thread_id", "thread_token")} if thread else {}
+    return httpx.post(f"{base}/api/chat", json={"message": message, **owned}, timeout=timeout)
+
+
+def on_server(done: dict[str, Any]) -> str:
+    """The LangGraph Server thread of the askai thread ``done`` names (its checkpoint key, mapped)."""
+    return server_thread_id(checkpoint_thread(done["thread_id"], done["thread_token"]), "ask_ai")
 
 
 def events_of(response: httpx.Response) -> list[tuple[str, Any]]:
@@ -69,18 +76,18 @@ def test_serve_with_a_graph_url_answers_from_the_langgraph_server(served: str, l
     assert (done["outcome"], done["attempts"], done["cached"]) == ("accepted", 1, False)
     # The run happened on the server, on the thread the reader's id maps to.
     with get_sync_client(url=langgraph_server) as client:
-        (run,) = client.runs.list(server_thread_id(done["thread_id"], "ask_ai"))
+        (run,) = client.runs.list(on_server(done))
     assert run["status"] == "success" and run["metadata"]["askai_run_id"] == done["run_id"]
 
 
 def test_a_follow_up_continues_the_thread_on_the_langgraph_server(served: str, langgraph_server: str) -> None:
     first = events_of(chat(served, "What is BM25 ranking?"))[-1][1]
-    follow_up = events_of(chat(served, "How do I tune its parameters?", first["thread_id"]))
+    follow_up = events_of(chat(served, "How do I tune its parameters?", first))
     steps = [data for name, data in follow_up if name == "step"]
     assert follow_up[-1][1]["thread_id"] == first["thread_id"]
     assert steps[0] == {"node": "research", "attempt": 1, "results": steps[0]["results"], "rewritten": True}
     with get_sync_client(url=langgraph_server) as client:
-        state = client.threads.get_state(server_thread_id(first["thread_id"], "ask_ai"))
+        state = client.threads.get_state(on_server(first))
     assert [turn["question"] for turn in state["values"]["history"]] == [
         "What is BM25 ranking?",
         "How do I tune its parameters?",
@@ -93,12 +100,12 @@ def test_a_cache_hit_is_recorded_in_the_remote_thread(served: str, langgraph_ser
     hit = events_of(chat(served, question))[-1][1]
     assert hit["cached"] is True
     with get_sync_client(url=langgraph_server) as client:
-        state = client.threads.get_state(server_thread_id(hit["thread_id"], "ask_ai"))
+        state = client.threads.get_state(on_server(hit))
     assert [turn["question"] for turn in state["values"]["history"]] == [question]
 
 
 def test_an_unknown_thread_is_a_404(served: str) -> None:
-    response = chat(served, QUESTION, "0b7c3c2e-8a4e-4f4c-9a0e-2f6a1d2b3c4d")
+    response = chat(served, QUESTION, {"thread_id": "0b7c3c2e-8a4e-4f4c-9a0e-2f6a1d2b3c4d", "thread_token": "x" * 43})
     assert response.status_code == 404 and "unknown" in response.json()["detail"]
 
 
@@ -134,7 +141,7 @@ def test_a_server_that_went_down_ends_the_stream_with_an_error_event(settings: S
 def test_a_server_down_refuses_a_follow_up_with_503(settings: Settings) -> None:
     graph = RemoteAskGraph(f"http://127.0.0.1:{free_port()}")
     with remote_live_server(create_app(graph, settings), graph) as base:
-        response = chat(base, QUESTION, "0b7c3c2e-8a4e-4f4c-9a0e-2f6a1d2b3c4d")
+        response = chat(base, QUESTION, {"thread_id": "0b7c3c2e-8a4e-4f4c-9a0e-2f6a1d2b3c4d", "thread_token": "x" * 43})
     assert response.status_code == 503 and response.headers["retry-after"] == str(settings.retry_after_seconds)
 
 

@@ -10,7 +10,9 @@ retrieved URL of the right kind (post links for links, image metadata for images
 Drafts: the CommonMark 0.31.2 and GFM spec examples, as written and with their URLs
 substituted by allowed and unretrieved ones, plus generated answers (``answers``), clean
 and adversarial, from fixed seeds. The clean ones also measure false rejects: a clean
-answer whose renderings make only allowed URLs live should pass (target: at most 1%).
+answer whose renderings make only allowed URLs live should pass (target: at most 1%);
+so should a spec draft written with retrieved URLs only whose renderings make nothing
+else live, unless it breaks a rule about the answer's form (``FORM_CODES``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from askai_graph.evidence import SearchResult
-from askai_graph.validation import validate_draft
+from askai_graph.validation import Code, validate_draft
 from tests.answers import ALLOWED_IMAGES, ALLOWED_LINKS, EVIL, IMAGE, LINK, RESULTS, answer_pairs
 from tests.render_harness import HarnessUnavailable, RendererHarness, Rendering
 
@@ -173,6 +175,41 @@ def test_clean_answers_are_rarely_rejected(
     assert len(clean) >= 0.9 * len(drafts), "the clean generator makes unretrieved URLs live too often"
 
 
+# Rules about an answer's form, not its URLs: a draft failing one is refused whatever it
+# links (raw HTML, an unclosed fence, link syntax shown literally...), so it is no false reject.
+FORM_CODES = frozenset({
+    Code.EMPTY_DRAFT, Code.DRAFT_TOO_LONG, Code.CONTROL_CHARACTER, Code.UNCLOSED_FENCE, Code.BROKEN_LINK_SYNTAX,
+    Code.RAW_HTML, Code.UNCLOSED_MERMAID_BLOCK, Code.UNKNOWN_MERMAID_TYPE, Code.MERMAID_CALLBACK,
+})  # fmt: skip
+
+
+def written_with_allowed_urls(drafts: list[tuple[str, str]]) -> list[str]:
+    """The spec drafts whose URLs are all retrieved ones: the substituted link and image variants,
+    and the examples with no URL-shaped text (an unused ``[foo]: /url`` writes an unretrieved URL)."""
+    return [d for i, d in drafts if i.endswith(("-link", "-image")) or (i[-1].isdigit() and not _SPEC_URL.search(d))]
+
+
+def test_spec_drafts_written_with_allowed_urls_are_rarely_rejected(
+    harness: RendererHarness, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drafts = written_with_allowed_urls(spec_drafts(harness))
+    renderings = harness.render_many((d, ALLOWED_LINKS, ALLOWED_IMAGES) for d in drafts)
+    # The renderers decide: a draft counts when no configuration makes anything else live.
+    reports = [(d, validate_draft(d, RESULTS)) for d, r in zip(drafts, renderings, strict=True) if not r.leaks()]
+    form = [(d, r) for d, r in reports if {e.code for e in r.errors} & FORM_CODES]
+    judged = [(d, r) for d, r in reports if not {e.code for e in r.errors} & FORM_CODES]
+    rejected = [(d, r) for d, r in judged if not r.ok]
+    rate = len(rejected) / len(judged)
+    codes = Counter(e.code for _, r in rejected for e in r.errors)
+    form_codes = Counter(e.code for _, r in form for e in r.errors if e.code in FORM_CODES)
+    figures = {"drafts": len(drafts), "live_allowed_only": len(reports), "form_rejected": len(form),
+               "judged": len(judged), "rejected": len(rejected), "rate": round(rate, 4), "codes": dict(codes),
+               "form_codes": dict(form_codes)}  # fmt: skip
+    report(request, capsys, "spec_false_rejects", figures)
+    examples = "\n".join(f"{d!r}\n    -> {[(e.code, e.url) for e in r.errors]}" for d, r in rejected[:6])
+    assert rate <= MAX_FALSE_REJECT_RATE, f"{len(rejected)} of {len(judged)} spec drafts rejected:\n{examples}"
+
+
 QUOTED = "https://en.example.org/wiki/Don't_Panic"
 PIPED = "https://fonts.example.com/css?family=A|B"
 GRID_RESULTS = [
@@ -184,6 +221,13 @@ GRID_LEAKS = [
     f"See {QUOTED}' now.",  # linkify-it pairs the quotes: ".../Don't_Panic'"
     f"See '{QUOTED}' now.",
     f"| a | b |\n|---|---|\n| <{PIPED}> | c |\n",  # the cell ends at "|": ".../css?family=A" goes live
+    # marked starts a text run, and so a www. link, after an escape or a link (found by a table fuzz)
+    "See \\`www.evil.example now.",
+    "See \\\\www.evil.example now.",
+    f"See [towel]({QUOTED})www.evil.example now.",
+    "| a | b |\n|---|---|\n| x |www.evil.example |\n",  # www. at a cell's start (marked, micromark)
+    # marked ends a list item at a lazy "``` y`" line (no fence to CommonMark): the code span stays open
+    "- `x ```\nhttps://evil.example/x\n``` y` 3\n",
 ]
 GRID_CONTROLS = [
     f"See {QUOTED} now.",

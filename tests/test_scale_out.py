@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -53,7 +54,7 @@ def test_an_answer_cached_by_one_process_is_a_hit_on_another_and_its_thread_cont
     with Serve(env, tmp_path / "a.log") as first, Serve(env, tmp_path / "b.log") as second:
         asked = chat(first, "What is BM25?")
         again = chat(second, "What is BM25?")
-        follow_up = chat(second, FOLLOW_UP, asked.done["thread_id"])
+        follow_up = chat(second, FOLLOW_UP, asked.done)
     assert asked.done["cached"] is False
     assert again.done["cached"] is True and again.answer == asked.answer
     assert follow_up.status == 200, follow_up.detail
@@ -133,19 +134,23 @@ def test_losing_postgresql_answers_503_for_threads_until_it_returns(
     app = create_app(settings=settings.model_copy(update={"database_url": postgres_database}))
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="none", timeout_graceful_shutdown=2)
     with LiveServer(app, config) as base:
-        thread_id = chat(base, "What is BM25?").done["thread_id"]
+        thread = chat(base, "What is BM25?").done
+        thread_id = thread["thread_id"]
         set_reachable(postgres_database, False)
         try:
             with httpx.Client(timeout=60) as client:
                 refused = [
                     client.post(f"{base}/api/chat", json=body)
-                    for body in ({"message": FOLLOW_UP, "thread_id": thread_id}, {"message": "What is BM25?"})
+                    for body in (
+                        {"message": FOLLOW_UP, "thread_id": thread_id, "thread_token": thread["thread_token"]},
+                        {"message": "What is BM25?"},
+                    )
                 ]
         finally:
             set_reachable(postgres_database, True)
         # The pool drops its dead connections as they fail and reconnects in the background.
         for _ in range(300):
-            follow_up = chat(base, FOLLOW_UP, thread_id)
+            follow_up = chat(base, FOLLOW_UP, thread)
             if follow_up.status != 503:
                 break
             time.sleep(0.1)
@@ -268,10 +273,10 @@ def test_the_stream_cap_holds_across_processes_and_a_dead_workers_slot_frees_its
     assert admitted.status == 200 and admitted.events[-1][0] == "done"
 
 
-def ask_until_cut_off(base: str, thread_id: str | None = None) -> None:
-    """Ask a question whose answer the test cuts off by killing the server."""
+def ask_until_cut_off(base: str, thread: dict[str, Any] | None = None) -> None:
+    """Ask a question (on ``thread``, an earlier ``done``) whose answer the test cuts off by killing the server."""
     try:
-        chat(base, "What is BM25?", thread_id)
+        chat(base, "What is BM25?", thread)
     except (httpx.HTTPError, ValueError):  # cut off: refused, reset, or an event cut in half
         pass
 
@@ -293,17 +298,19 @@ def test_a_thread_whose_server_was_killed_mid_answer_is_free_again_within_one_re
         env |= {"ASKAI_MODEL": "gated", "ASKAI_BASE_URL": f"{model_url}/v1", "ASKAI_API_KEY": "x"}
         doomed = Serve(env, tmp_path / "a.log")
         with doomed as first, Serve(env, tmp_path / "b.log") as second:
-            thread_id = chat(first, "What is BM25?").done["thread_id"]
+            thread = chat(first, "What is BM25?").done
+            thread_id = thread["thread_id"]
             model.gate.clear()
             model.asked.clear()
-            threading.Thread(target=ask_until_cut_off, args=(first, thread_id), daemon=True).start()
+            threading.Thread(target=ask_until_cut_off, args=(first, thread), daemon=True).start()
             assert model.asked.wait(30)  # the follow-up waits at the model, holding the thread
-            held = httpx.post(f"{second}/api/chat", json={"message": "More?", "thread_id": thread_id}, timeout=10)
+            owned = {"thread_id": thread_id, "thread_token": thread["thread_token"]}
+            held = httpx.post(f"{second}/api/chat", json={"message": "More?", **owned}, timeout=10)
             doomed.process.send_signal(signal.SIGKILL)  # dies holding it: nothing releases it
             doomed.process.wait()
             model.gate.set()
             started = time.monotonic()
-            while (answer := chat(second, "And its parameters?", thread_id)).status == 409:
+            while (answer := chat(second, "And its parameters?", thread)).status == 409:
                 assert time.monotonic() - started < 10, "the dead server's lease never expired"
                 time.sleep(0.2)
     assert held.status_code == 409 and int(held.headers["Retry-After"]) >= 1

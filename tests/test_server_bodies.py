@@ -45,7 +45,8 @@ def test_a_valid_body_comes_back_cleaned() -> None:
     ("body", "model", "detail"),
     [
         (b'{"question": "hi", "x": 1}', ChatBody, "'message' is required"),
-        (b'{"message": 1, "x": 1}', ChatBody, "unknown field(s) 'x': only 'message' and 'thread_id' are accepted"),
+        (b'{"message": 1, "x": 1}', ChatBody,
+         "unknown field(s) 'x': only 'message', 'thread_id' and 'thread_token' are accepted"),
         (b'{"rating": "up", "x": 1, "y": 2}', FeedbackBody, "'run_id' is required"),
         (
             f'{{"run_id": "{RUN_ID}", "rating": "up", "x": 1, "y": 2}}'.encode(),

@@ -79,10 +79,11 @@ def test_embeddings_given_to_the_app_win_over_the_configured_model(settings: Set
     assert cache.embeddings is given and cache.threshold == 0.9
 
 
-def ask(client: Any, base: str, message: str, thread_id: str | None = None) -> dict[str, Any]:
+def ask(client: Any, base: str, message: str, thread: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Ask ``message``, on the thread of an earlier answer's ``done`` if given; return ``done`` and the text."""
     from httpx_sse import connect_sse
 
-    body = {"message": message} | ({"thread_id": thread_id} if thread_id else {})
+    body = {"message": message} | ({k: thread[k] for k in ("thread_id", "thread_token")} if thread else {})
     with connect_sse(client, "POST", f"{base}/api/chat", json=body) as source:
         source.response.raise_for_status()
         events = [(sse.event, json.loads(sse.data)) for sse in source.iter_sse()]
@@ -102,7 +103,7 @@ def test_an_answer_written_with_one_readers_history_is_never_served_to_another(s
     )
     with LiveServer(create_app(graph, settings, namespace="corpus-fp")) as base, httpx.Client(timeout=20) as client:
         first = ask(client, base, "I am Zelda. How does BM25 rank pages?")
-        mine = ask(client, base, QUESTION, thread_id=first["thread_id"])
+        mine = ask(client, base, QUESTION, thread=first)
         assert "I am Zelda" in writer.prompts[1]  # the Writer's prompt carried the reader's earlier turn
         assert mine["outcome"] == "accepted" and mine["text"].startswith("Zelda")
         theirs = ask(client, base, QUESTION)  # another reader, a new thread, the same question

@@ -74,9 +74,9 @@ def names(events: list[tuple[str, Any, str]]) -> list[str]:
 
 
 def without_ids(done: dict[str, Any]) -> dict[str, Any]:
-    """The ``done`` payload less its thread and run ids (checked in test_server_threads.py)."""
-    assert set(done) >= {"thread_id", "run_id"}
-    return {key: value for key, value in done.items() if key not in ("thread_id", "run_id")}
+    """The ``done`` payload less its thread's id and token and its run id (checked in test_server_threads.py)."""
+    assert set(done) >= {"thread_id", "thread_token", "run_id"}
+    return {key: value for key, value in done.items() if key not in ("thread_id", "thread_token", "run_id")}
 
 
 def answer(events: list[tuple[str, Any, str]]) -> str:

@@ -78,8 +78,8 @@ def test_seed_curl_command_streams_the_documented_events(served: str) -> None:
     assert tokens.startswith("Here is what the site has:") and tokens.count("](https://") >= 4
     assert "sources" not in kinds  # low confidence: accepted early, shown without source cards
     done = json.loads(events[-1]["data"])
-    thread_id, run_id = done.pop("thread_id"), done.pop("run_id")
-    assert thread_id and run_id and thread_id != run_id
+    thread_id, run_id, token = done.pop("thread_id"), done.pop("run_id"), done.pop("thread_token")
+    assert thread_id and run_id and token and thread_id != run_id
     assert done == {
         "outcome": "accepted_early",
         "attempts": 1,

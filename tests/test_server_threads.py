@@ -58,13 +58,19 @@ class Reply:
         return [source["url"] for name, data in self.events if name == "sources" for source in data]
 
 
-def chat(base: str, message: str, thread_id: Any = None, started: threading.Event | None = None) -> Reply:
-    """POST a message (on ``thread_id``) and read the whole stream; ``started`` is set at the first event."""
+def chat(base: str, message: str, thread: Any = None, started: threading.Event | None = None) -> Reply:
+    """POST a message on ``thread`` and read the whole stream; ``started`` is set at the first event.
+
+    ``thread`` is an earlier answer's ``done`` (its ``thread_id`` and ``thread_token`` are
+    sent, as a client would), or any value sent as ``thread_id`` alone.
+    """
     import json
 
     body: dict[str, Any] = {"message": message}
-    if thread_id is not None:
-        body["thread_id"] = thread_id
+    if isinstance(thread, dict):
+        body |= {key: thread[key] for key in ("thread_id", "thread_token") if thread.get(key) is not None}
+    elif thread is not None:
+        body["thread_id"] = thread
     with httpx.Client(timeout=60) as client:
         with connect_sse(client, "POST", f"{base}/api/chat", json=body) as source:
             if source.response.status_code != 200:
@@ -89,7 +95,7 @@ def test_a_thread_id_is_issued_then_reused_by_a_follow_up(offline_app: str) -> N
     thread_id = first.done["thread_id"]
     assert uuid.UUID(thread_id).version == 4 and str(uuid.UUID(thread_id)) == thread_id
     assert first.step("research")["rewritten"] is False
-    follow_up = chat(offline_app, FOLLOW_UP, thread_id)
+    follow_up = chat(offline_app, FOLLOW_UP, first.done)
     assert follow_up.done["thread_id"] == thread_id and follow_up.done["run_id"] != first.done["run_id"]
     assert follow_up.step("research")["rewritten"] is True
     assert follow_up.done["outcome"] == "accepted" and follow_up.sources[0] == BM25_POST
@@ -127,9 +133,9 @@ def test_a_well_formed_thread_id_the_server_never_issued_is_a_404(offline_app: s
 def test_an_expired_thread_is_a_404(settings: Settings) -> None:
     short = settings.model_copy(update={"thread_ttl_hours": 1e-7})  # 0.36 ms
     with LiveServer(create_app(settings=short)) as base:
-        thread_id = chat(base, "What is BM25?").done["thread_id"]
+        thread = chat(base, "What is BM25?").done
         time.sleep(0.05)
-        reply = chat(base, FOLLOW_UP, thread_id)
+        reply = chat(base, FOLLOW_UP, thread)
     assert reply.status == 404 and reply.detail is not None and "expired" in reply.detail
 
 
@@ -143,16 +149,17 @@ def test_a_second_request_on_a_streaming_thread_is_a_409(settings: Settings) -> 
     )
     off = settings.model_copy(update={"cache_enabled": False})
     with LiveServer(create_app(graph, off)) as base:
-        thread_id = chat(base, "How does caching work?").done["thread_id"]
+        thread = chat(base, "How does caching work?").done
+        thread_id = thread["thread_id"]
         started = threading.Event()
         running: list[Reply] = []
-        worker = threading.Thread(target=lambda: running.append(chat(base, "And streaming?", thread_id, started)))
+        worker = threading.Thread(target=lambda: running.append(chat(base, "And streaming?", thread, started)))
         worker.start()
         assert started.wait(20)
-        conflict = chat(base, "And retries?", thread_id)
+        conflict = chat(base, "And retries?", thread)
         elsewhere = chat(base, "How does caching work?")  # another thread is not blocked
         worker.join(30)
-        after = chat(base, "And retries?", thread_id)
+        after = chat(base, "And retries?", thread)
     assert conflict.status == 409 and conflict.detail is not None and "still streaming" in conflict.detail
     assert elsewhere.status == 200 and elsewhere.done["outcome"] == "accepted"
     assert running[0].done["thread_id"] == thread_id
@@ -161,19 +168,19 @@ def test_a_second_request_on_a_streaming_thread_is_a_409(settings: Settings) -> 
 
 def test_the_semantic_cache_is_keyed_by_the_standalone_question(offline_app: str) -> None:
     first = chat(offline_app, "What is BM25?")
-    follow_up = chat(offline_app, FOLLOW_UP, first.done["thread_id"])
+    follow_up = chat(offline_app, FOLLOW_UP, first.done)
     assert not first.done["cached"] and not follow_up.done["cached"]
     # The same words on a fresh thread mean something else: not served from the cache.
     fresh = chat(offline_app, FOLLOW_UP)
     assert not fresh.done["cached"] and fresh.answer == CLARIFY_ANSWER
     # The same conversation on another thread: both turns come from the cache.
     again = chat(offline_app, "What is BM25?")
-    cached_follow_up = chat(offline_app, FOLLOW_UP, again.done["thread_id"])
+    cached_follow_up = chat(offline_app, FOLLOW_UP, again.done)
     assert again.done["cached"] and cached_follow_up.done["cached"]
     assert cached_follow_up.answer == follow_up.answer
     assert [name for name, _ in cached_follow_up.events if name != "token"] == ["done"]
     # Cached turns are remembered: a further follow-up still knows the topic.
-    more = chat(offline_app, "Any examples?", again.done["thread_id"])
+    more = chat(offline_app, "Any examples?", again.done)
     assert more.step("research")["rewritten"] is True and more.done["outcome"] != "fallback"
 
 
@@ -189,12 +196,12 @@ def test_a_restarted_askai_serve_keeps_the_thread_in_sqlite(tmp_path: Path, inde
     database = tmp_path / "threads.sqlite"
     url = f"sqlite:///{database}"
     with Serve(url, index_cache, tmp_path / "serve.log") as base:
-        thread_id = chat(base, "What is BM25?").done["thread_id"]
+        thread = chat(base, "What is BM25?").done
     assert database.stat().st_size > 0
     with Serve(url, index_cache, tmp_path / "serve.log") as base:
-        follow_up = chat(base, FOLLOW_UP, thread_id)
+        follow_up = chat(base, FOLLOW_UP, thread)
     assert follow_up.status == 200, follow_up.detail
-    assert follow_up.done["thread_id"] == thread_id and follow_up.step("research")["rewritten"] is True
+    assert follow_up.done["thread_id"] == thread["thread_id"] and follow_up.step("research")["rewritten"] is True
     assert follow_up.sources[0] == BM25_POST
 
 
@@ -219,15 +226,15 @@ def test_two_askai_serve_processes_share_threads_in_postgres(
     postgres_database: str, tmp_path: Path, index_cache: Path
 ) -> None:
     with Serve(postgres_database, index_cache, tmp_path / "a.log") as first:
-        thread_id = chat(first, "What is BM25?").done["thread_id"]
+        thread = chat(first, "What is BM25?").done
         with Serve(postgres_database, index_cache, tmp_path / "b.log") as second:
-            follow_up = chat(second, FOLLOW_UP, thread_id)
+            follow_up = chat(second, FOLLOW_UP, thread)
     assert follow_up.status == 200, follow_up.detail
-    assert follow_up.done["thread_id"] == thread_id and follow_up.step("research")["rewritten"] is True
+    assert follow_up.done["thread_id"] == thread["thread_id"] and follow_up.step("research")["rewritten"] is True
     assert follow_up.sources[0] == BM25_POST
     with Serve(postgres_database, index_cache, tmp_path / "c.log") as restarted:
         unknown = chat(restarted, FOLLOW_UP, str(uuid.uuid4()))
-        kept = chat(restarted, "Any examples?", thread_id)
+        kept = chat(restarted, "Any examples?", thread)
     assert unknown.status == 404
     assert kept.status == 200 and kept.step("research")["rewritten"] is True
 

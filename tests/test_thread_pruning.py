@@ -124,9 +124,9 @@ def test_askai_serve_prunes_expired_threads_in_the_background_and_says_so(tmp_pa
     app = create_app(settings=served)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")  # the threads database
     with LiveServer(app, config) as base:
-        thread_id = chat(base, "What is BM25?").done["thread_id"]
+        thread = chat(base, "What is BM25?").done
         deadline = time.monotonic() + 20
         while not (httpx.get(f"{base}/healthz").json().get("threads_pruned") or {}).get("pruned"):
             assert time.monotonic() < deadline, "the expired thread was never pruned"
             time.sleep(0.2)
-        assert chat(base, "And its parameters?", thread_id).status == 404
+        assert chat(base, "And its parameters?", thread).status == 404

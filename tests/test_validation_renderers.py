@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence import ImageRef, SearchResult
 from askai_graph.validation import validate_draft
 
 LINK = "https://docs.example.com/a"
@@ -19,8 +19,9 @@ WIKI = "https://en.example.org/wiki/Foo_(bar)"
 QUOTED = "https://en.example.org/wiki/Don't_Panic"
 PIPED = "https://fonts.example.com/css?family=A|B"
 EVIL = "https://evil.example/x"
+IMAGE = "https://docs.example.com/img/a.png"
 RESULTS = [
-    SearchResult(title="A", source_url=LINK, content="A."),
+    SearchResult(title="A", source_url=LINK, content="A.", images=(ImageRef(url=IMAGE, alt="a"),)),
     SearchResult(title="Foo", source_url=WIKI, content="Foo."),
     SearchResult(title="Don't Panic", source_url=QUOTED, content="Towel."),
     SearchResult(title="Fonts", source_url=PIPED, content="Fonts."),
@@ -102,7 +103,54 @@ ACCEPTED += [
     ("url_as_its_own_link_text", f"See [{LINK}]({LINK})."),
     ("url_with_a_quote_inside", f"See {QUOTED} now."),
     ("autolink_with_a_pipe_outside_a_table", f"Fonts: <{PIPED}>."),
+    # A definition no reference names links nothing (CommonMark examples 207, 563, 592).
+    ("unused_definition_of_a_relative_url", "Some text.\n\n[foo]: /url\n"),
+    ("definition_named_only_by_an_escaped_bracket", '\\[foo]\n\n[foo]: /url "title"\n'),
 ]  # fmt: skip
+
+# Definitions: unused ones are read as the prose they would be if shown; used ones stay checked.
+REJECTED += [
+    ("unused_definition_of_an_unretrieved_url", f"Some text.\n\n[foo]: {EVIL}\n", "unknown_citation_url"),
+    ("definition_named_in_another_case", "See [FOO].\n\n[foo]: /url\n", "relative_url"),
+    ("definition_named_across_a_line_break", "See [a\nfoo][].\n\n[A foo]: /url\n", "relative_url"),
+    ("definition_named_by_an_escaped_backslash", "See \\\\[foo].\n\n[foo]: /url\n", "relative_url"),
+    ("definition_named_with_a_dotless_i", "See [ı].\n\n[I]: /url\n", "relative_url"),  # JS: lower, then upper
+    ("two_unused_definitions_of_one_label", "Text.\n\n[foo]: /a\n[foo]: /b\n", "relative_url"),
+    # Found by a definitions fuzz (accepted before this round too):
+    # marked shows a quoted label's destination on the next line as text, and links it;
+    ("image_url_on_the_line_after_a_quoted_label", f"> [d]:\n{IMAGE}\n", "unknown_citation_url"),
+    # markdown-it matches [ı] to [I] and links the image URL.
+    ("image_url_defined_for_a_link", f"1. [I]: {IMAGE} 't'\n[t][ı]\n", "unknown_citation_url"),
+]  # fmt: skip
+ACCEPTED += [("image_url_defined_for_images_only", f"![a][d] and ![d] and ![d][]\n\n[d]: {IMAGE}\n")]
+
+
+# A code span holding "|" in a GFM table row: code to CommonMark, split cells to GFM.
+ACCEPTED += [
+    ("pipe_in_a_code_span_in_a_table", f"| a | b |\n|---|---|\n| `a|b` | [x]({LINK}) |\n"),
+    ("spans_paired_differently_after_a_split", "| a | b |\n|---|---|\n| `x` | `y|z` and `w` |\n"),
+]  # fmt: skip
+REJECTED += [
+    # marked starts a new text run, where a www. link may begin, after an escape or a link.
+    ("www_after_an_escaped_backtick", "See \\`www.evil.example now.", "unknown_citation_url"),  # marked
+    ("www_after_an_escaped_backslash", "See \\\\www.evil.example now.", "unknown_citation_url"),  # marked
+    ("www_right_after_a_link", f"See [a]({LINK})www.evil.example now.", "unknown_citation_url"),  # marked
+    # marked ends a list item at a lazy line opening like a fence ("``` y`" is none): the code span is left open
+    ("fence_like_lazy_line_in_a_list_item", f"- `x ```\n{EVIL}\n``` y` 3\n", "ambiguous_code_block"),
+    ("email_with_a_backtick_in_its_domain", "Write to '`@``evil.example today.", "disallowed_scheme"),  # linkify
+    ("www_at_a_table_cells_start", "| a | b |\n|---|---|\n| x |www.evil.example |\n", "unknown_citation_url"),
+]  # fmt: skip
+REJECTED += [
+    # GFM shows the link between the split spans; CommonMark hides it in code.
+    ("link_between_spans_split_by_a_table", f"| a |\n|---|\n| `a | b` [e]({EVIL}) `c | d` |\n", "ambiguous_code_span"),
+    ("url_running_into_a_split_span", "| a | b |\n|---|---|\n| https://x/a`b|c` | d |\n", "ambiguous_code_span"),
+    ("www_in_a_split_span", "| a |\n|---|\n| `a|www.evil.example` |\n", "ambiguous_code_span"),
+]  # fmt: skip
+
+
+def test_an_unused_definition_of_a_retrieved_url_is_no_citation() -> None:
+    report = validate_draft(f"Some text.\n\n[foo]: {LINK}\n", RESULTS)
+    assert report.ok and report.cited_urls == []
 
 
 @pytest.mark.parametrize(("draft", "code"), [(d, c) for _, d, c in REJECTED], ids=[i for i, _, _ in REJECTED])

@@ -45,10 +45,21 @@ def chat_bodies(page: Any) -> list[dict[str, Any]]:
     return bodies
 
 
-def stored_thread(page: Any, base: str, thread_id: str) -> None:
-    """Before the page loads, leave ``thread_id`` in this tab's storage, as an earlier visit would."""
-    record = json.dumps({"threadId": thread_id, "turns": []})
+def stored_thread(page: Any, base: str, thread_id: str, token: str | None = None) -> None:
+    """Before the page loads, leave ``thread_id`` (and its token) in this tab's storage, as an earlier visit would."""
+    record = json.dumps({"threadId": thread_id, "threadToken": token, "turns": []})
     page.add_init_script(f"sessionStorage.setItem({json.dumps(f'askai:{base}/')}, {json.dumps(record)})")
+
+
+def storage(page: Any, base: str, kind: str = "sessionStorage") -> dict[str, Any]:
+    """The conversation the widget keeps for ``base`` in the page's ``kind`` storage."""
+    return dict(page.evaluate(f"JSON.parse({kind}.getItem({json.dumps(f'askai:{base}/')}))"))
+
+
+def owned(page: Any, base: str, kind: str = "sessionStorage") -> dict[str, str]:
+    """The thread fields a follow-up sends: the stored thread's id and token."""
+    kept = storage(page, base, kind)
+    return {"thread_id": kept["threadId"], "thread_token": kept["threadToken"]}
 
 
 def test_a_follow_up_carries_the_thread_and_is_condensed_on_the_server(page: Any, demo: str) -> None:
@@ -57,12 +68,40 @@ def test_a_follow_up_carries_the_thread_and_is_condensed_on_the_server(page: Any
     ask(page, FIRST)
     ask(page, FOLLOW_UP)
     first, follow_up = received(page, "done")
-    assert bodies == [{"message": FIRST}, {"message": FOLLOW_UP, "thread_id": first["thread_id"]}]
+    assert bodies == [{"message": FIRST}, {"message": FOLLOW_UP, **owned(page, demo)}]
+    assert owned(page, demo)["thread_id"] == first["thread_id"]
     assert follow_up["thread_id"] == first["thread_id"]
     # Alone, the follow-up names no topic (a fresh thread answers CLARIFY_ANSWER); condensed, it finds BM25.
     assert follow_up["outcome"] == "accepted"
     assert received(page, "sources")[-1][0]["url"] == BM25_POST
     expect(page.locator("a[data-askai-source]").first).to_have_attribute("href", BM25_POST)
+
+
+def test_the_threads_token_is_kept_in_storage_and_sent_but_never_shown_to_the_page(page: Any, demo: str) -> None:
+    bodies = chat_bodies(page)
+    open_widget(page, f"{demo}/")
+    ask(page, FIRST)
+    kept = storage(page, demo)
+    ask(page, FOLLOW_UP)
+    token = kept["threadToken"]
+    assert isinstance(token, str) and len(token) == 43
+    # Sent with the id, and the server took it: no 404 and retry, and the follow-up was condensed on the thread.
+    assert bodies == [{"message": FIRST}, {"message": FOLLOW_UP, "thread_id": kept["threadId"], "thread_token": token}]
+    assert received(page, "sources")[-1][0]["url"] == BM25_POST
+    # The page's listeners (analytics) and the stored turns never see it.
+    assert all("thread_token" not in done for done in received(page, "done"))
+    assert token not in json.dumps(storage(page, demo)["turns"])
+
+
+def test_a_stored_thread_without_its_token_is_refused_and_replaced(page: Any, demo: str) -> None:
+    first = chat(demo, FIRST).done
+    stored_thread(page, demo, first["thread_id"])  # as a widget before tokens kept it: the id alone
+    bodies = chat_bodies(page)
+    open_widget(page, f"{demo}/")
+    ask(page, FOLLOW_UP)
+    assert bodies == [{"message": FOLLOW_UP, "thread_id": first["thread_id"]}, {"message": FOLLOW_UP}]
+    expect(page.locator("[data-askai-answer]")).to_have_text(CLARIFY_ANSWER)  # not the owner's BM25 thread
+    assert storage(page, demo)["threadId"] != first["thread_id"]
 
 
 def test_the_transcript_keeps_every_turn_and_the_hooks_follow_the_latest(page: Any, demo: str) -> None:
@@ -106,7 +145,8 @@ def test_the_thread_lasts_for_the_tab_and_its_transcript_comes_back_on_the_next_
     expect(page.locator("[data-askai-turn]")).to_have_count(1)
     expect(page.locator("[data-askai-turn]")).to_contain_text(FIRST)
     ask(page, FOLLOW_UP)
-    assert bodies[-1] == {"message": FOLLOW_UP, "thread_id": first["thread_id"]}
+    assert bodies[-1] == {"message": FOLLOW_UP, **owned(page, demo)}
+    assert bodies[-1]["thread_id"] == first["thread_id"]
     # Another tab (sessionStorage is per tab) starts its own conversation.
     other = page.context.new_page()
     other.goto(f"{demo}/")
@@ -128,8 +168,9 @@ def test_persist_local_shares_the_conversation_between_tabs(browser: Any, index_
         other.goto(local)
         expect(other.locator("[data-askai-turn]")).to_have_count(1)
         ask(other, FOLLOW_UP)
+        kept = owned(other, base, "localStorage")
     context.close()
-    assert bodies == [{"message": FOLLOW_UP, "thread_id": first["thread_id"]}]
+    assert bodies == [{"message": FOLLOW_UP, **kept}] and kept["thread_id"] == first["thread_id"]
 
 
 def test_an_expired_thread_starts_a_new_one_with_a_one_line_notice(page: Any, index_cache: Any) -> None:
@@ -138,22 +179,25 @@ def test_an_expired_thread_starts_a_new_one_with_a_one_line_notice(page: Any, in
         bodies = chat_bodies(page)
         open_widget(page, f"{base}/")
         ask(page, FIRST)
+        expired = owned(page, base)
         time.sleep(1.5)  # the thread's last answer is now older than its one-second lifetime
         ask(page, "How does BM25 rank pages?")
     first, second = received(page, "done")
     assert bodies == [
         {"message": FIRST},
-        {"message": "How does BM25 rank pages?", "thread_id": first["thread_id"]},  # refused: 404
+        {"message": "How does BM25 rank pages?", **expired},  # refused: 404
         {"message": "How does BM25 rank pages?"},
     ]
+    assert expired["thread_id"] == first["thread_id"]
     assert second["thread_id"] != first["thread_id"] and second["outcome"] == "accepted"
     expect(page.locator("[data-askai-thread-notice]")).to_have_text(
         "That conversation had expired, so this question starts a new one."
     )
     expect(page.locator("[data-askai-error]")).to_be_hidden()
-    # The next question continues the new thread.
+    # The next question continues the new thread, with the new thread's token.
     ask(page, FOLLOW_UP)
-    assert bodies[-1] == {"message": FOLLOW_UP, "thread_id": second["thread_id"]}
+    assert bodies[-1] == {"message": FOLLOW_UP, **owned(page, base)}
+    assert bodies[-1]["thread_id"] == second["thread_id"] and bodies[-1]["thread_token"] != expired["thread_token"]
 
 
 def test_an_unknown_stored_thread_is_replaced_transparently(page: Any, demo: str) -> None:
@@ -180,13 +224,14 @@ def test_a_thread_still_streaming_elsewhere_disables_the_input_until_the_answer_
         checkpointer=InMemorySaver(),
     )
     with LiveServer(create_app(graph, settings)) as base:
-        thread_id = chat(base, "How does caching work?").done["thread_id"]
+        thread = chat(base, "How does caching work?").done
+        thread_id = thread["thread_id"]
         # Another tab's answer on the same thread holds it for about 3 s.
         started = threading.Event()
-        elsewhere = threading.Thread(target=chat, args=(base, "How does retrieval work?", thread_id, started))
+        elsewhere = threading.Thread(target=chat, args=(base, "How does retrieval work?", thread, started))
         elsewhere.start()
         assert started.wait(10)
-        stored_thread(page, base, thread_id)
+        stored_thread(page, base, thread_id, thread["thread_token"])
         bodies = chat_bodies(page)
         open_widget(page, f"{base}/")
         page.locator("[data-askai-input]").fill("How does streaming work?")
@@ -200,7 +245,8 @@ def test_a_thread_still_streaming_elsewhere_disables_the_input_until_the_answer_
     expect(page.locator("[data-askai-input]")).to_be_enabled()
     # Refused (409) while the other answer streamed, then asked again on the same thread.
     assert len(bodies) >= 2
-    assert all(body == {"message": "How does streaming work?", "thread_id": thread_id} for body in bodies)
+    sent = {"message": "How does streaming work?", "thread_id": thread_id, "thread_token": thread["thread_token"]}
+    assert all(body == sent for body in bodies)
     [done] = received(page, "done")
     assert done["thread_id"] == thread_id and done["outcome"] == "accepted"
     expect(page.locator("a[data-askai-source]")).to_have_attribute("href", url(1))

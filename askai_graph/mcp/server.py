@@ -50,7 +50,7 @@ INSTRUCTIONS = (
 
 ASK_DOCS = """Ask the documentation site a question; get a checked answer.
 
-Returns {answer, outcome, gates, sources?, cached, run_id, thread_id}. What `outcome` means:
+Returns {answer, outcome, gates, sources?, cached, run_id, thread_id, thread_token}. What `outcome` means:
 - "accepted": the answer passed both gates (validation and review). `sources` lists the pages it
   cites; those, and only those, are endorsed links.
 - "accepted_early": a listing of the site's pages, accepted after one review pass; `sources` only
@@ -60,7 +60,8 @@ Returns {answer, outcome, gates, sources?, cached, run_id, thread_id}. What `out
 - "fallback": the site has no reliable answer (off-topic, nothing retrieved, or no usable draft).
   Nothing from the site is returned; rephrase, ask something else, or look elsewhere.
 `gates` gives retrieval, validation and critic as passed, failed or skipped. `sources` is absent
-whenever any gate failed. Pass the returned `thread_id` to ask a follow-up in the same conversation."""
+whenever any gate failed. Pass the returned `thread_id` and `thread_token` to ask a follow-up in the same conversation
+(the token is its secret: without it the thread_id is unknown)."""
 
 SEARCH_DOCS = """Search the documentation site's pages; get retrieved passages, not an answer.
 
@@ -181,8 +182,12 @@ def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
         thread_id: Annotated[
             str | None, Field(description="A thread_id an earlier ask_docs returned, to ask a follow-up.")
         ] = None,
+        thread_token: Annotated[
+            str | None, Field(description="The thread_token returned with that thread_id (its secret).")
+        ] = None,
     ) -> AskResult:
-        return await _refused_as_tool_error(mcp.ready().ask_docs(question, thread_id, client_of(context)))  # type: ignore[no-any-return]
+        asked = mcp.ready().ask_docs(question, thread_id, client_of(context), thread_token)
+        return await _refused_as_tool_error(asked)  # type: ignore[no-any-return]
 
     @server.tool(name="search_docs", description=SEARCH_DOCS, annotations=read_only)
     async def search_docs(

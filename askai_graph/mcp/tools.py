@@ -41,6 +41,7 @@ from askai_graph.server.request import BadRequest
 from askai_graph.server.run import run_question
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
+from askai_graph.stores.thread_tokens import THREAD_TOKEN_FORMAT, is_thread_token
 from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id
 from askai_graph.summary import RunSummary
 from askai_graph.unlinking import unlinked as unlink
@@ -72,6 +73,7 @@ class AskResult(TypedDict):
     cached: bool
     run_id: str | None
     thread_id: str | None
+    thread_token: str | None
 
 
 class Passage(TypedDict):
@@ -113,8 +115,10 @@ class DocsTools:
     run_log: RunLog | None
     """Where answers are logged, if anywhere."""
 
-    async def ask_docs(self, question: str, thread_id: str | None, client: str) -> AskResult:
-        """Answer ``question`` (a follow-up on ``thread_id`` if given) for ``client``."""
+    async def ask_docs(
+        self, question: str, thread_id: str | None, client: str, thread_token: str | None = None
+    ) -> AskResult:
+        """Answer ``question`` (a follow-up on ``thread_id``, owned by ``thread_token``, if given) for ``client``."""
         serving = live(self.app)
         graph, cache = serving.graph, serving.cache
         if graph is None:
@@ -126,12 +130,14 @@ class DocsTools:
         question = self._question(question)
         if thread_id is not None and not is_thread_id(thread_id):
             raise ToolRefused(f"thread_id must be an id ask_docs returned ({THREAD_ID_FORMAT})")
+        if thread_token is not None and not is_thread_token(thread_token):
+            raise ToolRefused(f"thread_token must be {THREAD_TOKEN_FORMAT}")
         slot = await self.slots.try_acquire()
         if slot is None:
             raise ToolRefused(_BUSY)
         try:
             try:
-                thread, release = await self.leases.claim(graph, thread_id)
+                thread, release = await self.leases.claim(graph, thread_id, thread_token)
             except BadRequest as exc:
                 raise ToolRefused(exc.message) from None
             except Exception as exc:
@@ -244,6 +250,7 @@ async def answer_result(events: AsyncGenerator[Event, None]) -> AskResult:
     if sources:
         result["sources"] = sources
     result |= {"cached": done["cached"], "run_id": done.get("run_id"), "thread_id": done.get("thread_id")}
+    result["thread_token"] = done.get("thread_token")
     return cast(AskResult, result)
 
 

@@ -18,6 +18,7 @@ from askai_graph.question import QuestionError, checked_question
 from askai_graph.server.same_question import clean_question
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import Rating
+from askai_graph.stores.thread_tokens import THREAD_TOKEN_FORMAT, THREAD_TOKEN_PATTERN, is_thread_token
 from askai_graph.stores.threads import THREAD_ID_FORMAT, THREAD_ID_PATTERN, is_thread_id
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -57,6 +58,12 @@ class ChatBody(BaseModel):
         description="Continue this conversation (the thread_id a done event carried); absent or null starts a new one.",
         json_schema_extra={"pattern": THREAD_ID_PATTERN},
     )
+    thread_token: str | None = Field(
+        None,
+        description="The secret of that conversation (the thread_token its done event carried). Without it, or "
+        "with another, thread_id is refused with 404 exactly like an id this server never issued.",
+        json_schema_extra={"pattern": THREAD_TOKEN_PATTERN},
+    )
 
     @field_validator("message")
     @classmethod
@@ -74,6 +81,15 @@ class ChatBody(BaseModel):
         if thread_id is not None and not is_thread_id(thread_id):
             raise ValueError(f"must be an id this server issued ({THREAD_ID_FORMAT})")
         return thread_id
+
+    @field_validator("thread_token", mode="before")
+    @classmethod
+    def _a_token(cls, thread_token: object, info: ValidationInfo) -> object:
+        if thread_token is not None and not is_thread_token(thread_token):
+            raise ValueError(f"must be {THREAD_TOKEN_FORMAT}")
+        if thread_token is not None and info.data.get("thread_id") is None:
+            raise ValueError("is sent with the thread_id it was issued with")
+        return thread_token
 
 
 class FeedbackBody(BaseModel):

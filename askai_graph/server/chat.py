@@ -57,7 +57,7 @@ def router(
         dependencies=[Depends(require_json)],
     )
     async def chat(request: Request) -> Response:
-        """Answer ``{"message", "thread_id"?}`` as Server-Sent Events (step, token, sources, done, error)."""
+        """Answer ``{"message", "thread_id"?, "thread_token"?}`` as SSE (step, token, sources, done, error)."""
         # One generation for the whole answer: a reload meanwhile serves the next question.
         serving = live(request.app)
         graph = serving.graph
@@ -74,7 +74,7 @@ def router(
         slot = await slots.try_acquire()
         if slot is None:
             raise BadRequest(503, BUSY, retry_after=settings.retry_after_seconds)
-        thread, release = await _claim(leases, graph, body.thread_id, slot, settings)
+        thread, release = await _claim(leases, graph, body.thread_id, body.thread_token, slot, settings)
         return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log)
 
     return routes
@@ -118,11 +118,16 @@ def _answer(
 
 
 async def _claim(
-    leases: ThreadLeases, graph: StreamingGraph, thread_id: str | None, slot: Slot, settings: Settings
+    leases: ThreadLeases,
+    graph: StreamingGraph,
+    thread_id: str | None,
+    thread_token: str | None,
+    slot: Slot,
+    settings: Settings,
 ) -> tuple[ThreadRun, Callable[[], Awaitable[None]]]:
     """Lease the request's thread, or give its stream slot back and refuse (404, 409, 503)."""
     try:
-        return await leases.claim(graph, thread_id)
+        return await leases.claim(graph, thread_id, thread_token)
     except BaseException as exc:
         await slot.release()
         if isinstance(exc, Exception) and database_outage(exc):

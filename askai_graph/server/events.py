@@ -10,7 +10,9 @@ Pure functions, no I/O. The contract (the README's HTTP section, ``docs/ARCHITEC
   answer exactly.
 - ``sources`` ``[{"title", "url"}]``: only when the Source Gate passed; titles are
   plain text (no markup, no control, bidi or zero-width characters).
-- ``done`` ``{"outcome", "attempts", "cached", "gates", "thread_id", "run_id"}``.
+- ``done`` ``{"outcome", "attempts", "cached", "gates", "thread_id", "thread_token", "run_id"}``;
+  ``thread_token`` is the conversation's secret (``stores.thread_tokens``): it rides on
+  the event only, never in the run summary, so no log or report ever holds it.
 - ``error`` ``{"message"}``.
 
 ``attempt`` in a ``step`` is the draft the stage works on: Research prepares draft
@@ -90,10 +92,15 @@ def token_chunks(text: str, size: int) -> Iterator[str]:
 class Done(dict[str, Any]):
     """The ``done`` event's data, carrying the run's summary for the run log."""
 
-    def __init__(self, summary: RunSummary) -> None:
-        """Hold ``summary`` and its ``done`` payload."""
-        super().__init__(summary.done_payload())
+    def __init__(self, summary: RunSummary, **secret: str) -> None:
+        """Hold ``summary`` and its ``done`` payload, plus ``secret`` keys the summary never holds (the token)."""
+        super().__init__(summary.done_payload() | secret)
         self.summary = summary
+        self.secret = secret
+
+    def with_summary(self, summary: RunSummary) -> Done:
+        """Return the event for ``summary`` (an id added) with the same secret keys."""
+        return Done(summary, **self.secret)
 
 
 def answer_events(
@@ -110,15 +117,17 @@ def answer_events(
         cached: Whether the answer comes from the semantic cache: then no sources are
             sent and ``attempts`` is 0 (no draft was written for this request).
         token_chars: About how many characters each ``token`` event carries.
-        ids: ``thread_id`` and ``run_id`` for ``done``, when the run is on a thread.
+        ids: ``thread_id``, ``run_id`` and ``thread_token`` for ``done``, when the run is on a thread.
     """
-    summary = final if isinstance(final, RunSummary) else RunSummary.from_state(final, cached=cached, **(ids or {}))
+    ids = dict(ids or {})
+    secret = {"thread_token": token} if (token := ids.pop("thread_token", None)) else {}
+    summary = final if isinstance(final, RunSummary) else RunSummary.from_state(final, cached=cached, **ids)
     for text in token_chunks(summary.answer, token_chars):
         yield "token", {"text": text}
     if summary.sources:
         # Titles are plain text (cleaned again here: a custom retriever's metadata may not be).
         yield "sources", [{"title": plain_text(source.title), "url": source.url} for source in summary.sources]
-    yield "done", Done(summary)
+    yield "done", Done(summary, **secret)
 
 
 def error() -> Event:

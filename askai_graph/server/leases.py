@@ -1,9 +1,10 @@
 """Leases on threads: which thread a ``POST /api/chat`` runs on, a new one or a live one nobody else is answering on.
 
-A request without ``thread_id`` gets a new thread. With one, the checkpointer must hold
-it and it must not have expired (else 404: ``thread_id`` is then meaningless to this
-server), and no other answer on it may still be streaming (else 409: two runs on one
-thread would interleave their turns).
+A request without ``thread_id`` gets a new thread and its ``thread_token``. With one, the
+checkpointer must hold it under that id and token (``stores.thread_tokens``) and it must
+not have expired (else 404: ``thread_id`` is then meaningless to this server; a missing or
+wrong token is refused exactly like an id nobody issued), and no other answer on it may
+still be streaming (else 409: two runs on one thread would interleave their turns).
 
 "Still streaming" is a *lease* on the thread, held from the request to the end of its
 stream. Where threads live in PostgreSQL, leases live there too (``PostgresLeaseStore``,
@@ -28,6 +29,7 @@ from typing import Any, Protocol
 from askai_graph.server.request import BadRequest
 from askai_graph.server.run import ThreadRun
 from askai_graph.settings import Settings
+from askai_graph.stores.thread_tokens import checkpoint_thread, new_thread_token
 from askai_graph.stores.threads import new_run_id, new_thread_id, thread_status
 
 logger = logging.getLogger(__name__)
@@ -160,19 +162,24 @@ class ThreadLeases:
             except Exception:
                 logger.warning("could not renew the lease of thread %s", thread_id, exc_info=True)
 
-    async def claim(self, graph: Any, thread_id: str | None) -> tuple[ThreadRun, Callable[[], Awaitable[None]]]:
+    async def claim(
+        self, graph: Any, thread_id: str | None, thread_token: str | None = None
+    ) -> tuple[ThreadRun, Callable[[], Awaitable[None]]]:
         """Return the thread to run on and the coroutine function that releases it (idempotent).
 
         Raises:
-            BadRequest: 404 for an unknown or expired thread, 409 for a busy one.
+            BadRequest: 404 for an unknown or expired thread (or the wrong token), 409 for a busy one.
         """
-        if thread_id is not None and getattr(graph, "checkpointer", None) is not None:
-            status = await thread_status(graph, thread_id, self.settings.thread_ttl_hours)
+        if thread_id is None:
+            thread_id, thread_token = new_thread_id(), new_thread_token()
+        elif getattr(graph, "checkpointer", None) is not None:
+            # Without its token the id names a key no thread has: the unknown thread's path and body.
+            key = checkpoint_thread(thread_id, thread_token or "")
+            status = await thread_status(graph, key, self.settings.thread_ttl_hours)
             if status != "active":
                 raise BadRequest(
                     404, f"thread_id is {status}; send the message without thread_id to start a new conversation"
                 )
-        thread_id = thread_id or new_thread_id()
         store = self.store(graph)
         # A short lease, renewed while the answer streams: a process that dies holding it
         # (SIGKILL, OOM) frees the thread within one renewal, not after thread_lease_seconds.
@@ -186,4 +193,5 @@ class ThreadLeases:
             renewing.cancel()
             await store.release(thread_id, token)
 
-        return ThreadRun(thread_id, new_run_id(), self.settings.max_history_turns), release
+        run = ThreadRun(thread_id, new_run_id(), self.settings.max_history_turns, token=thread_token or "")
+        return run, release

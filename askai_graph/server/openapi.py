@@ -66,6 +66,11 @@ EVENT_SCHEMAS: dict[str, dict[str, Any]] = {
             "cached": {"type": "boolean"},
             "gates": {"type": "object", "additionalProperties": _GATE},
             "thread_id": {"type": "string", "description": "The conversation; send it back to ask a follow-up."},
+            "thread_token": {
+                "type": "string",
+                "description": "The conversation's secret, issued with it (the same on every answer of the thread): "
+                "send it back with thread_id; keep it as private as a session cookie.",
+            },
             "run_id": {"type": "string", "description": "This answer's id."},
         },
         "required": ["outcome", "attempts", "cached", "gates"],
@@ -116,7 +121,9 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: _refusal("The body is not UTF-8 JSON (or is nested too deeply, or holds a huge number)."),
     408: _refusal("The body did not arrive within body_timeout_seconds."),
     413: _refusal("The body is larger than max_body_bytes."),
-    404: _refusal("thread_id names no conversation this server knows (or it expired)."),
+    404: _refusal(
+        "thread_id names no conversation this server knows (or it expired), or thread_token is missing or not its own."
+    ),
     409: _refusal("thread_id names a conversation whose previous answer is still streaming."),
     415: _refusal("Content-Type is not application/json (UTF-8)."),
     422: _refusal("The JSON is not {\"message\": non-empty string within max_question_chars}, or has other fields."),

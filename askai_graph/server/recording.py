@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
-from askai_graph.server.events import Done, Event
+from askai_graph.server.events import Event
 from askai_graph.stores.runlog import RunLog, build_record
 from askai_graph.stores.threads import new_run_id
 from askai_graph.summary import RunSummary
@@ -71,7 +71,7 @@ async def recorded(
             if name == "done":
                 summary: RunSummary = data.summary
                 summary = summary.model_copy(update={"run_id": summary.run_id or run_id or new_run_id()})
-                data = Done(summary)
+                data = data.with_summary(summary)
                 if run_log is not None:
                     await _write(run_log, question, recorder, summary, (time.perf_counter() - start) * 1000)
             yield name, data

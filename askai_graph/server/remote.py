@@ -11,8 +11,9 @@ What the front end must see exactly as in-process:
 - **Typed state.** The server sends JSON; every state key is validated back into the
   types of ``AskState`` (``ValidationReport``, ``Source``...), so the SSE events, the
   cache and the run log are built from the same values either way.
-- **Thread ids.** A reader's ``thread_id`` (issued by askai) is mapped to the server's
-  thread by ``server_thread_id``: a UUID5 of the graph id and the askai id, so the
+- **Thread ids.** A reader's thread (issued by askai; the graph runs it under the hash of
+  its ``thread_id`` and ``thread_token``, ``stores.thread_tokens``) is mapped to the
+  server's thread by ``server_thread_id``: a UUID5 of the graph id and that key, so the
   mapping needs no table, two front ends agree on it, and askai threads cannot name a
   server thread created by anyone else (Studio, another app). The thread is created on
   the first run (``if_not_exists="create"``); an id with no state there is unknown (404).

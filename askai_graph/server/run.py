@@ -29,7 +29,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from askai_graph.gates import gate_statuses
@@ -38,6 +38,7 @@ from askai_graph.server import events
 from askai_graph.server.cache import CachedAnswer, Probe, SemanticCache
 from askai_graph.server.events import Event
 from askai_graph.state import STATE_KEYS, AskState
+from askai_graph.stores.thread_tokens import checkpoint_thread
 from askai_graph.stores.threads import DURABILITY, record_cached_turn, run_config
 
 logger = logging.getLogger(__name__)
@@ -63,10 +64,18 @@ class ThreadRun:
     """This answer's id."""
     max_history_turns: int = 10
     """How many turns the thread keeps (a cached answer is recorded with the same bound)."""
+    token: str = field(default="", repr=False)
+    """The conversation's secret (``stores.thread_tokens``); never logged, so out of ``repr``."""
+
+    @property
+    def key(self) -> str:
+        """The checkpointer's thread: the hash of the id and the token, never the bare id."""
+        return checkpoint_thread(self.thread_id, self.token)
 
     def ids(self) -> dict[str, str]:
-        """Return the ids the ``done`` event carries."""
-        return {"thread_id": self.thread_id, "run_id": self.run_id}
+        """Return the ids the ``done`` event carries (the token too: only its owner sent or got it)."""
+        ids = {"thread_id": self.thread_id, "run_id": self.run_id}
+        return ids | ({"thread_token": self.token} if self.token else {})
 
 
 # Stages that are bookkeeping, not progress a reader follows (the research step says
@@ -84,7 +93,7 @@ _END = object()
 
 async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any], thread: ThreadRun | None) -> None:
     """Feed ``(mode, chunk)`` pairs, then an optional failure, then ``_END`` into ``queue``."""
-    config = run_config(thread.thread_id, thread.run_id) if thread is not None else None
+    config = run_config(thread.key, thread.run_id) if thread is not None else None
     try:
         modes = ["updates", "values"]
         durability = DURABILITY if thread is not None and getattr(graph, "checkpointer", None) else None
@@ -217,7 +226,7 @@ async def _record(graph: Any, thread: ThreadRun, question: str, standalone: str,
     if getattr(graph, "checkpointer", None) is None:
         return
     try:
-        await record_cached_turn(graph, thread.thread_id, question, standalone, hit, thread.max_history_turns)
+        await record_cached_turn(graph, thread.key, question, standalone, hit, thread.max_history_turns)
     except Exception:
         # The reader still gets the answer; only the follow-up context is lost.
         logger.exception("could not record a cached answer in thread %s", thread.thread_id)

@@ -57,12 +57,18 @@ from collections.abc import Collection, Sequence
 from askai_graph.evidence import SearchResult, allowed_image_urls, allowed_link_urls
 from askai_graph.validation.blocks import plain_indented_code, scan_blocks
 from askai_graph.validation.codes import ALL_CODES, Code
-from askai_graph.validation.fences import hidden_code_spans, hidden_text, unclosed_fences
+from askai_graph.validation.fences import (
+    fence_like_continuations,
+    hidden_code_spans,
+    hidden_text,
+    unclosed_fences,
+)
 from askai_graph.validation.inline import scan_inlines
 from askai_graph.validation.linkify import RawUrl, linkable_urls
 from askai_graph.validation.links import definition_lines, walk_markdown
 from askai_graph.validation.mermaid import DEFAULT_MERMAID_DIAGRAM_TYPES, check_mermaid, is_mermaid
 from askai_graph.validation.rawhtml import html_destinations, raw_html_issue
+from askai_graph.validation.references import is_linked, is_unused, label_uses
 from askai_graph.validation.report import ValidationIssue, ValidationReport
 from askai_graph.validation.urls import AllowedUrls, Destination, check_destination
 
@@ -153,7 +159,8 @@ def _validate(
 
     issues.extend(unclosed_fences(scan))
     issues.extend(hidden_text(scan, walk, lines))
-    issues.extend(hidden_code_spans(prose.code_spans, walk.code_spans))
+    issues.extend(fence_like_continuations(scan))
+    issues.extend(hidden_code_spans(prose.code_spans, walk.code_spans, lines))
     issues.extend(walk.issues)
     destinations = list(walk.destinations)
     for fence in scan.fences:
@@ -166,20 +173,35 @@ def _validate(
         destinations.extend(html_destinations(snippet))
     destinations.extend(Destination("link", url, "autolink") for url in prose.autolinks + code_as_prose.autolinks)
     for block_text in prose.texts + code_as_prose.texts:
-        for found in linkable_urls(block_text):
-            if isinstance(found, RawUrl):
-                message = f"Bare URL rejected as written, {found.reason}: {found.text}"
-                issues.append(ValidationIssue(code=Code.MALFORMED_URL.value, message=message, url=found.text))
-            else:
-                destinations.append(found)
+        _bare_urls(block_text, destinations, issues)
     # Every text block: a setext heading may open with definitions, and renderers
-    # disagree about indented code.
-    destinations.extend(definition_lines(block.lines for block in text_blocks))
+    # disagree about indented code. A definition no reference could use links nothing
+    # (``references``): its destination is read as the prose it would be if shown.
+    uses, unused = label_uses(text), list[Destination]()  # unused: checked, never a citation
+    for label, definition in walk.definitions + definition_lines(block.lines for block in text_blocks):
+        if label is not None and is_unused(label, uses):  # still one of the two sets, as a definition is
+            found: list[Destination] = []
+            _bare_urls(definition.url, found, issues)
+            unused.extend(Destination("definition", d.url, "unused reference definition") for d in found)
+        else:
+            destinations.append(definition)
+            if label is not None and is_linked(label, uses):  # an image's URL named by a link
+                destinations.append(Destination("link", definition.url, "reference definition used as a link"))
     distinct = list(dict.fromkeys(destinations))  # each distinct use once, in order
-    for destination in distinct:
+    for destination in distinct + unused:
         issues.extend(check_destination(destination, allowed))
     cited = (d.url for d in distinct if d.kind == "link" and d.url in allowed.links)
     return list(dict.fromkeys(cited))
+
+
+def _bare_urls(text: str, destinations: list[Destination], issues: list[ValidationIssue]) -> None:
+    """Add what an autolinker could make live in ``text``; a URL it would link as written is refused."""
+    for found in linkable_urls(text):
+        if isinstance(found, RawUrl):
+            message = f"Bare URL rejected as written, {found.reason}: {found.text}"
+            issues.append(ValidationIssue(code=Code.MALFORMED_URL.value, message=message, url=found.text))
+        else:
+            destinations.append(found)
 
 
 def _diagram_types(mermaid_types: Collection[str] | None) -> frozenset[str]:

@@ -10,6 +10,7 @@ would go unchecked, so the draft is rejected instead.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from askai_graph.validation.codes import Code
@@ -19,6 +20,9 @@ from askai_graph.validation.report import ValidationIssue
 from askai_graph.validation.structure import BlockScan
 
 _NOT_TEXT = re.compile(r"[ \t>]*")
+_FENCE_LIKE = re.compile(r" {0,3}```")
+# Text that makes nothing live wherever it lands: no ":/@<>[]()!&\\*_~'\"` and no "www.".
+_INERT = re.compile(r"[A-Za-z0-9 |\-+=,;#%^$?.]*")
 
 
 def unclosed_fences(scan: BlockScan) -> list[ValidationIssue]:
@@ -57,16 +61,64 @@ def hidden_text(scan: BlockScan, walk: Walk, lines: Sequence[str]) -> list[Valid
     return issues
 
 
-def hidden_code_spans(commonmark: Sequence[str], parser: Sequence[str]) -> list[ValidationIssue]:
+def fence_like_continuations(scan: BlockScan) -> list[ValidationIssue]:
+    """Report a paragraph line, after its first, that opens like a backtick fence but is none.
+
+    ```` ``` y` ```` (a backtick in the info string) is no fence to CommonMark, so it
+    continues the paragraph above, lazily in a list item; marked ends the list item
+    there all the same, and the code span that line closed is then left open: text the
+    gate read as code (a URL in it) goes live. Such a line is refused, wherever it is.
+    """
+    for block in scan.text_blocks:
+        if block.kind == "indented":
+            continue
+        for index, text in block.lines[1:]:
+            if _FENCE_LIKE.match(text):
+                message = (
+                    f"Line {index + 1} opens like a code fence but is none (a backtick after the fence); "
+                    "renderers disagree about where the text above it ends"
+                )
+                return [ValidationIssue(code=Code.AMBIGUOUS_CODE_BLOCK.value, message=message)]
+    return []
+
+
+def hidden_code_spans(
+    commonmark: Sequence[str], parser: Sequence[str], lines: Sequence[str] = ()
+) -> list[ValidationIssue]:
     """Report when the parser's code spans differ from CommonMark's (text may be hidden)."""
     # GFM unescapes "\|" in table cells before parsing them; compare without that escape.
-    if [span.replace("\\|", "|") for span in commonmark] == [span.replace("\\|", "|") for span in parser]:
+    ours, theirs = [span.replace("\\|", "|") for span in commonmark], [span.replace("\\|", "|") for span in parser]
+    if ours == theirs or _split_by_a_table(Counter(ours) - Counter(theirs), Counter(theirs) - Counter(ours), lines):
         return []
     message = (
         "Code spans are read differently by the validator's parser and by CommonMark renderers; "
         "use plain matching backticks"
     )
     return [ValidationIssue(code=Code.AMBIGUOUS_CODE_SPAN.value, message=message)]
+
+
+def _split_by_a_table(commonmark_only: Counter[str], parser_only: Counter[str], lines: Sequence[str]) -> bool:
+    """Whether the code spans differ harmlessly, as where a GFM table row splits a span at ``|``.
+
+    GFM renderers (and mistletoe) split a row into cells before finding code spans, so
+    ```` `a|b` ```` is code to CommonMark and two cells of text to GFM, and the backticks
+    after it pair differently. Either reading is safe when every span in dispute holds
+    inert text (letters, digits, spaces and punctuation that starts no link, image,
+    autolink, entity, emphasis or quote pairing: nothing live to hide or show) and each
+    span only CommonMark has stands alone, between spaces, pipes or line ends, so no bare
+    URL can run into its backticks where GFM shows them literally.
+    """
+    if not all(_INERT.fullmatch(span) and "www." not in span.lower() for span in commonmark_only + parser_only):
+        return False
+    return all(_stands_alone(span, lines) for span in commonmark_only)
+
+
+def _stands_alone(span: str, lines: Sequence[str]) -> bool:
+    """Whether every backtick-delimited occurrence of ``span`` is bounded by a space, a pipe or a line end."""
+    anywhere = re.compile(r"(`+)" + re.escape(span) + r"\1")
+    alone = re.compile(r"(?:^|(?<=[\s|]))(`+)" + re.escape(span) + r"\1(?=$|[\s|])")
+    found = sum(len(anywhere.findall(line)) for line in lines)
+    return found > 0 and found == sum(len(alone.findall(line)) for line in lines)
 
 
 def _blank(line: str) -> bool:

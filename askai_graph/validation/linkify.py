@@ -29,9 +29,10 @@ from askai_graph.validation.urls import Destination
 
 # Schemes anywhere (marked starts a URL even inside a word); "//" where linkify-it takes
 # it as protocol-relative; "www." where GFM lets it start (line start, space, * _ ~ ( )
-# and micromark too (also after [ and ]).
+# and micromark too (also after [ and ]), and where marked starts a new text run: after
+# an escape (\` or \\ before it) or a link's closing ")"; and at a table cell's start (|).
 _START = re.compile(
-    r"(?i)(?:https?|ftp)://|mailto:|(?<![\w.:/\\@-])//(?=[^\s/])|(?<![^\s*_~(\[\]" + PLACEHOLDER + r"])www\."
+    r"(?i)(?:https?|ftp)://|mailto:|(?<![\w.:/\\@-])//(?=[^\s/])|(?<![^\s*_~()\[\]\\`|" + PLACEHOLDER + r"])www\."
 )
 _RUN_END = re.compile(r"[\s<]")
 _RAW_DIFFERS = re.compile(r"\\|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -44,6 +45,10 @@ _EMPHASIS = "_*~"
 # (linkify-it allows ;:&=+$, in the local part and any letters in the domain).
 _EMAIL_LOCAL_CHARS = frozenset("_.+-;:&=$,!#%'*/?^`{|}~")
 _EMAIL_DOMAIN = re.compile(r"[\w\-+]+(?:\.[\w\-+]+)+")
+# linkify-it takes symbols (` ^ $ | ~ = ...) as letters in a domain: any run of such
+# characters with a dot is a domain it may link (every e-mail address is refused anyway).
+_DOMAIN_PART = r"[^\s<>\uff5c@.\[\]()" + PLACEHOLDER + r"]+"
+_LOOSE_DOMAIN = re.compile(rf"(?:{_DOMAIN_PART}\.)+{_DOMAIN_PART}")
 _INTRAWORD_UNDERSCORE = re.compile(r"(?<=[^\W_])_(?=[^\W_])")
 _DELIMITER = re.compile(r"[_*~]")
 _MAX_RUN = 2048
@@ -232,7 +237,7 @@ def _emails(text: str, covered: list[tuple[int, int]], skipped: bytearray) -> It
         local = at
         while local > max(0, at - 256) and (text[local - 1] in _EMAIL_LOCAL_CHARS or text[local - 1].isalnum()):
             local -= 1
-        domain = _EMAIL_DOMAIN.match(text, at + 1)
+        domain = _EMAIL_DOMAIN.match(text, at + 1) or _LOOSE_DOMAIN.match(text, at + 1)
         if local == at or domain is None:
             continue
         address = text[local : domain.end()].lstrip(".,;:'\"!?*").rstrip(".-_+")

@@ -5,7 +5,8 @@ CommonMark way: case-folded labels, first definition wins). Its gaps are covered
 rather than trusted (see "Traps worth knowing" in ``docs/ARCHITECTURE.md``):
 
 * reference definitions are read from ``Document.footnotes`` (used or not) and, since
-  that keeps only the first of duplicate labels, also from definition-shaped lines;
+  that keeps only the first of duplicate labels, also from definition-shaped lines,
+  each with its label (``references`` decides which ones some reference could use);
 * bare URLs in text are found with the GFM autolink rules (``autolinks``);
 * text that stays literal around a URL (``[text](https://x``) is reported;
 * code is reported so it can be held against CommonMark's: the lines mistletoe skips as
@@ -50,6 +51,8 @@ class Walk:
 
     destinations: list[Destination] = field(default_factory=list)
     """Every URL a renderer would make live, in document order per construct."""
+    definitions: list[tuple[str, Destination]] = field(default_factory=list)
+    """``(label, destination)`` of every reference definition mistletoe kept (label normalised)."""
     issues: list[ValidationIssue] = field(default_factory=list)
     """Broken link syntax."""
     skipped_lines: set[int] = field(default_factory=set)
@@ -75,12 +78,17 @@ def walk_markdown(lines: Sequence[str], plain_code: Collection[int] = frozenset(
     return walk
 
 
-def definition_lines(paragraphs: Iterable[Sequence[tuple[int, str]]]) -> list[Destination]:
-    """Destinations of every definition-shaped paragraph line, duplicates included."""
+def definition_lines(paragraphs: Iterable[Sequence[tuple[int, str]]]) -> list[tuple[str | None, Destination]]:
+    """``(label, destination)`` of every definition-shaped paragraph line, duplicates included.
+
+    A destination on the line after its label is also returned as a bare URL (label
+    ``None``: checked whatever uses the label): marked reads that line as text when the
+    label sat in a block quote or list item, and links it.
+    """
     return [found for lines in paragraphs for found in _definitions(lines)]
 
 
-def _definitions(lines: Sequence[tuple[int, str]]) -> Iterable[Destination]:
+def _definitions(lines: Sequence[tuple[int, str]]) -> Iterable[tuple[str | None, Destination]]:
     for position, (index, text) in enumerate(lines):
         match = _DEFINITION_LINE.match(text)
         if match is None:
@@ -88,6 +96,7 @@ def _definitions(lines: Sequence[tuple[int, str]]) -> Iterable[Destination]:
         rest = match.group(2).strip()
         if not rest and position + 1 < len(lines) and lines[position + 1][0] == index + 1:
             rest = lines[position + 1][1].strip()  # the destination may follow on the next line
+            yield from ((None, found) for found in bare_urls(rest))
         if not rest:
             continue
         if rest.startswith("<") and (end := rest.find(">")) > 0:
@@ -97,12 +106,13 @@ def _definitions(lines: Sequence[tuple[int, str]]) -> Iterable[Destination]:
             after = rest[len(raw) :]
         if after.strip() and after.lstrip()[0] not in "\"'(":
             continue  # text after the destination: a paragraph (or a GFM footnote), not a definition
-        yield Destination("definition", html.unescape(BACKSLASH_ESCAPE.sub(r"\1", raw)), "reference definition")
+        url = html.unescape(BACKSLASH_ESCAPE.sub(r"\1", raw))
+        yield match.group(1), Destination("definition", url, "reference definition")
 
 
 def _walk_document(document: Any, walk: Walk, depth: int, plain_code: Collection[int] = frozenset()) -> None:
-    for destination, _title in document.footnotes.values():
-        walk.destinations.append(Destination("definition", destination, "reference definition"))
+    for label, (destination, _title) in document.footnotes.items():
+        walk.definitions.append((label, Destination("definition", destination, "reference definition")))
     stack: list[Any] = [document]
     while stack:
         token = stack.pop()

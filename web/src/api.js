@@ -24,7 +24,7 @@ async function refusal(response) {
   return new HttpError(response.status, detail);
 }
 
-/** Ask `body` ({message, thread_id?}) and hand each event to `onEvent(name, data)`. */
+/** Ask `body` ({message, thread_id?, thread_token?}) and hand each event to `onEvent(name, data)`. */
 export async function streamChat(endpoint, body, { signal, onEvent }) {
   const response = await fetch(new URL("api/chat", endpoint), {
     method: "POST",

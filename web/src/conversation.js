@@ -1,5 +1,6 @@
-// The reader's conversation with one endpoint: the server's thread_id and the finished
-// turns, kept per tab (sessionStorage) so a reader moving between the site's pages goes on
+// The reader's conversation with one endpoint: the server's thread_id, the thread_token that
+// proves it is this reader's (the server refuses the id without it), and the finished turns,
+// kept per tab (sessionStorage) so a reader moving between the site's pages goes on
 // with the same conversation; `persist="local"` keeps it across tabs and visits
 // (localStorage), `persist="none"` nowhere. Storage that refuses (private modes, quota) just
 // means the conversation lasts as long as the page.
@@ -20,12 +21,15 @@ export class Conversation {
     this.key = `askai:${endpoint}`;
     this.storage = storageFor(persist);
     this.threadId = null;
+    /** The thread's secret: sent with its id, never shown or handed to the page. */
+    this.threadToken = null;
     /** Finished turns: {question, text, sources, done, rating}. */
     this.turns = [];
     try {
       const saved = JSON.parse(this.storage?.getItem(this.key) || "null");
       if (saved && Array.isArray(saved.turns)) {
         this.threadId = typeof saved.threadId === "string" ? saved.threadId : null;
+        this.threadToken = this.threadId && typeof saved.threadToken === "string" ? saved.threadToken : null;
         this.turns = saved.turns.slice(-KEPT_TURNS).filter((turn) => turn && typeof turn.question === "string" && typeof turn.text === "string" && turn.done);
       }
     } catch {
@@ -33,9 +37,12 @@ export class Conversation {
     }
   }
 
-  /** Record a finished turn; its `done` names the thread the next question continues. */
-  add(turn) {
-    if (typeof turn.done.thread_id === "string") this.threadId = turn.done.thread_id;
+  /** Record a finished turn; its `done` names the thread the next question continues, `token` owns it. */
+  add(turn, token) {
+    if (typeof turn.done.thread_id === "string") {
+      this.threadId = turn.done.thread_id;
+      this.threadToken = typeof token === "string" ? token : null;
+    }
     this.turns = [...this.turns, turn].slice(-KEPT_TURNS);
     this.save();
   }
@@ -43,6 +50,7 @@ export class Conversation {
   /** Forget the thread and every turn (a new conversation). */
   clear() {
     this.threadId = null;
+    this.threadToken = null;
     this.turns = [];
     this.save();
   }
@@ -50,7 +58,10 @@ export class Conversation {
   save() {
     try {
       if (!this.threadId && !this.turns.length) this.storage?.removeItem(this.key);
-      else this.storage?.setItem(this.key, JSON.stringify({ threadId: this.threadId, turns: this.turns }));
+      else {
+        const { threadId, threadToken, turns } = this;
+        this.storage?.setItem(this.key, JSON.stringify({ threadId, threadToken, turns }));
+      }
     } catch {
       // Full or blocked: the page keeps the conversation in memory.
     }

@@ -276,6 +276,7 @@ class AskAiWidget extends HTMLElement {
     this.setState("streaming");
     const body = { message: question };
     if (this.conversation.threadId) body.thread_id = this.conversation.threadId;
+    if (body.thread_id && this.conversation.threadToken) body.thread_token = this.conversation.threadToken;
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       let done = null;
@@ -295,6 +296,7 @@ class AskAiWidget extends HTMLElement {
         if (error.status === 404 && body.thread_id) {
           // The thread expired on the server: this question starts a new conversation.
           delete body.thread_id;
+          delete body.thread_token;
           this.conversation.clear();
           this.el.threadNotice.textContent = this.t.expired;
           this.el.threadNotice.hidden = false;
@@ -323,12 +325,20 @@ class AskAiWidget extends HTMLElement {
 
   onEvent(name, data) {
     if (this.state !== "streaming") return;
+    // The thread's token is the conversation's secret: it goes to the conversation's storage,
+    // never to the page's listeners (an analytics export must not carry it) nor into a turn.
+    let token = null;
+    if (name === "done" && data && typeof data === "object") {
+      const { thread_token: secret, ...rest } = data;
+      token = secret;
+      data = rest;
+    }
     // Site owners' analytics and tests can follow the stream without a second request.
     this.dispatchEvent(new CustomEvent("askai:event", { detail: { name, data }, bubbles: true, composed: true }));
     if (name === "step") this.onStep(data);
     else if (name === "token") this.onToken(data);
     else if (name === "sources") this.sources = Array.isArray(data) ? data : [];
-    else if (name === "done") this.onDone(data);
+    else if (name === "done") this.onDone(data, token);
     else if (name === "error") this.fail(data.message || this.t.failed);
   }
 
@@ -359,12 +369,12 @@ class AskAiWidget extends HTMLElement {
     });
   }
 
-  onDone(done) {
+  onDone(done, token) {
     cancelAnimationFrame(this.frame);
     this.frame = 0;
     const turn = this.current;
     turn.finish(done, this.sources);
-    this.conversation.add(turn.record);
+    this.conversation.add(turn.record, token);
     this.el.status.textContent = this.t.ready;
     this.setState("done");
     this.showIdle();
