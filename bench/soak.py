@@ -292,7 +292,7 @@ def main() -> None:
 
             def disk() -> int:
                 with psycopg.connect(f"{args.postgres}/postgres") as admin:
-                    return int(admin.execute("SELECT pg_database_size(%s)", (database,)).fetchone()[0])  # type: ignore[index]
+                    return int(admin.execute("SELECT pg_database_size(%s)", (database,)).fetchone()[0])
         else:
             stores = folder / "stores"
             stores.mkdir()
