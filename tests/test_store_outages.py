@@ -9,11 +9,11 @@ in flight when the database goes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -36,12 +36,18 @@ IN_FLIGHT = 3
 LOAD = 10
 
 
-def timed(base: str, message: str, thread_id: str | None = None) -> tuple[float, httpx.Response]:
+async def timed(client: httpx.AsyncClient, base: str, message: str, thread_id: str | None) -> tuple[float, Any]:
     """POST one message and read the whole reply; return the seconds it took and the response."""
     body: dict[str, Any] = {"message": message} | ({"thread_id": thread_id} if thread_id else {})
     started = time.monotonic()
-    response = httpx.post(f"{base}/api/chat", json=body, timeout=60)
+    response = await client.post(f"{base}/api/chat", json=body)
     return time.monotonic() - started, response
+
+
+async def at_once(base: str, asked: list[tuple[str, str | None]]) -> list[tuple[float, Any]]:
+    """Send every message at once (one light asyncio client) and time each reply."""
+    async with httpx.AsyncClient(timeout=60) as client:
+        return list(await asyncio.gather(*(timed(client, base, *body) for body in asked)))
 
 
 def ask(base: str, message: str, thread_id: str | None = None) -> Reply:
@@ -118,9 +124,9 @@ def test_a_postgres_outage_is_503_at_once_ends_streams_with_error_and_heals_with
             time.sleep(1.0)  # every stream has reached the model
             proxy.cut()
             # Under load: new questions and follow-ups at once, more than the pool has connections.
-            asked = [(f"What is a vector index ({n})?", None) for n in range(LOAD)] + [(FOLLOW_UP, thread_id)] * 2
-            with ThreadPoolExecutor(len(asked)) as pool:
-                refused = list(pool.map(lambda body: timed(base, *body), asked))
+            asked: list[tuple[str, str | None]] = [(f"What is a vector index ({n})?", None) for n in range(LOAD)]
+            asked += [(FOLLOW_UP, thread_id)] * 2
+            refused = asyncio.run(at_once(base, asked))
             model.gate.set()
             for reader in readers:
                 reader.join(30)
