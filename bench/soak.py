@@ -9,7 +9,7 @@ The server is ``askai serve`` as a subprocess on a free 127.0.0.1 port, over the
 sample site with the offline Writer and Critic, its threads and run log in a SQLite file
 of its own (the default deployment), or, with ``--postgres``, in a PostgreSQL database
 created for the run and dropped after it. The per-client rate limit is off (every client
-is 127.0.0.1). Threads expire after ``--thread-ttl-hours`` (3 minutes by default, so
+is 127.0.0.1), and so is the feedback limit. Threads expire after ``--thread-ttl-hours`` (3 minutes by default, so
 background pruning runs within the soak; pass 168 for the shipped default) and are
 pruned every ``--prune-seconds``.
 
@@ -101,7 +101,7 @@ async def answer(http: httpx.AsyncClient, base: str, body: dict[str, Any]) -> tu
     async with http.stream("POST", f"{base}/api/chat", json=body) as response:
         if response.status_code != 200:
             await response.aread()
-            return f"http {response.status_code}", {}
+            return refusal(response), {}
         event, last, done = "", "", {}
         async for line in response.aiter_lines():
             if line.startswith("event:"):
@@ -111,16 +111,25 @@ async def answer(http: httpx.AsyncClient, base: str, body: dict[str, Any]) -> tu
         return (None, done) if last == "done" else (f"ended with {last or 'nothing'}", {})
 
 
+def refusal(response: httpx.Response) -> str:
+    """Name a refused request by its status and ``detail`` (a 503 says which resource was short)."""
+    try:
+        detail = str(response.json().get("detail", ""))[:60]
+    except ValueError:
+        detail = ""
+    return f"http {response.status_code} {detail}".strip()
+
+
 async def act(http: httpx.AsyncClient, base: str, client: Client, kind: str, n: int) -> str | None:
     """Do one action of ``kind`` for ``client``; return its failure, if any."""
     if kind == "healthz":
         response = await http.get(f"{base}/healthz")
-        return None if response.status_code == 200 else f"http {response.status_code}"
+        return None if response.status_code == 200 else refusal(response)
     if kind == "feedback":
         body = {"run_id": client.run_id, "rating": random.choice(["up", "down"])}
         response = await http.post(f"{base}/api/feedback", json=body)
         # A 404 is an answer the run log has not been given yet: not a failure of the server.
-        return None if response.status_code in (200, 404) else f"http {response.status_code}"
+        return None if response.status_code in (200, 404) else refusal(response)
     if kind == "follow_up":
         message: dict[str, Any] = {"message": random.choice(FOLLOW_UPS), "thread_id": client.thread_id}
     elif kind == "cache_hit":
@@ -274,6 +283,7 @@ def main() -> None:
         folder = Path(temp)
         env = {
             "ASKAI_RATE_LIMIT": "",
+            "ASKAI_FEEDBACK_PER_MINUTE": "10000",  # every client is 127.0.0.1: one count for all
             "ASKAI_MAX_STREAMS": str(max(64, args.clients * 2)),
             "ASKAI_THREAD_TTL_HOURS": str(args.thread_ttl_hours),
             "ASKAI_THREAD_PRUNE_SECONDS": str(args.prune_seconds),
