@@ -35,12 +35,13 @@ logger = logging.getLogger(__name__)
 
 STREAMING = "an answer on this thread_id is still streaming; wait for its done event"
 CLAIM_SECONDS = 1.0
-"""The longest a request waits for the threads database to check and lease its thread.
+"""The longest a request waits for PostgreSQL threads to check and lease its thread.
 
 Past it the database counts as away (a 503 with ``Retry-After``), however the wait was
 spent: the pool's own bound (``checkpoints.OUTAGE_TIMEOUT``) is per connection, and the
 PostgreSQL checkpointer runs one statement at a time, so requests queued behind each
-other would otherwise add their waits up."""
+other would otherwise add their waits up. A SQLite file cannot go away like a server:
+a claim on it waits its turn (under load, a soak measured such waits past a second)."""
 
 
 class LeaseStore(Protocol):
@@ -184,10 +185,11 @@ class ThreadLeases:
 
         Raises:
             BadRequest: 404 for an unknown or expired thread, 409 for a busy one.
-            ThreadsUnreachable: the database did not answer within ``CLAIM_SECONDS``.
+            ThreadsUnreachable: PostgreSQL did not answer within ``CLAIM_SECONDS``.
         """
+        bound = CLAIM_SECONDS if isinstance(self.store(graph), PostgresLeaseStore) else None
         try:
-            async with asyncio.timeout(CLAIM_SECONDS):
+            async with asyncio.timeout(bound):
                 return await self._claim(graph, thread_id)
         except TimeoutError:
             # A lease taken just before the bound expires by itself within one renewal.
