@@ -204,8 +204,12 @@ class HungRetriever(BaseRetriever):
 
     release: threading.Event
     calls: int = 0
+    only: str = ""
+    """When set, only a query containing it hangs; any other is answered at once."""
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        if self.only and self.only not in query:
+            return [post(1)]
         self.calls += 1
         self.release.wait(60)
         return [post(1)]

@@ -64,6 +64,7 @@ class TcpProxy:
             except OSError:
                 client.close()
                 continue
+            upstream.settimeout(None)  # the timeout was for connecting: an idle connection stays up
             with self._lock:
                 if not self._open.is_set():  # cut while this one was connecting
                     client.close()

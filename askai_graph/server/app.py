@@ -34,6 +34,7 @@ from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.lifespan import Resource, closing, lifespan
 from askai_graph.server.limits import StreamSlots, rate_limit_for, trusted_hosts
 from askai_graph.server.openapi import describe_events
+from askai_graph.server.pools import collaborators
 from askai_graph.server.pruning import pruning
 from askai_graph.server.reload import Generation, IndexReloader, default_reloader
 from askai_graph.server.request import BadRequest, refused
@@ -100,8 +101,11 @@ def create_app(
     leases = ThreadLeases(settings)
     mcp = DocsMCP(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log)
     # Opened in this order when the app starts, closed in the reverse order when it stops.
-    resources = [
-        closing(owned_store), *served.resources, closing(questions), closing(ratings), closing(slots), mcp.running,
+    # The collaborators' pool first, so it closes last (``pools``: bookkeeping never waits on it).
+    resources: list[Resource] = [
+        partial(collaborators, settings.collaborator_threads),
+        closing(owned_store),
+        *served.resources, closing(questions), closing(ratings), closing(slots), mcp.running,
     ]
     app = FastAPI(
         title="askai-graph",

@@ -44,6 +44,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
 from askai_graph.retrieval.embeddings import LOCAL_MODEL
+from askai_graph.server.pools import bookkeeping
 from askai_graph.server.same_question import contrast, loose_key
 from askai_graph.settings import AnswerSettings, Settings, group_fields
 from askai_graph.state import GateStatus, Outcome
@@ -272,7 +273,7 @@ class SemanticCache:
         if self.embeddings is None:
             return Probe(question=question, key=key, vector=None, hit=None)
         try:
-            vector = await self.embeddings.aembed_query(question)
+            vector = await self._embed(question)
             near = await self.store.nearest(self.namespace, vector)
         except Exception:
             logger.exception("answer cache: similarity lookup failed; treating as a miss")
@@ -285,6 +286,18 @@ class SemanticCache:
             else:
                 logger.debug("answer cache: similar question refused (%s)", reason)
         return Probe(question=question, key=key, vector=vector, hit=hit)
+
+    async def _embed(self, question: str) -> list[float]:
+        """Embed ``question``: a model with no async path of its own runs in the bookkeeping pool.
+
+        LangChain's default ``aembed_query`` takes a thread of the collaborators' pool,
+        where hung retriever or model calls may hold every thread (``pools``).
+        """
+        model = self.embeddings
+        assert model is not None
+        if type(model).aembed_query is Embeddings.aembed_query:
+            return await bookkeeping(model.embed_query, question)
+        return await model.aembed_query(question)
 
     async def remember(self, probe: Probe, final: Mapping[str, Any]) -> bool:
         """Store a finished run's answer if its outcome is ``accepted``; say whether it was stored."""

@@ -29,6 +29,7 @@ from fastapi.responses import JSONResponse
 from askai_graph.server.bodies import FeedbackBody
 from askai_graph.server.limits import ClientRateLimit, client_address
 from askai_graph.server.openapi import FEEDBACK_RESPONSES, request_body
+from askai_graph.server.pools import bookkeeping
 from askai_graph.server.request import BadRequest, read_json, require_json
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable
@@ -56,7 +57,7 @@ def router(settings: Settings, *, rate_limit: ClientRateLimit, run_log: RunLog |
         body = await read_json(request, FeedbackBody, limit=body_limit, settings=settings)
         if run_log is None:
             raise BadRequest(404, "feedback is not recorded here (the run log is off)")
-        rate = asyncio.to_thread(run_log.add_feedback, body.run_id, body.rating, body.comment)
+        rate = bookkeeping(run_log.add_feedback, body.run_id, body.rating, body.comment)
         try:
             # The store bounds its own waits; this bounds the request even if a call hangs past them.
             known = await asyncio.wait_for(rate, STORE_TIMEOUT_SECONDS * 2)

@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from askai_graph.server.outages import ThreadsUnreachable
 from askai_graph.server.request import BadRequest
 from askai_graph.server.run import ThreadRun
 from askai_graph.settings import Settings
@@ -35,6 +36,14 @@ from askai_graph.stores.threads import new_run_id, new_thread_id, thread_status
 logger = logging.getLogger(__name__)
 
 STREAMING = "an answer on this thread_id is still streaming; wait for its done event"
+CLAIM_SECONDS = 1.0
+"""The longest a request waits for PostgreSQL threads to check and lease its thread.
+
+Past it the database counts as away (a 503 with ``Retry-After``), however the wait was
+spent: the pool's own bound (``checkpoints.OUTAGE_TIMEOUT``) is per connection, and the
+PostgreSQL checkpointer runs one statement at a time, so requests queued behind each
+other would otherwise add their waits up. A SQLite file cannot go away like a server:
+a claim on it waits its turn (under load, a soak measured such waits past a second)."""
 
 
 class LeaseStore(Protocol):
@@ -102,17 +111,28 @@ class PostgresLeaseStore:
 
     async def acquire(self, thread_id: str, seconds: float) -> str | None:
         """Take the thread unless an unexpired lease holds it (in any process)."""
+        from psycopg.errors import UndefinedTable
+
         token = uuid.uuid4().hex
         async with self.pool.connection() as connection:
-            if not self._ready:
-                # Concurrent CREATE TABLE IF NOT EXISTS race (a duplicate-type error): the
-                # first requests of every process take turns under a transaction lock.
-                async with connection.transaction():
-                    await connection.execute("SELECT pg_advisory_xact_lock(hashtext('askai_thread_leases'))")
-                    await connection.execute(self._SETUP)
-                self._ready = True
-            row = await (await connection.execute(self._ACQUIRE, (thread_id, token, seconds))).fetchone()
+            try:
+                row = await self._acquire(connection, thread_id, token, seconds)
+            except UndefinedTable:
+                # The database was dropped and created again while this process ran: the
+                # table is made anew, like the checkpointer's (``checkpoints.ensure_schema``).
+                self._ready = False
+                row = await self._acquire(connection, thread_id, token, seconds)
         return token if row is not None else None
+
+    async def _acquire(self, connection: Any, thread_id: str, token: str, seconds: float) -> Any:
+        if not self._ready:
+            # Concurrent CREATE TABLE IF NOT EXISTS race (a duplicate-type error): the
+            # first requests of every process take turns under a transaction lock.
+            async with connection.transaction():
+                await connection.execute("SELECT pg_advisory_xact_lock(hashtext('askai_thread_leases'))")
+                await connection.execute(self._SETUP)
+            self._ready = True
+        return await (await connection.execute(self._ACQUIRE, (thread_id, token, seconds))).fetchone()
 
     async def release(self, thread_id: str, token: str) -> None:
         """Drop the lease if ``token`` still holds it."""
@@ -169,7 +189,19 @@ class ThreadLeases:
 
         Raises:
             BadRequest: 404 for an unknown or expired thread (or the wrong token), 409 for a busy one.
+            ThreadsUnreachable: PostgreSQL did not answer within ``CLAIM_SECONDS``.
         """
+        bound = CLAIM_SECONDS if isinstance(self.store(graph), PostgresLeaseStore) else None
+        try:
+            async with asyncio.timeout(bound):
+                return await self._claim(graph, thread_id, thread_token)
+        except TimeoutError:
+            # A lease taken just before the bound expires by itself within one renewal.
+            raise ThreadsUnreachable(f"no answer from the threads database within {CLAIM_SECONDS:g}s") from None
+
+    async def _claim(
+        self, graph: Any, thread_id: str | None, thread_token: str | None
+    ) -> tuple[ThreadRun, Callable[[], Awaitable[None]]]:
         if thread_id is None:
             thread_id, thread_token = new_thread_id(), new_thread_token()
         elif getattr(graph, "checkpointer", None) is not None:
@@ -191,7 +223,12 @@ class ThreadLeases:
 
         async def release() -> None:
             renewing.cancel()
-            await store.release(thread_id, token)
+            try:
+                await store.release(thread_id, token)
+            except Exception:
+                # The stream has ended; a lease the database cannot drop now (an outage)
+                # expires by itself within one renewal.
+                logger.warning("could not release the lease of thread %s", thread_id, exc_info=True)
 
         run = ThreadRun(thread_id, new_run_id(), self.settings.max_history_turns, token=thread_token or "")
         return run, release

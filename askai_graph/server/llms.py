@@ -8,7 +8,6 @@ corpus. Either way they follow the corpus a reload swaps in.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from fastapi.responses import PlainTextResponse
 
 from askai_graph.indexing.llmstxt import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt, site_pages
 from askai_graph.retrieval.corpus import Page
+from askai_graph.server.pools import bookkeeping
 
 _RENDER: dict[str, Callable[[Sequence[Page]], str]] = {LLMS_TXT: llms_txt, LLMS_FULL_TXT: llms_full_txt}
 
@@ -37,9 +37,9 @@ def router() -> APIRouter:
         if key not in made:
             written = index / name if index is not None else None
             if written is not None and written.is_file():
-                made[key] = await asyncio.to_thread(written.read_text, "utf-8")
+                made[key] = await bookkeeping(written.read_text, "utf-8")
             else:
-                made[key] = await asyncio.to_thread(lambda: _RENDER[name](site_pages(corpus)))
+                made[key] = await bookkeeping(lambda: _RENDER[name](site_pages(corpus)))
             for old in [k for k in made if k[0] != corpus.fingerprint]:
                 del made[old]  # a reload swapped the corpus: only the current one is kept
         return made[key]

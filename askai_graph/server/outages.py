@@ -21,9 +21,13 @@ THREADS_UNREACHABLE = "the threads database is unreachable; retry shortly"
 """The ``detail`` of the 503."""
 
 
+class ThreadsUnreachable(RuntimeError):
+    """The threads database did not answer within a request's bound (``leases.CLAIM_SECONDS``)."""
+
+
 def database_outage(exc: BaseException) -> bool:
     """Say whether ``exc`` is the threads database being unreachable (logged when it is)."""
-    outage = isinstance(exc, sqlite3.OperationalError)
+    outage = isinstance(exc, sqlite3.OperationalError | ThreadsUnreachable)
     try:
         import psycopg
     except ImportError:  # the postgres extra is not installed: only SQLite can fail

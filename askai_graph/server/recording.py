@@ -10,13 +10,13 @@ costs the reader the answer.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
 from askai_graph.server.events import Event
+from askai_graph.server.pools import bookkeeping, settle
 from askai_graph.stores.runlog import RunLog, build_record
 from askai_graph.stores.threads import new_run_id
 from askai_graph.summary import RunSummary
@@ -80,8 +80,15 @@ async def recorded(
 
 
 async def _write(run_log: RunLog, question: str, recorder: RecordingGraph, summary: RunSummary, ms: float) -> None:
+    """Hand the record to the run log, in the bookkeeping pool, waiting at most ``pools.SETTLE_SECONDS``.
+
+    Not the collaborators' pool, where hung retriever or model calls may hold every
+    thread; and not unbounded, so ``done`` (and the tokens buffered before it) never
+    waits on a slow store. A late record is still written.
+    """
     try:
         record = build_record(summary, question=question, latency_ms=ms, stage_ms=recorder.stage_ms)
-        await asyncio.to_thread(run_log.record, record)
     except Exception:
         logger.exception("could not write the run log; the answer is sent anyway")
+        return
+    await settle(bookkeeping(run_log.record, record), what="the run-log write")

@@ -21,6 +21,9 @@ Every question has a deadline (``request_timeout_seconds``): when it passes, the
 task is cancelled (an async model call or retriever stops at once; a blocking call in
 a worker thread is abandoned, its result ignored) and the stream ends like any
 unanswerable question: the fallback message and ``done`` with outcome ``fallback``.
+The deadline bounds the cache lookup too; nothing after it waits on a worker thread
+that a hung collaborator may hold (``pools``): storing the answer in the cache and the
+run-log write wait at most ``pools.SETTLE_SECONDS``, in a pool of their own.
 """
 
 from __future__ import annotations
@@ -28,20 +31,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from askai_graph.gates import gate_statuses
 from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.server import events
 from askai_graph.server.cache import CachedAnswer, Probe, SemanticCache
 from askai_graph.server.events import Event
+from askai_graph.server.pools import settle
 from askai_graph.state import STATE_KEYS, AskState
 from askai_graph.stores.thread_tokens import checkpoint_thread
 from askai_graph.stores.threads import DURABILITY, record_cached_turn, run_config
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class StreamingGraph(Protocol):
@@ -143,10 +149,7 @@ async def run_question(
             try:
                 item = await _next(queue, deadline)
             except TimeoutError:
-                task.cancel()
-                logger.warning("question abandoned at its deadline of %gs; answering with the fallback",
-                               deadline_seconds)  # fmt: skip
-                for event in events.answer_events(_timed_out(final), cached=False, token_chars=token_chars, ids=ids):
+                for event in _abandoned(task, final, deadline_seconds, token_chars, ids):
                     yield event
                 return
             if item is _END:
@@ -167,10 +170,17 @@ async def run_question(
                     consulted = True
                     standalone = str(update.get("standalone_question") or question)
                     # A question that leans on turns this thread lacks is never answered from cache.
-                    probe = None if update.get("needs_context") else await cache.lookup(standalone)
+                    try:
+                        if not update.get("needs_context"):
+                            probe = await _within(cache.lookup(standalone), deadline)
+                    except TimeoutError:
+                        for event in _abandoned(task, final, deadline_seconds, token_chars, ids):
+                            yield event
+                        return
                     if probe is not None and probe.hit is not None:
                         await _stop(task)
-                        for event in await _from_cache(probe.hit, graph, thread, question, standalone, token_chars):
+                        for event in await _from_cache(probe.hit, graph, thread, question, standalone, token_chars,
+                                                       deadline):  # fmt: skip
                             yield event
                         return
                 if node not in SILENT_NODES:
@@ -191,9 +201,23 @@ async def run_question(
 
 
 async def _next(queue: asyncio.Queue[Any], deadline: float | None) -> Any:
+    return await _within(queue.get(), deadline)
+
+
+async def _within(work: Awaitable[T], deadline: float | None) -> T:
+    """Await ``work`` until ``deadline`` (``time.monotonic``), cancelling it then (``TimeoutError``)."""
     if deadline is None:
-        return await queue.get()
-    return await asyncio.wait_for(queue.get(), max(0.0, deadline - time.monotonic()))
+        return await work
+    return await asyncio.wait_for(work, max(0.0, deadline - time.monotonic()))
+
+
+def _abandoned(
+    task: asyncio.Task[None], final: AskState, seconds: float | None, token_chars: int, ids: Mapping[str, str] | None
+) -> list[Event]:
+    """Cancel the run at its deadline and return the fallback's events (pure: nothing here can wait)."""
+    task.cancel()
+    logger.warning("question abandoned at its deadline of %gs; answering with the fallback", seconds)
+    return list(events.answer_events(_timed_out(final), cached=False, token_chars=token_chars, ids=ids))
 
 
 def _timed_out(state: AskState) -> dict[str, Any]:
@@ -206,11 +230,20 @@ def _timed_out(state: AskState) -> dict[str, Any]:
 
 
 async def _from_cache(
-    hit: CachedAnswer, graph: Any, thread: ThreadRun | None, question: str, standalone: str, token_chars: int
+    hit: CachedAnswer,
+    graph: Any,
+    thread: ThreadRun | None,
+    question: str,
+    standalone: str,
+    token_chars: int,
+    deadline: float | None = None,
 ) -> list[Event]:
-    """Return the events of a cache hit, recorded first as the thread's turn like any answer."""
+    """Return the events of a cache hit, recorded first (until ``deadline``) as the thread's turn like any answer."""
     if thread is not None:
-        await _record(graph, thread, question, standalone, hit.model_dump())
+        try:
+            await _within(_record(graph, thread, question, standalone, hit.model_dump()), deadline)
+        except TimeoutError:
+            logger.warning("a cached answer was not recorded in thread %s by its deadline", thread.thread_id)
     answer = {**hit.model_dump(), "question": question, "standalone_question": standalone}
     ids = thread.ids() if thread is not None else None
     return list(events.answer_events(answer, cached=True, token_chars=token_chars, ids=ids))
@@ -233,6 +266,7 @@ async def _record(graph: Any, thread: ThreadRun, question: str, standalone: str,
 
 
 async def _remember(cache: SemanticCache | None, probe: Probe | None, final: Mapping[str, Any]) -> None:
-    # Stored before the tokens are sent: a client leaving mid-answer loses nothing.
+    # Stored before the tokens are sent: a client leaving mid-answer loses nothing. At
+    # most ``SETTLE_SECONDS``: the answer never waits on a slow cache store.
     if cache is not None and probe is not None:
-        await cache.remember(probe, final)
+        await settle(cache.remember(probe, final), what="storing the answer in the cache")

@@ -101,6 +101,13 @@ class ServingSettings(BaseModel):
     request_timeout_seconds: float = Field(
         120.0, gt=0, le=3600, description="Deadline of one question; then the stream ends with done (fallback)."
     )
+    collaborator_threads: int = Field(
+        32,
+        ge=1,
+        le=1024,
+        description="Worker threads for blocking collaborator calls (a sync retriever or model); the run log, "
+        "feedback and the cache's bookkeeping have a pool of their own, so hung calls never hold back a done.",
+    )
     retry_after_seconds: int = Field(2, ge=1, le=3600, description="Retry-After sent with a 503 when streams are full.")
     token_chars: int = Field(
         24, ge=1, le=4096, description="About how many characters of the answer each SSE `token` event carries."

@@ -32,6 +32,8 @@ Backend = Literal["sqlite", "postgres"]
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT = 10.0
 """Seconds to wait for PostgreSQL before giving up with a clear error."""
+OUTAGE_TIMEOUT = 1.0
+"""The longest a request waits for a connection to PostgreSQL threads: then it is an outage (a 503)."""
 _POSTGRES_HINT = "PostgreSQL threads need the postgres extra: pip install 'askai-graph[postgres]'"
 
 
@@ -142,12 +144,17 @@ async def open_async_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver
     psycopg, pool_module = _postgres_modules()
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
-    # A pool, not one connection: concurrent requests each get their own.
-    async with pool_module.AsyncConnectionPool(target, kwargs=_postgres_kwargs(), open=False) as pool:
+    # A pool, not one connection: concurrent requests each get their own. Through an
+    # outage (``_outage_pool_options``) every wait is bounded and the pool reconnects on demand.
+    pool_class = pool_module.AsyncConnectionPool
+    guard = SchemaGuard()
+    options = _outage_pool_options(pool_class, guard)
+    async with pool_class(target, kwargs=_postgres_kwargs() | _outage_kwargs(), open=False, **options) as pool:
         try:
             await pool.wait(timeout=CONNECT_TIMEOUT)
         except pool_module.PoolTimeout as exc:
             raise DatabaseError(f"cannot open the threads database within {CONNECT_TIMEOUT:g} s") from exc
+        pool.reconnect_timeout = 0  # from now on a lost connection is made again on demand
         postgres = AsyncPostgresSaver(pool, serde=state_serializer())
         try:
             # The lock on a connection of its own: setup takes another from the pool.
@@ -155,7 +162,73 @@ async def open_async_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver
                 await postgres.setup()
         except (psycopg.Error, SchemaLockTimeout) as exc:
             raise _setup_error(exc) from exc
+        guard.armed = True
         yield postgres
+
+
+class SchemaGuard:
+    """The pool's ``configure``: once armed, every new connection makes sure the tables exist.
+
+    Armed after start-up created them, so a start-up failure keeps its clear message.
+    """
+
+    def __init__(self) -> None:
+        """Start unarmed."""
+        self.armed = False
+
+    async def __call__(self, connection: Any) -> None:
+        """Check (and create) the tables through a new ``connection``."""
+        if self.armed:
+            await ensure_schema(connection)
+
+
+def _outage_pool_options(pool_class: Any, guard: SchemaGuard) -> dict[str, Any]:
+    """How the server's pool lives through an outage, and through a database dropped and created again.
+
+    - ``timeout``: a request waits ``OUTAGE_TIMEOUT`` for a connection, then it is a 503
+      (``PoolTimeout`` is a ``psycopg.OperationalError``), never the outage's length.
+    - ``check``: a connection is tried before it is lent; one the outage broke is dropped.
+    - ``reconnect_timeout`` 0 once open: a failed connection is not retried on a backoff
+      of minutes; the next request that needs one connects again, so the database's
+      return is seen at once.
+    - ``configure``: every new connection first makes sure the tables exist
+      (``ensure_schema``): a database created again, empty, under the same name works
+      without a restart.
+    """
+    return {
+        "min_size": 2,
+        "max_size": 8,
+        "timeout": OUTAGE_TIMEOUT,
+        "check": pool_class.check_connection,
+        # At start-up a failed connection is retried for CONNECT_TIMEOUT (then 0: see above).
+        "reconnect_timeout": CONNECT_TIMEOUT,
+        "configure": guard,
+    }
+
+
+def _outage_kwargs() -> dict[str, Any]:
+    """Connection options that bound each wait on a server that went silent (no reset, no reply)."""
+    bound = int(OUTAGE_TIMEOUT * 1000)
+    return {"connect_timeout": 2, "tcp_user_timeout": bound, "keepalives_idle": 5, "keepalives_interval": 2,
+            "keepalives_count": 2}  # fmt: skip
+
+
+async def ensure_schema(connection: Any) -> None:
+    """Create the checkpointer's tables through ``connection`` if its database has none (a new connection).
+
+    One catalog lookup per new connection; the migrations run under the schema lock, so
+    several processes reconnecting to an emptied database create the tables once.
+    """
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+    present = "SELECT to_regclass('checkpoint_migrations') IS NOT NULL AS present"
+    if (await (await connection.execute(present)).fetchone())["present"]:
+        return
+    try:
+        async with async_schema_lock(connection):
+            await AsyncPostgresSaver(connection, serde=state_serializer()).setup()
+    except SchemaLockTimeout as exc:  # the pool drops this connection and tries another
+        raise DatabaseError(str(exc)) from exc
 
 
 def _setup_error(exc: Exception) -> DatabaseError:

@@ -351,6 +351,7 @@ def _open_postgres(url: str) -> SqlRunLog:
         raise RunLogError(POSTGRES_HINT) from exc
     from askai_graph.stores.schema_lock import SchemaLockTimeout, schema_lock
 
+    armed = False
     timeout = STORE_TIMEOUT_SECONDS
     # Each connection is checked before it is lent (a restarted server leaves dead ones
     # behind); a lost server is reconnected to in the background for as long as it takes.
@@ -370,6 +371,9 @@ def _open_postgres(url: str) -> SqlRunLog:
             "keepalives_count": 2,
         },
         check=ConnectionPool.check_connection,
+        # A database dropped and created again while the server runs gets its table back
+        # (checked once start-up has created it, so that start-up reports its own errors).
+        configure=lambda connection: _ensure_table(connection) if armed else None,
         timeout=timeout,
         reconnect_timeout=0,
         open=False,
@@ -381,7 +385,22 @@ def _open_postgres(url: str) -> SqlRunLog:
     except (psycopg.Error, PoolTimeout, SchemaLockTimeout) as exc:
         pool.close()
         raise _open_error(exc) from exc
+    armed = True
     return SqlRunLog(pool.connection, "%s", unavailable=(psycopg.OperationalError, PoolTimeout), close=pool.close)
+
+
+def _ensure_table(connection: Any) -> None:
+    """Create the table through a new ``connection`` if its database has none (one catalog lookup)."""
+    from askai_graph.stores.schema_lock import schema_lock
+
+    cursor = connection.cursor()
+    try:
+        present = cursor.execute("SELECT to_regclass('askai_runs') IS NOT NULL").fetchone()[0]
+    finally:
+        cursor.close()
+    if not present:
+        with schema_lock(connection):
+            create_schema(connection)
 
 
 def _open_error(exc: Exception) -> RunLogError:
