@@ -71,7 +71,7 @@ def fragment_url(url: str, quote: str) -> str:
 
 
 def fragment_texts(anchor_url: str, url: str) -> list[str] | None:
-    """Return the texts a text-fragment link to ``url`` looks for (its comma-separated parts), or None if it is not one."""
+    """Return the texts a text-fragment link to ``url`` looks for (its comma-separated parts), or None."""
     prefix = url + TEXT_FRAGMENT
     if not anchor_url.startswith(prefix):
         return None
