@@ -12,6 +12,7 @@ here, so the maker and the checker cannot drift apart.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from urllib.parse import quote as percent_encode
 from urllib.parse import unquote
 
@@ -47,6 +48,15 @@ class Citation(BaseModel):
     """``url`` plus the section heading's anchor, or a text fragment of ``quote``."""
     support: float = 0.0
     """Share of the sentence's content terms the passage holds (its grounding, in [0, 1])."""
+
+
+def best_citations(citations: Sequence[Citation]) -> dict[str, Citation]:
+    """Return each cited URL's best-supported citation (the first on a tie): what its card shows."""
+    best: dict[str, Citation] = {}
+    for citation in citations:
+        if citation.url not in best or citation.support > best[citation.url].support:
+            best[citation.url] = citation
+    return best
 
 
 def normalise_space(text: str) -> str:

@@ -9,7 +9,7 @@ Routers (``edges.py``) and nodes both call these, so a rule lives in exactly one
 from __future__ import annotations
 
 from askai_graph.catalog import is_catalog_question
-from askai_graph.citations import Citation
+from askai_graph.citations import Citation, best_citations
 from askai_graph.critique import Critique, ReviewCode
 from askai_graph.evidence import SearchResult
 from askai_graph.settings import Settings
@@ -132,10 +132,7 @@ def card_evidence(citations: list[Citation]) -> dict[str, dict[str, str]]:
     Validation checked every citation's quote and anchor against the retrieved text, so
     a card shows only what the page says, where it says it.
     """
-    best: dict[str, Citation] = {}
-    for citation in citations:
-        if citation.url not in best or citation.support > best[citation.url].support:
-            best[citation.url] = citation
     return {
-        url: {"section": c.section, "anchor_url": c.anchor_url, "quote": c.quote} for url, c in best.items()
+        url: {"section": c.section, "anchor_url": c.anchor_url, "quote": c.quote}
+        for url, c in best_citations(citations).items()
     }
