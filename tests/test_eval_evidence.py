@@ -42,13 +42,20 @@ def test_the_anchor_is_accurate_when_the_cards_passage_holds_every_must_mention_
 
 
 def test_the_figures_count_sentences_and_judged_questions_only() -> None:
-    results = [  # fmt: skip
-        QuestionResult(question="a", outcome="accepted", citation_support=(True, False, True), anchor_holds_mention=True),  # noqa: E501
-        QuestionResult(question="b", outcome="accepted", citation_support=(True,), anchor_holds_mention=False),
-        QuestionResult(question="c", outcome="fallback"),
+    results = [
+        QuestionResult(question="a", outcome="accepted", citation_support=(True, False, True), sources=(PAGE,)),
+        QuestionResult(question="b", outcome="degraded", citation_support=(False,), anchor_holds_mention=False),
+        QuestionResult(question="c", outcome="accepted", sources=(PAGE,), anchor_holds_mention=True),
+        QuestionResult(question="d", outcome="fallback"),
     ]
-    scores = evidence_scores(results)
-    assert scores == {"citing_sentences": 4, "citation_support_rate": 0.75, "anchor_judged": 2, "anchor_accuracy": 0.5}
+    assert evidence_scores(results) == {
+        "citing_sentences": 4,
+        "citation_support_rate": 0.5,
+        "shown_sentences": 3,
+        "shown_support_rate": 2 / 3,
+        "anchor_judged": 2,
+        "anchor_accuracy": 0.5,
+    }
 
 
 def test_a_run_of_the_sample_site_records_its_evidence_and_the_report_shows_it() -> None:

@@ -24,9 +24,10 @@ Definitions (each a share in [0, 1] unless it says otherwise):
 - **answers** (``evaluation.answers``): false accepts, answered, card precision and
   off-topic questions ending in fallback: whether "accepted" means "answered";
 - **evidence** (``evaluation.evidence``): *citation_support_rate*, the share of citing
-  sentences (of answers shown with cards) whose anchored passage holds their key terms
-  and numbers; *anchor_accuracy*, the share of labelled questions whose answer shows
-  cards and every ``must_mention`` term where a card's anchored passage holds them all;
+  sentences of final drafts (any outcome but fallback) whose anchored passage holds their
+  key terms and numbers, and *shown_support_rate*, the same over answers shown with
+  cards; *anchor_accuracy*, the share of labelled questions whose answer shows cards
+  and every ``must_mention`` term where a card's anchored passage holds them all;
 - **latency**: p50/p95 seconds per question, per stage, and of *retrieval* (the first
   Research pass: the question as asked, before any retry).
 """
@@ -113,10 +114,13 @@ def false_source_cards(result: QuestionResult) -> list[str]:
 def evidence_scores(results: Sequence[QuestionResult]) -> dict[str, Any]:
     """Return the citation support rate and the anchor accuracy (see the module doc)."""
     supports = [supported for result in results for supported in result.citation_support]
+    shown = [supported for result in results if result.sources for supported in result.citation_support]
     judged = [result.anchor_holds_mention for result in results if result.anchor_holds_mention is not None]
     return {
         "citing_sentences": len(supports),
         "citation_support_rate": _mean([1.0 if supported else 0.0 for supported in supports]),
+        "shown_sentences": len(shown),
+        "shown_support_rate": _mean([1.0 if supported else 0.0 for supported in shown]),
         "anchor_judged": len(judged),
         "anchor_accuracy": _mean([1.0 if held else 0.0 for held in judged]),
     }

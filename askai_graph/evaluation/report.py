@@ -73,6 +73,7 @@ def evidence_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
     support, sentences = evidence["citation_support_rate"], evidence["citing_sentences"]
     return [
         ("citation support rate", f"{_pct(support)} of {sentences} sentences"),
+        ("  under cards shown", f"{_pct(evidence['shown_support_rate'])} of {evidence['shown_sentences']} sentences"),
         ("anchor accuracy", f"{_pct(evidence['anchor_accuracy'])} of {evidence['anchor_judged']} questions"),
     ]
 

@@ -78,7 +78,7 @@ class QuestionResult(BaseModel):
     retrieval_seconds: float | None = None
     """Wall time of the first Research pass (``None`` when Research did not run)."""
     citation_support: tuple[bool, ...] = ()
-    """Per citing sentence of an answer shown with cards: whether its anchored passage supports it."""
+    """Per citing sentence of the final draft (none on fallback): whether its anchored passage supports it."""
     anchor_holds_mention: bool | None = None
     """Whether a card's anchored passage holds every ``must_mention`` term (``None``: not judged,
     no cards, no ``must_mention``, or the answer lacks one of them)."""
@@ -122,7 +122,7 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
     final = final_state(stream, on_updates)
     summary = RunSummary.from_state(final, seconds=time.perf_counter() - start, stage_seconds=stage_seconds)
     cards = tuple(source.url for source in summary.sources)
-    citations = list(final.get("citations") or []) if cards else []
+    citations = list(final.get("citations") or []) if summary.outcome != "fallback" else []
     judged = bool(cards and item.must_mention) and all(t.lower() in summary.answer.lower() for t in item.must_mention)
     return QuestionResult(
         question=item.question,
