@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from urllib.parse import quote as percent_encode
 from urllib.parse import unquote
 
@@ -88,6 +89,7 @@ def fragment_texts(anchor_url: str, url: str) -> list[str] | None:
     return [normalise_space(unquote(part)) for part in anchor_url[len(prefix) :].split(",")]
 
 
+@lru_cache(maxsize=1024)
 def headings_in(text: str) -> frozenset[str]:
     """Return the headings of ``text`` outside code fences, as its sections name them."""
     found: set[str] = set()

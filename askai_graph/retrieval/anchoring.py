@@ -29,7 +29,7 @@ from askai_graph.citations import (
 )
 from askai_graph.evidence import SearchResult
 from askai_graph.retrieval.sections import Section, page_sections
-from askai_graph.text import content_terms, sentences
+from askai_graph.text import content_terms, sentence_terms, sentences
 
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 _LINK_TEXT = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -43,15 +43,15 @@ def anchor_citations(draft: str, results: Sequence[SearchResult]) -> list[Citati
     """
     by_url = {result.source_url: result for result in results}
     sections = _sections_by_url(results)
+    passages = {url: [(s, _passage_terms(by_url[url], s)) for s in found] for url, found in sections.items()}
     citations: list[Citation] = []
-    for sentence, urls in citing_sentences(draft, frozenset(by_url)):
-        terms = claim_terms(sentence)
+    for sentence, urls, terms in citing_sentences(draft, frozenset(by_url)):
         for url in urls:
-            citations.append(_anchor(sentence, terms, by_url[url], sections[url]))
+            citations.append(_anchor(sentence, terms, by_url[url], passages[url]))
     anchored = {citation.url for citation in citations}
     for url in _linked(draft, frozenset(by_url)):
         if url not in anchored and sections[url]:
-            citations.append(_anchor("", set(), by_url[url], sections[url]))
+            citations.append(_anchor("", set(), by_url[url], passages[url]))
     return citations
 
 
@@ -67,8 +67,8 @@ def anchored_support(terms: set[str], results: Sequence[SearchResult]) -> float:
     return best
 
 
-def citing_sentences(draft: str, urls: frozenset[str]) -> list[tuple[str, tuple[str, ...]]]:
-    """Return each prose sentence of ``draft`` that cites retrieved pages, with those pages in order.
+def citing_sentences(draft: str, urls: frozenset[str]) -> list[tuple[str, tuple[str, ...], set[str]]]:
+    """Return each prose sentence of ``draft`` that cites retrieved pages, with those pages in order and its terms.
 
     A sentence cites the pages it links, else those its paragraph links. A sentence that
     is only its links' text (a bare "(Title)") or has no content term of its own is no claim.
@@ -78,8 +78,9 @@ def citing_sentences(draft: str, urls: frozenset[str]) -> list[tuple[str, tuple[
         around = _linked(paragraph, urls)
         for sentence in sentences(paragraph):
             cited = _linked(sentence, urls) or around
-            if cited and claim_terms(sentence):
-                found.append((sentence, cited))
+            terms = claim_terms(sentence) if cited else set()
+            if terms:
+                found.append((sentence, cited, terms))
     return found
 
 
@@ -88,8 +89,10 @@ def claim_terms(sentence: str) -> set[str]:
     return set(content_terms(_URL.sub(" ", _LINK_TEXT.sub(" ", sentence))))
 
 
-def _anchor(sentence: str, terms: set[str], result: SearchResult, sections: list[Section]) -> Citation:
-    best = max(sections, key=lambda section: len(terms & _passage_terms(result, section)))
+def _anchor(
+    sentence: str, terms: set[str], result: SearchResult, passages: list[tuple[Section, frozenset[str]]]
+) -> Citation:
+    best, held = max(passages, key=lambda passage: len(terms & passage[1]))
     quote = best_quote(best, terms)
     anchor = next((a.id for a in result.anchors if a.heading == best.heading), None) if best.heading else None
     return Citation(
@@ -99,7 +102,7 @@ def _anchor(sentence: str, terms: set[str], result: SearchResult, sections: list
         passage=best.text,
         quote=quote,
         anchor_url=heading_url(result.source_url, anchor) if anchor else fragment_url(result.source_url, quote),
-        support=round(len(terms & _passage_terms(result, best)) / len(terms), 3) if terms else 0.0,
+        support=round(len(terms & held) / len(terms), 3) if terms else 0.0,
     )
 
 
@@ -109,9 +112,9 @@ def best_quote(section: Section, terms: set[str]) -> str:
     A section with no prose quotes its first line of code, else its heading: every quote
     is verbatim retrieved text.
     """
-    candidates = sentences(section.text)
+    candidates = sentence_terms(section.text)  # cached per section text, as the Critic's are
     if candidates:
-        quote = max(candidates, key=lambda s: len(terms & set(content_terms(s))))
+        quote = max(candidates, key=lambda candidate: len(terms & candidate[1]))[0]
     else:
         lines = [line.strip() for line in section.text.splitlines() if line.strip() and not FENCE_LINE.match(line)]
         quote = next((line for line in lines if not line.startswith("#")), section.heading or (lines or [""])[0])

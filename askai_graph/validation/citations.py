@@ -11,6 +11,7 @@ whose words are the quote's. Anything else is ``unanchored_citation``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from askai_graph.citations import (
     QUOTE_MAX_CHARS,
@@ -45,11 +46,17 @@ def _problem(citation: Citation, result: SearchResult | None) -> str | None:
     quote = normalise_space(citation.quote)
     if not quote or len(quote) > QUOTE_MAX_CHARS:
         return f"Quote of {citation.url} is empty or longer than {QUOTE_MAX_CHARS} characters"
-    if quote not in normalise_space(result.content):
+    if quote not in _normalised(result.content):
         return f"Quote is not verbatim in the retrieved text of {citation.url}"
     if not _anchored(citation, result):
         return f"Anchor {citation.anchor_url} is neither a retrieved heading of {citation.url} nor its quote"
     return None
+
+
+@lru_cache(maxsize=1024)
+def _normalised(content: str) -> str:
+    """The retrieved text with whitespace normalised (cached: a page is cited by several sentences)."""
+    return normalise_space(content)
 
 
 def _anchored(citation: Citation, result: SearchResult) -> bool:
