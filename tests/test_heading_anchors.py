@@ -7,8 +7,10 @@ from pathlib import Path
 from askai_graph.evidence import HeadingAnchor
 from askai_graph.indexing import build_index, scan_source
 from askai_graph.indexing.anchors import github_slug, heading_anchors, mkdocs_slug
+from askai_graph.indexing.html import read_html_page
 from askai_graph.indexing.loader import load_corpus
 from askai_graph.nodes.research import to_search_results
+from askai_graph.retrieval.corpus import Page
 from askai_graph.retrieval.pages import BM25Retriever
 
 SITES = Path(__file__).parent / "data" / "generators"
@@ -56,3 +58,23 @@ def test_a_built_index_keeps_the_anchors_and_research_hands_them_on(tmp_path: Pa
     results = to_search_results(retriever.invoke("enabling disabling verification"), top_k=3)
     ssl = next(result for result in results if result.source_url == SSL_PAGE)
     assert HeadingAnchor(heading="Enabling and disabling verification", id="ssl") in ssl.anchors
+
+
+BUILT_PAGE = """<html><head><title>Install</title><link rel="canonical" href="https://d.example/install/"></head>
+<body><nav>menu</nav><main><article>
+<h1 id="install">Installing Lantern<a class="headerlink" href="#install">¶</a></h1>
+<p>Lantern installs with pip in one step and works on every platform we know of.</p>
+<section id="check-it"><h2>Check the <code>installation</code></h2>
+<p>Run lantern --version to check that the installation worked as it should.</p></section>
+<h2 class="anchor" id="upgrade">Upgrading<a class="hash-link" href="#upgrade">\u200b</a></h2>
+<p>Upgrade with pip install -U lantern whenever a new release comes out.</p>
+<h2>No id here</h2><p>This heading has no id at all, so its cards link to a text fragment.</p>
+</article></main></body></html>"""
+
+
+def test_a_built_pages_headings_keep_the_ids_the_page_gives_them() -> None:
+    page = read_html_page("install.html", BUILT_PAGE, None)
+    assert isinstance(page, Page)
+    # Its own id, its Sphinx section's, a Docusaurus heading's; a heading without one has none.
+    assert [anchor.id for anchor in page.anchors] == ["install", "check-it", "upgrade"]
+    assert [anchor.heading for anchor in page.anchors][1:] == ["Check the `installation`", "Upgrading"]

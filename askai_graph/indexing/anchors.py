@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
 from askai_graph.evidence import HeadingAnchor
 from askai_graph.indexing.markup import clean_prose, fenced_lines, plain_line
@@ -71,3 +72,62 @@ def _unique(base: str, taken: set[str], mkdocs: bool) -> str:
         anchor = f"{base}_{count}" if mkdocs else f"{base}-{count}"
     taken.add(anchor)
     return anchor
+
+
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_LINK_MARKS = "¶#\u200b \u00a0"
+
+
+def html_anchors(html: str, markdown: str) -> tuple[HeadingAnchor, ...]:
+    """Return the headings of ``markdown`` (a built page's text) with the ids the page gives them.
+
+    A built page names its heading ids itself: ``<h2 id=...>`` (MkDocs, Docusaurus,
+    Hugo), a permalink inside the heading (``<a class="headerlink" href="#...">``), or
+    Sphinx's ``<section id=...>`` around it. Headings are matched by their text, in page
+    order; a heading the page gives no id has no anchor (its cards use a text fragment).
+    """
+    import lxml.html
+
+    try:
+        root = lxml.html.fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return ()
+    ids: dict[str, list[str]] = {}
+    for element in root.iter(*_HEADING_TAGS):
+        anchor = _html_id(element)
+        text = _heading_text(element)
+        if anchor and text:
+            ids.setdefault(text, []).append(anchor)
+    anchors = []
+    for line, code in fenced_lines(markdown):
+        heading = first_heading_in(line) if not code and _HEADING_LINE.match(line) else ""
+        found = ids.get(" ".join(plain_line(heading).strip(_LINK_MARKS).casefold().split())) if heading else None
+        if found:
+            anchors.append(HeadingAnchor(heading=heading, id=found.pop(0)))
+    return tuple(anchors)
+
+
+def _html_id(element: Any) -> str:
+    """Return the id a heading element is linked by: its own, its permalink's, or its section's."""
+    if element.get("id"):
+        return str(element.get("id"))
+    for link in element.iter("a"):
+        href = str(link.get("href") or "")
+        if href.startswith("#") and len(href) > 1:
+            return href[1:]
+    parent = element.getparent()
+    first = next(parent.iter(*_HEADING_TAGS), None) if parent is not None else None
+    if parent is not None and parent.tag == "section" and parent.get("id") and first is element:
+        return str(parent.get("id"))
+    return ""
+
+
+def _heading_text(element: Any) -> str:
+    """Return a heading's text as compared (case-folded, spaces collapsed), its permalink's mark left out."""
+    parts = [element.text or ""]
+    for child in element:
+        href = str(child.get("href") or "") if child.tag == "a" else ""
+        if not href.startswith("#"):
+            parts.append(child.text_content())
+        parts.append(child.tail or "")
+    return " ".join("".join(parts).strip(_LINK_MARKS).casefold().split())
