@@ -11,6 +11,7 @@ from langchain_core.documents import Document
 from askai_graph import Settings, build_graph
 from askai_graph.citations import QUOTE_MAX_CHARS, Citation, fragment_url, normalise_space
 from askai_graph.evidence import EvidencePassage, HeadingAnchor, SearchResult
+from askai_graph.indexing.anchors import heading_anchors
 from askai_graph.offline.critic import LexicalCritic
 from askai_graph.retrieval.anchoring import anchor_citations
 from askai_graph.reviewing import ReviewRequest
@@ -102,7 +103,11 @@ _PAGE = st.lists(_SECTION, min_size=1, max_size=5).map(
 def test_every_quote_is_verbatim_retrieved_text_and_passes_validation(
     pages: list[str], claims: list[tuple[str, int]]
 ) -> None:
-    results = [result(url=f"https://docs.example/p{i}/", content=text, anchors=()) for i, text in enumerate(pages)]
+    # Every other page has its headings' anchors (as a docs tree gives them), the rest none.
+    results = [
+        result(url=f"{PAGE}{i}/", content=text, anchors=heading_anchors(text, "mkdocs") if i % 2 else ())
+        for i, text in enumerate(pages)
+    ]
     draft = " ".join(f"{sentence[:-1]} ([Page]({results[n % len(results)].source_url}))." for sentence, n in claims)
     citations = anchor_citations(draft, results)
     content = {r.source_url: normalise_space(r.content) for r in results}
