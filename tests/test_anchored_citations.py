@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from hypothesis import given, settings
@@ -12,12 +13,13 @@ from askai_graph import Settings, build_graph
 from askai_graph.citations import QUOTE_MAX_CHARS, Citation, fragment_url, normalise_space
 from askai_graph.evidence import EvidencePassage, HeadingAnchor, SearchResult
 from askai_graph.indexing.anchors import heading_anchors
+from askai_graph.nodes.validation import Validate
 from askai_graph.offline.critic import LexicalCritic
 from askai_graph.retrieval.anchoring import anchor_citations
 from askai_graph.reviewing import ReviewRequest
-from askai_graph.state import STATE_KEYS
+from askai_graph.state import STATE_KEYS, AskState
 from askai_graph.validation import Code, validate_draft
-from tests.fakes import PASSING, FakeRetriever, replies
+from tests.fakes import PASSING, ConceptEmbeddings, FakeRetriever, replies
 
 PAGE = "https://docs.example/cache/"
 OTHER = "https://docs.example/streams/"
@@ -222,3 +224,35 @@ def test_a_retriever_with_malformed_anchors_gets_text_fragment_cards() -> None:
     )
     [card] = graph.invoke({"question": "When do cached entries expire?"})["sources"]
     assert "#:~:text=" in card.anchor_url
+
+
+# --- with an embedding model: sections tied on shared terms are told apart by meaning ---------
+
+TRAIL = "https://trail.example/notes/"
+TRAIL_TEXT = (
+    "## Hiking pace\n\nHiking at a steady pace saves energy for the last climb.\n\n"
+    "## Hydration\n\nCarry two litres of water and stop to drink often."
+)
+TIED = f"Drink plenty while hiking ([Trail notes]({TRAIL}))."
+
+
+def trail_state() -> AskState:
+    page = SearchResult(title="Trail notes", source_url=TRAIL, content=TRAIL_TEXT)
+    return AskState(question="What should I drink on a hike?", draft=TIED, search_results=[page])
+
+
+def test_without_a_model_a_tie_goes_to_the_first_section() -> None:
+    [citation] = Validate()(trail_state(), Settings())["citations"]
+    assert citation.section == "Hiking pace"
+
+
+def test_with_the_retrievers_model_a_tie_goes_to_the_section_closest_in_meaning() -> None:
+    update = Validate(ConceptEmbeddings())(trail_state(), Settings())
+    [citation] = update["citations"]
+    assert (citation.section, citation.quote) == ("Hydration", "Carry two litres of water and stop to drink often.")
+    assert update["validation"].ok
+
+
+def test_an_async_run_anchors_with_the_model_off_the_event_loop() -> None:
+    update = asyncio.run(Validate(ConceptEmbeddings()).acall(trail_state(), Settings()))
+    assert [c.section for c in update["citations"]] == ["Hydration"]

@@ -10,7 +10,10 @@ and links to the section heading's anchor on the real page when the site reader 
 it, else to a text fragment of the quote.
 
 The Critic judges grounding the same way (``anchored_support``), so "this sentence is
-grounded" and "this card quotes its ground" are one decision.
+grounded" and "this card quotes its ground" are one decision. With an embedding model
+(the retriever's, ``ASKAI_EMBEDDINGS``), sections that tie on shared terms are told apart
+by meaning: the one closest to the sentence wins. Only ties: the passage's support, and
+so the Critic's verdict, stays the lexical one.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
 
 from askai_graph.citations import (
     FENCE_LINE,
@@ -35,11 +41,41 @@ _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 _LINK_TEXT = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
-def anchor_citations(draft: str, results: Sequence[SearchResult]) -> list[Citation]:
+SECTION_CHARS = 1000
+"""What of a section an embedding model reads (its heading and opening carry its vector)."""
+VECTOR_CACHE = 4096
+
+
+class Meaning:
+    """Cosines between a sentence and sections, from an embedding model; section vectors cached."""
+
+    def __init__(self, embeddings: Embeddings) -> None:
+        """Use ``embeddings`` (the retriever's model) for every anchoring of this graph."""
+        self.embeddings = embeddings
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def closest(self, sentence: str, sections: Sequence[Section]) -> Section:
+        """Return the section whose text is closest in meaning to ``sentence`` (the first on a tie)."""
+        texts = [f"{section.heading}\n{section.text}"[:SECTION_CHARS] for section in sections]
+        missing = [text for text in dict.fromkeys(texts) if text not in self._vectors]
+        if missing:
+            if len(self._vectors) > VECTOR_CACHE:  # the same pages come back: keep a bounded cache
+                self._vectors.clear()
+            vectors = self.embeddings.embed_documents(missing)
+            self._vectors.update((text, np.asarray(v, dtype=float)) for text, v in zip(missing, vectors, strict=True))
+        query = np.asarray(self.embeddings.embed_query(sentence), dtype=float)
+        matrix = np.stack([self._vectors[text] for text in texts])
+        norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
+        cosines = (matrix @ query) / np.where(norms == 0, 1.0, norms)
+        return sections[int(np.argmax(cosines))]
+
+
+def anchor_citations(draft: str, results: Sequence[SearchResult], meaning: Meaning | None = None) -> list[Citation]:
     """Return one ``Citation`` per (citing sentence, cited page) of ``draft``, in draft order.
 
     A cited page no sentence of which could be anchored (a bare list of links) still
     gets one citation, anchored to its opening section, so every card has its evidence.
+    ``meaning`` breaks ties between sections sharing as many of a sentence's terms.
     """
     by_url = {result.source_url: result for result in results}
     sections = _sections_by_url(results)
@@ -47,7 +83,7 @@ def anchor_citations(draft: str, results: Sequence[SearchResult]) -> list[Citati
     citations: list[Citation] = []
     for sentence, urls, terms in citing_sentences(draft, frozenset(by_url)):
         for url in urls:
-            citations.append(_anchor(sentence, terms, by_url[url], passages[url]))
+            citations.append(_anchor(sentence, terms, by_url[url], passages[url], meaning))
     anchored = {citation.url for citation in citations}
     for url in _linked(draft, frozenset(by_url)):
         if url not in anchored and sections[url]:
@@ -90,9 +126,16 @@ def claim_terms(sentence: str) -> set[str]:
 
 
 def _anchor(
-    sentence: str, terms: set[str], result: SearchResult, passages: list[tuple[Section, frozenset[str]]]
+    sentence: str,
+    terms: set[str],
+    result: SearchResult,
+    passages: list[tuple[Section, frozenset[str]]],
+    meaning: Meaning | None = None,
 ) -> Citation:
     best, held = max(passages, key=lambda passage: len(terms & passage[1]))
+    tied = [section for section, found in passages if len(terms & found) == len(terms & held)]
+    if meaning is not None and sentence and len(tied) > 1:
+        best = meaning.closest(sentence, tied)
     quote = best_quote(best, terms)
     anchor = next((a.id for a in result.anchors if a.heading == best.heading), None) if best.heading else None
     return Citation(
