@@ -256,3 +256,13 @@ def test_with_the_retrievers_model_a_tie_goes_to_the_section_closest_in_meaning(
 def test_an_async_run_anchors_with_the_model_off_the_event_loop() -> None:
     update = asyncio.run(Validate(ConceptEmbeddings()).acall(trail_state(), Settings()))
     assert [c.section for c in update["citations"]] == ["Hydration"]
+
+
+class FailingEmbeddings(ConceptEmbeddings):
+    def embed_query(self, text: str) -> list[float]:
+        raise ConnectionError("the embeddings provider is down")
+
+
+def test_a_failing_embedding_model_leaves_the_anchoring_lexical_not_a_failed_run() -> None:
+    update = Validate(FailingEmbeddings())(trail_state(), Settings())
+    assert [c.section for c in update["citations"]] == ["Hiking pace"] and update["validation"].ok

@@ -18,6 +18,7 @@ so the Critic's verdict, stays the lexical one.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -37,6 +38,7 @@ from askai_graph.evidence import SearchResult
 from askai_graph.retrieval.sections import Section, page_sections
 from askai_graph.text import content_terms, sentence_terms, sentences
 
+logger = logging.getLogger(__name__)
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 _LINK_TEXT = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
@@ -55,19 +57,33 @@ class Meaning:
         self._vectors: dict[str, np.ndarray] = {}
 
     def closest(self, sentence: str, sections: Sequence[Section]) -> Section:
-        """Return the section whose text is closest in meaning to ``sentence`` (the first on a tie)."""
+        """Return the section whose text is closest in meaning to ``sentence`` (the first on a tie).
+
+        A model that fails (a provider error) leaves the tie to the first section: the
+        anchoring is then lexical, never a failed run.
+        """
+        try:
+            return sections[int(np.argmax(self._cosines(sentence, sections)))]
+        except Exception:  # noqa: BLE001 - any provider error: anchor lexically
+            logger.warning("the embedding model failed; anchoring by shared terms alone", exc_info=True)
+            return sections[0]
+
+    def _cosines(self, sentence: str, sections: Sequence[Section]) -> np.ndarray:
         texts = [f"{section.heading}\n{section.text}"[:SECTION_CHARS] for section in sections]
-        missing = [text for text in dict.fromkeys(texts) if text not in self._vectors]
+        # Runs of several threads share the cache: each works on its own copy of what it needs.
+        known = {text: vector for text in dict.fromkeys(texts) if (vector := self._vectors.get(text)) is not None}
+        missing = [text for text in dict.fromkeys(texts) if text not in known]
         if missing:
+            vectors = self.embeddings.embed_documents(missing)
+            fresh = {text: np.asarray(v, dtype=float) for text, v in zip(missing, vectors, strict=True)}
+            known.update(fresh)
             if len(self._vectors) > VECTOR_CACHE:  # the same pages come back: keep a bounded cache
                 self._vectors.clear()
-            vectors = self.embeddings.embed_documents(missing)
-            self._vectors.update((text, np.asarray(v, dtype=float)) for text, v in zip(missing, vectors, strict=True))
+            self._vectors.update(fresh)
         query = np.asarray(self.embeddings.embed_query(sentence), dtype=float)
-        matrix = np.stack([self._vectors[text] for text in texts])
+        matrix = np.stack([known[text] for text in texts])
         norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
-        cosines = (matrix @ query) / np.where(norms == 0, 1.0, norms)
-        return sections[int(np.argmax(cosines))]
+        return (matrix @ query) / np.where(norms == 0, 1.0, norms)  # type: ignore[no-any-return]
 
 
 def anchor_citations(draft: str, results: Sequence[SearchResult], meaning: Meaning | None = None) -> list[Citation]:
