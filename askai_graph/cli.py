@@ -87,6 +87,8 @@ def result_json(summary: RunSummary, token: str | None = None) -> dict[str, Any]
 
 def render_text(summary: RunSummary, token: str | None = None) -> str:
     """Return the human-readable report of a finished run (with how to follow up, given the thread's token)."""
+    from askai_graph.plaintext import printable  # page text is shown inert: a quote can hold anything
+
     gates = summary.gates
     failed = [name for name, status in gates.items() if status == "failed"]
     reasons = ", ".join(failure.code for failure in summary.review_failures)
@@ -100,7 +102,13 @@ def render_text(summary: RunSummary, token: str | None = None) -> str:
     ]
     if summary.sources:
         lines.append("sources:")
-        lines += [f"  - {source.title} <{source.url}>" for source in summary.sources]
+        for source in summary.sources:
+            lines.append(f"  - {source.title} <{source.url}>")
+            # The evidence, indented under its card: where on the page, and what it says.
+            if source.section:
+                lines.append(f"      {printable(source.section)} <{source.anchor_url}>")
+            if source.quote:
+                lines.append(f"      \u201c{printable(source.quote)}\u201d")
     else:
         lines.append("sources: none shown (the Source Gate did not pass)")
     if summary.thread_id and token:

@@ -20,6 +20,17 @@ class ImageRef(BaseModel):
     """Alternative text from the post's front matter."""
 
 
+class HeadingAnchor(BaseModel):
+    """A heading of a page and the id its generator gives it on the real page."""
+
+    model_config = ConfigDict(frozen=True)
+
+    heading: str
+    """The heading's Markdown text, as a section of the page names it."""
+    id: str
+    """Its anchor on the page (``first-steps``): a custom ``{#id}`` or the generator's slug."""
+
+
 class SearchResult(BaseModel):
     """One retrieved post: candidate evidence, not an endorsement."""
 
@@ -41,6 +52,8 @@ class SearchResult(BaseModel):
     """The nav section the site lists the post under ('' when none); a catalog groups by it."""
     site_pages: int = 0
     """On a post listed from the site's catalog: how many pages the catalog holds (0 otherwise)."""
+    anchors: tuple[HeadingAnchor, ...] = Field(default_factory=tuple)
+    """The page's headings and their anchors, when its site reader knew them (empty otherwise)."""
 
 
 INLINE_CHARS = 100_000

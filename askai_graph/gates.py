@@ -9,6 +9,7 @@ Routers (``edges.py``) and nodes both call these, so a rule lives in exactly one
 from __future__ import annotations
 
 from askai_graph.catalog import is_catalog_question
+from askai_graph.citations import Citation, best_citations
 from askai_graph.critique import Critique, ReviewCode
 from askai_graph.evidence import SearchResult
 from askai_graph.settings import Settings
@@ -117,4 +118,21 @@ def display_sources(state: AskState) -> list[Source]:
     by_url: dict[str, SearchResult] = {}
     for result in results:
         by_url.setdefault(result.source_url, result)
-    return [Source(title=by_url[url].title, url=url) for url in cited_page_urls(state) if url in by_url]
+    evidence = card_evidence(state.get("citations", []))
+    return [
+        Source(title=by_url[url].title, url=url, **evidence.get(url, {}))
+        for url in cited_page_urls(state)
+        if url in by_url
+    ]
+
+
+def card_evidence(citations: list[Citation]) -> dict[str, dict[str, str]]:
+    """Return each cited URL's card evidence: its best-supported citation (the first on a tie).
+
+    Validation checked every citation's quote and anchor against the retrieved text, so
+    a card shows only what the page says, where it says it.
+    """
+    return {
+        url: {"section": c.section, "anchor_url": c.anchor_url, "quote": c.quote}
+        for url, c in best_citations(citations).items()
+    }

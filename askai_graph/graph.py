@@ -27,7 +27,7 @@ from askai_graph.nodes.critic import Review
 from askai_graph.nodes.finish import accept, accept_early, degrade, fallback
 from askai_graph.nodes.research import Research
 from askai_graph.nodes.source_gate import source_gate
-from askai_graph.nodes.validation import validate
+from askai_graph.nodes.validation import Validate
 from askai_graph.nodes.writer import Write
 from askai_graph.providers import (
     as_critic,
@@ -140,7 +140,8 @@ def build_graph(
     builder.add_node("condense", node("condense", condense, condense.acall))
     builder.add_node("research", node("research", research, research.acall))
     builder.add_node("writer", node("writer", write, write.acall))
-    builder.add_node("validation", node("validation", validate))
+    check = Validate(shared)  # anchoring tells tied sections apart with the same model
+    builder.add_node("validation", node("validation", check, check.acall))
     builder.add_node("critic", node("critic", review, review.acall))
     builder.add_node("accept", node("accept", accept))
     builder.add_node("accept_early", node("accept_early", accept_early))

@@ -73,7 +73,11 @@ on; it shares the question's words but not its answer) gets intent_alignment bel
 and gaps must name what is missing (for example "the option that sets the line width").
 - drift_detected: true if the draft wanders into topics the question did not ask about, \
 including sentences that only share a word with the question.
-- ungrounded_claims: each claim in the draft that the evidence does not support.
+- ungrounded_claims: each sentence of the draft that the evidence does not support. Judge a \
+sentence that cites a page (a link in it or in its paragraph) against the one passage of \
+that page it rests on, the section that best matches it: a sentence no single passage of \
+its cited page supports is ungrounded, even if its words appear elsewhere in the evidence \
+or on another page.
 - gaps: short search phrases for what the evidence is missing to answer fully."""
 
 CRITIC_USER = """\

@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args, get_type_hints
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict
 
+from askai_graph.citations import Citation
 from askai_graph.critique import Critique
 from askai_graph.evidence import SearchResult
 from askai_graph.validation import ValidationReport
@@ -43,6 +44,12 @@ class Source(BaseModel):
     """Page title."""
     url: str
     """Exact retrieved post URL."""
+    section: str = ""
+    """The heading of the section the card's quote comes from ('' for a page's opening text)."""
+    anchor_url: str = ""
+    """``url`` with that section's anchor, or a ``#:~:text=`` fragment of the quote ('' when none)."""
+    quote: str = ""
+    """The passage the answer rests on, verbatim from the retrieved page (at most ~200 characters)."""
 
 
 class Turn(BaseModel):
@@ -111,6 +118,8 @@ class AskState(OutputState, total=False):
     """Why the Writer produced no draft (a provider failure), if it failed."""
     validation: ValidationReport | None
     """Validation of the latest draft; ``None`` when it has not run on it."""
+    citations: list[Citation]
+    """The latest draft's citing sentences, each anchored to the retrieved passage it rests on."""
     critique: Critique | None
     """The Critic's parsed review of the latest draft; ``None`` if none or malformed."""
     review_failures: list[ReviewFailure]
@@ -144,6 +153,7 @@ def new_turn_state() -> dict[str, Any]:
         "writer_error": None,
         "attempts": 0,
         "validation": None,
+        "citations": [],
         "critique": None,
         "review_failures": [],
         "gaps": [],

@@ -9,7 +9,11 @@ Starts ``askai serve``'s app over the bundled sample site on a free 127.0.0.1 po
 - ``docs/widget-conversation.png``: light, a question and its follow-up (condensed on the
   server), the first answer rated with a thumb up;
 - ``docs/widget-launcher.png``: the floating launcher opened as a dialog over a page of
-  the site, with its starter questions.
+  the site, with its starter questions;
+- ``docs/widget-evidence.png``: light, an accepted answer whose card carries its evidence:
+  the section as a subtitle, the verbatim quote, a link to the section's anchor.
+
+``scripts/screenshot.py NAME.png ...`` writes only the named screenshots of ``SHOTS``.
 """
 
 from __future__ import annotations
@@ -34,11 +38,12 @@ SHOTS = [
     # (file, colour scheme, viewport width, question)
     ("widget.png", "light", 880, "How does a semantic cache work?"),
     ("widget-360-dark.png", "dark", 360, "How do I bake sourdough bread?"),
+    ("widget-evidence.png", "light", 880, "How do BM25 and embeddings compare, and how can they be combined?"),
 ]
 
 
-def main() -> int:
-    """Write the screenshots into docs/."""
+def main(only: list[str]) -> int:
+    """Write the screenshots into docs/ (those named in ``only``, when it names any)."""
     out = ROOT / "docs"
     out.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as cache:
@@ -48,11 +53,17 @@ def main() -> int:
         with LiveServer(app) as base, sync_playwright() as playwright:
             browser = launch(playwright)
             for name, scheme, width, question in SHOTS:
+                if only and name not in only:
+                    continue
                 page = browser.new_page(color_scheme=scheme, viewport={"width": width, "height": 900})
                 page.goto(f"{base}/")
                 ask(page, question)
                 shoot(page.locator("askai-widget"), out / name)
                 page.close()
+            if only:
+                browser.close()
+                run_log.close()
+                return 0
             page = browser.new_page(viewport={"width": 880, "height": 900})
             page.goto(f"{base}/")
             ask(page, "What is BM25?")
@@ -78,4 +89,4 @@ def shoot(target: Any, path: Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -25,6 +25,15 @@ def test_ask_prints_answer_outcome_gates_and_sources(capsys: pytest.CaptureFixtu
     assert "sources:\n  - Semantic Caching for LLM Answers <https://course.askai.example/articles/" in out
 
 
+def test_ask_prints_each_cards_section_and_quote_indented_under_it(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "What do the k1 and b parameters control in BM25?"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    card = lines.index("  - BM25 and Lexical Search Explained <https://course.askai.example/articles/bm25-and-lexical-search>")
+    page = "https://course.askai.example/articles/bm25-and-lexical-search"
+    assert lines[card + 1] == f"      The three ingredients <{page}#the-three-ingredients>"
+    assert lines[card + 2].startswith("      \u201cThe parameter k1 controls how quickly term frequency saturates")
+
+
 def test_ask_reports_the_failed_gate_and_withheld_sources(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ask", "What course articles do you have?"]) == 0
     out = capsys.readouterr().out

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-import askai_graph.graph as graph_module
+import askai_graph.nodes.validation as validation_node
 from askai_graph import Settings, build_graph
 from askai_graph.settings import RunOptions
 from askai_graph.state import AskState
@@ -40,13 +40,14 @@ def test_per_run_settings_reach_routers_and_nodes_in_async_runs() -> None:
 
 def test_cheap_nodes_run_on_the_event_loop_in_async_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     threads: list[int] = []
-    validate = graph_module.validate
+    validate = validation_node.validate
 
-    def recording(state: AskState, settings: Settings) -> dict[str, Any]:
+    def recording(state: AskState, settings: Settings, meaning: Any = None) -> dict[str, Any]:
         threads.append(threading.get_ident())
-        return validate(state, settings)
+        return validate(state, settings, meaning)
 
-    monkeypatch.setattr(graph_module, "validate", recording)
+    # The Validation node (without an embedding model: no model call) runs it inline.
+    monkeypatch.setattr(validation_node, "validate", recording)
     graph = build_graph(writer=replies(cited_draft(1)), critic=replies(PASSING), retriever=retriever(1))
 
     async def run() -> int:

@@ -40,8 +40,11 @@ def result(final: RunSummary) -> dict[str, Any]:
 
 
 def test_an_accepted_answer_carries_its_sources_and_ids() -> None:
-    got = result(summary("accepted", f"See [A]({A}).", (Source(title="A", url=A),)))
-    assert got["sources"] == [{"title": "A", "url": A}] and got["answer"] == f"See [A]({A})."
+    card = Source(title="A", url=A, section="Setup", anchor_url=f"{A}#setup", quote="Run the installer.")
+    got = result(summary("accepted", f"See [A]({A}).", (card,)))
+    evidence = {"section": "Setup", "anchor_url": f"{A}#setup", "quote": "Run the installer."}
+    assert got["sources"] == [{"title": "A", "url": A, **evidence}]
+    assert got["answer"] == f"See [A]({A})."
     assert (got["thread_id"], got["run_id"], got["cached"]) == ("t", "r", False)
 
 

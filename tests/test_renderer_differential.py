@@ -26,7 +26,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence import HeadingAnchor, SearchResult
+from askai_graph.retrieval.anchoring import anchor_citations
 from askai_graph.validation import Code, validate_draft
 from tests.answers import ALLOWED_IMAGES, ALLOWED_LINKS, EVIL, IMAGE, LINK, RESULTS, answer_pairs
 from tests.render_harness import HarnessUnavailable, RendererHarness, Rendering
@@ -208,6 +209,42 @@ def test_spec_drafts_written_with_allowed_urls_are_rarely_rejected(
     report(request, capsys, "spec_false_rejects", figures)
     examples = "\n".join(f"{d!r}\n    -> {[(e.code, e.url) for e in r.errors]}" for d, r in rejected[:6])
     assert rate <= MAX_FALSE_REJECT_RATE, f"{len(rejected)} of {len(judged)} spec drafts rejected:\n{examples}"
+
+
+# The same pages with headings, one of them with its anchors: what card links are made from.
+SECTIONED = [
+    RESULTS[0].model_copy(
+        update={
+            "content": "# Caching\n\nCaching keeps finished answers.\n\n## Keys\n\nKeys are the questions, normalised.",
+            "anchors": (HeadingAnchor(heading="Caching", id="caching"), HeadingAnchor(heading="Keys", id="keys")),
+        }
+    ),
+    RESULTS[1].model_copy(update={"content": "A cache (computing) stores data so later requests are faster."}),
+    RESULTS[2].model_copy(update={"content": "## Semantic cache\n\nA semantic cache matches a paraphrase."}),
+]
+
+
+def test_the_cards_anchor_urls_of_accepted_answers_link_only_into_retrieved_pages(
+    harness: RendererHarness,
+    answers: list[tuple[str, str]],
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A card links to anchor_url: every one Validation accepts, resolved by browser URL rules,
+    # must be a retrieved page (a fragment is the only difference allowed).
+    anchors: set[str] = set()
+    for draft in [d for pair in answers for d in pair]:
+        citations = anchor_citations(draft, SECTIONED)
+        if validate_draft(draft, SECTIONED, citations=citations).ok:
+            anchors.update(citation.anchor_url for citation in citations)
+    rendering = harness.render("\n\n".join(f"[card](<{anchor}>)" for anchor in sorted(anchors)), ALLOWED_LINKS, [])
+    links = [url for url in rendering.live if url.kind == "link"]
+    outside = [u.href for u in links if u.resolved is None or u.resolved.split("#")[0] not in rendering.allowed_links]
+    headings = sum("#:~:text=" not in anchor for anchor in anchors)
+    figures = {"anchor_urls": len(anchors), "headings": headings, "links": len(links), "outside": len(outside)}
+    report(request, capsys, "anchor_urls", figures)
+    assert links and headings and len(anchors) > headings, "both kinds of anchor must be exercised"
+    assert not outside, outside[:5]
 
 
 QUOTED = "https://en.example.org/wiki/Don't_Panic"

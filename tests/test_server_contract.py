@@ -92,12 +92,22 @@ def test_accepted_answer_streams_steps_then_tokens_then_sources_then_done(settin
     assert set(order[6:-2]) == {"token"} and len(order[6:-2]) > 1  # chunked: streams progressively
     assert order[-2:] == ["sources", "done"]
     assert answer(events) == cited_draft(1, 2)
-    assert events[-2][1] == [  # the cited posts in citation order; post 3 was retrieved, never cited
-        {"title": "Page 1", "url": url(1)},
-        {"title": "Page 2", "url": url(2)},
-    ]
+    # The cited posts in citation order (post 3 was retrieved, never cited), each with its evidence.
+    assert [(card["title"], card["url"]) for card in events[-2][1]] == [("Page 1", url(1)), ("Page 2", url(2))]
+    quote = "Page 1 explains retrieval, caching and streaming in detail."
+    assert events[-2][1][0]["quote"] == quote and events[-2][1][0]["section"] == ""
+    assert events[-2][1][0]["anchor_url"].startswith(url(1) + "#:~:text=Page%201%20explains")
     gates = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
     assert without_ids(events[-1][1]) == {"outcome": "accepted", "attempts": 1, "cached": False, "gates": gates}
+
+
+def test_source_cards_keep_every_contract_key_and_add_the_evidence(settings: Settings, serve: Serve) -> None:
+    with serve(settings, replies(cited_draft(1, 2)), replies(PASSING), 1, 2, 3) as base:
+        events = sse_events(base, QUESTION)
+    [cards] = [data for name, data, _ in events if name == "sources"]
+    # Keys are added, never removed or renamed: title and url as before, then the evidence.
+    assert all(list(card) == ["title", "url", "section", "anchor_url", "quote"] for card in cards)
+    assert all(card["quote"] and card["anchor_url"].startswith(card["url"] + "#") for card in cards)
 
 
 def test_catalog_early_acceptance_with_low_confidence_streams_tokens_and_done_without_sources(

@@ -93,7 +93,9 @@ def test_answer_events_send_sources_only_when_the_gate_passed() -> None:
     }
     events = list(answer_events(final, cached=False, token_chars=24))
     assert [name for name, _ in events] == ["token", "sources", "done"]
-    assert events[1][1] == [{"title": "T", "url": "https://u.example"}]
+    # The contract's keys, and the evidence keys added by issue 26 (a card without evidence links to its page).
+    card = {"title": "T", "url": "https://u.example", "section": "", "anchor_url": "https://u.example", "quote": ""}
+    assert events[1][1] == [card]
     assert [name for name, _ in answer_events({**final, "sources": []}, cached=False, token_chars=24)] == [
         "token",
         "done",

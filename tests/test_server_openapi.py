@@ -40,6 +40,13 @@ def test_openapi_describes_the_event_stream_and_every_refusal(served: str) -> No
     assert "Retry-After" in responses["429"]["headers"] and "Retry-After" in responses["503"]["headers"]
 
 
+def test_openapi_shows_each_cards_evidence_keys(served: str) -> None:
+    document = httpx.get(f"{served}/openapi.json", timeout=5).json()
+    card = document["components"]["schemas"]["SourcesEvent"]["items"]
+    assert {"title", "url", "section", "anchor_url", "quote"} <= set(card["properties"]) == set(card["required"])
+    assert card["properties"]["anchor_url"]["format"] == "uri"
+
+
 def test_schemathesis_finds_no_issue_against_the_live_server(served: str, tmp_path: Path) -> None:
     if not SCHEMATHESIS.exists():
         pytest.fail(f"schemathesis is missing at {SCHEMATHESIS}: run `make test`, which installs it")

@@ -14,6 +14,7 @@ from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
 from typing_extensions import get_type_hints
 
 from askai_graph import AskState, Critique, ReviewFailure, SearchResult, Settings, Source, build_graph
+from askai_graph.citations import Citation
 from askai_graph.state import CONVERSATION_KEYS, STATE_KEYS, Turn, checkpoint_types, new_turn_state
 from askai_graph.validation import ValidationIssue, ValidationReport
 from tests.fakes import PASSING, cited_draft, replies, retriever, review, url
@@ -39,6 +40,7 @@ def stale_state() -> dict[str, Any]:
         "writer_error": "writer failed: old",
         "attempts": 3,
         "validation": ValidationReport(errors=[ValidationIssue(code="old", message="old")]),
+        "citations": [Citation(url=url(9), sentence="An old claim.", quote="old evidence")],
         "critique": Critique(
             confidence=0.1, answer_relevance=0.1, intent_alignment=0.1, drift_detected=True, ungrounded_claims=["x"]
         ),

@@ -56,7 +56,9 @@ def test_accepted_answer_cards_equal_the_sources_event_in_order(page: Any, accep
     ask(page, QUESTION)
     [sources] = received(page, "sources")
     cards = page.locator("a[data-askai-source]")
-    assert cards.evaluate_all("cards => cards.map(c => c.getAttribute('href'))") == [s["url"] for s in sources]
+    hrefs = cards.evaluate_all("cards => cards.map(c => c.getAttribute('href'))")
+    assert hrefs == [s["anchor_url"] for s in sources]
+    assert all(href.startswith(source["url"] + "#") for href, source in zip(hrefs, sources, strict=True))
     assert [s["url"] for s in sources] == [url(2), url(1)]  # cited, in citation order; post 3 was only retrieved
     expect(cards.first).to_contain_text("Page 2")
     expect(cards.first).to_contain_text("site.example/posts/2")

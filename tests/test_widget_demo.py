@@ -28,7 +28,7 @@ def test_a_topical_question_gets_an_answer_with_source_cards(page: Any, demo: st
     ask(page, "How does a semantic cache work?")
     [sources] = received(page, "sources")
     hrefs = page.locator("a[data-askai-source]").evaluate_all("cards => cards.map(c => c.getAttribute('href'))")
-    assert hrefs == [source["url"] for source in sources] and hrefs
+    assert hrefs == [source["anchor_url"] for source in sources] and hrefs
     expect(page.locator("[data-askai-gate-notice]")).to_be_hidden()
 
 

@@ -23,6 +23,11 @@ Definitions (each a share in [0, 1] unless it says otherwise):
   (not a fallback) contains them all, case-insensitively;
 - **answers** (``evaluation.answers``): false accepts, answered, card precision and
   off-topic questions ending in fallback: whether "accepted" means "answered";
+- **evidence** (``evaluation.evidence``): *citation_support_rate*, the share of citing
+  sentences of final drafts (any outcome but fallback) whose anchored passage holds their
+  key terms and numbers, and *shown_support_rate*, the same over answers shown with
+  cards; *anchor_accuracy*, the share of labelled questions whose answer shows cards
+  and every ``must_mention`` term where a card's anchored passage holds them all;
 - **latency**: p50/p95 seconds per question, per stage, and of *retrieval* (the first
   Research pass: the question as asked, before any retry).
 """
@@ -106,6 +111,21 @@ def false_source_cards(result: QuestionResult) -> list[str]:
     return reasons
 
 
+def evidence_scores(results: Sequence[QuestionResult]) -> dict[str, Any]:
+    """Return the citation support rate and the anchor accuracy (see the module doc)."""
+    supports = [supported for result in results for supported in result.citation_support]
+    shown = [supported for result in results if result.sources for supported in result.citation_support]
+    judged = [result.anchor_holds_mention for result in results if result.anchor_holds_mention is not None]
+    return {
+        "citing_sentences": len(supports),
+        "citation_support_rate": _mean([1.0 if supported else 0.0 for supported in supports]),
+        "shown_sentences": len(shown),
+        "shown_support_rate": _mean([1.0 if supported else 0.0 for supported in shown]),
+        "anchor_judged": len(judged),
+        "anchor_accuracy": _mean([1.0 if held else 0.0 for held in judged]),
+    }
+
+
 def _percentiles(values: Sequence[float]) -> dict[str, float]:
     if not values:
         return {"p50": 0.0, "p95": 0.0}
@@ -164,6 +184,7 @@ def compute_metrics(results: Sequence[QuestionResult], *, k: int) -> dict[str, A
             "questions": len(mentioning),
             "rate": _mean([1.0 if mentions_all(r) else 0.0 for r in mentioning]) if mentioning else 1.0,
         },
+        "evidence": evidence_scores(results),
         "latency": {
             "question": _percentiles([result.seconds for result in results]),
             "retrieval": _percentiles([r.retrieval_seconds for r in results if r.retrieval_seconds is not None]),

@@ -58,10 +58,24 @@ def summary_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("false source cards", f"{metrics['false_source_cards']} (must be 0)"),
         ("must_mention satisfied", _pct(metrics["must_mention"]["rate"])),
         *answer_rows(metrics),
+        *evidence_rows(metrics),
         ("latency per question", _p50_p95(metrics["latency"]["question"])),
         ("retrieval per question", _p50_p95(metrics["latency"]["retrieval"])),
     ]
     return rows
+
+
+def evidence_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Return the cards' evidence rows (absent from reports made before them)."""
+    evidence = metrics.get("evidence")
+    if evidence is None:
+        return []
+    support, sentences = evidence["citation_support_rate"], evidence["citing_sentences"]
+    return [
+        ("citation support rate", f"{_pct(support)} of {sentences} sentences"),
+        ("  under cards shown", f"{_pct(evidence['shown_support_rate'])} of {evidence['shown_sentences']} sentences"),
+        ("anchor accuracy", f"{_pct(evidence['anchor_accuracy'])} of {evidence['anchor_judged']} questions"),
+    ]
 
 
 def answer_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ from typing import Any, Protocol, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from askai_graph.evaluation.dataset import EvalQuestion, Kind
+from askai_graph.evaluation.evidence import anchor_holds, sentence_support
 from askai_graph.gates import critic_passed
 from askai_graph.state import STATE_KEYS, AskState
 from askai_graph.summary import RunSummary, final_state
@@ -76,6 +77,11 @@ class QuestionResult(BaseModel):
     """Total wall time per stage (a stage that ran for several drafts is summed)."""
     retrieval_seconds: float | None = None
     """Wall time of the first Research pass (``None`` when Research did not run)."""
+    citation_support: tuple[bool, ...] = ()
+    """Per citing sentence of the final draft (none on fallback): whether its anchored passage supports it."""
+    anchor_holds_mention: bool | None = None
+    """Whether a card's anchored passage holds every ``must_mention`` term (``None``: not judged,
+    no cards, no ``must_mention``, or the answer lacks one of them)."""
 
 
 def _verdict(node: str, update: Mapping[str, Any], state: Mapping[str, Any]) -> GateVerdict | None:
@@ -115,6 +121,9 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
     stream = graph.stream({"question": item.question}, stream_mode=["updates", "values"], output_keys=STATE_KEYS)
     final = final_state(stream, on_updates)
     summary = RunSummary.from_state(final, seconds=time.perf_counter() - start, stage_seconds=stage_seconds)
+    cards = tuple(source.url for source in summary.sources)
+    citations = list(final.get("citations") or []) if summary.outcome != "fallback" else []
+    judged = bool(cards and item.must_mention) and all(t.lower() in summary.answer.lower() for t in item.must_mention)
     return QuestionResult(
         question=item.question,
         kind=item.kind,
@@ -127,12 +136,14 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
         ranking=ranking or (),
         retrieved=summary.retrieved_urls,
         cited=summary.cited_urls,
-        sources=tuple(source.url for source in summary.sources),
+        sources=cards,
         gaps=summary.gaps,
         answer=summary.answer,
         seconds=summary.seconds or 0.0,
         stage_seconds=summary.stage_seconds,
         retrieval_seconds=retrieval_seconds,
+        citation_support=sentence_support(citations),
+        anchor_holds_mention=anchor_holds(citations, cards, item.must_mention) if judged else None,
     )
 
 

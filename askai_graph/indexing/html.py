@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
+from askai_graph.indexing.anchors import html_anchors
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_text, split_front_matter
 from askai_graph.indexing.markdown import absolute_images, first_sentence, unique_images
@@ -91,6 +92,7 @@ def read_html_page(where: str, text: str, guess: str | None, sitemap: frozenset[
                 "body": body.strip(),
                 "images": unique_images(images),
                 "date": as_date(meta.get("date")),
+                "anchors": html_anchors(text, body),
             },
             where,
         )

@@ -84,7 +84,7 @@ def write_llms_files(folder: Path, pages: Sequence[Page]) -> None:
 def catalog_pages(db: sqlite3.Connection) -> list[Page]:
     """Return the pages of an index database in its catalog's order."""
     rows = db.execute(
-        "SELECT p.title, p.url, p.summary, p.body, p.images, p.weight, p.date, p.section FROM catalog c "
+        "SELECT p.title, p.url, p.summary, p.body, p.images, p.weight, p.date, p.section, p.anchors FROM catalog c "
         "JOIN posts p ON p.id = c.post_id ORDER BY c.rank"
     )
     return [row_post(row) for row in rows]

@@ -27,6 +27,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from askai_graph.indexing.anchors import heading_anchors
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_number, as_text, split_front_matter
 from askai_graph.indexing.markup import clean_prose, first_h1, plain_line, strip_mdx, summary_line, unwrap_mkdocs
@@ -64,7 +65,8 @@ def parse_markdown_page(
         return Skip(rel, str(exc))
     if meta.get("draft") is True or str(meta.get("draft")).lower() == "true":
         return Skip(rel, "draft: true", draft=True)
-    body = generator_body(rel, body, site)
+    prose = generator_markdown(rel, body, site)
+    body, anchors = clean_prose(prose), heading_anchors(prose, site.generator)
     doc_id = docusaurus_id(rel, meta) if site.generator == "docusaurus" else None
     place = site.nav.place(doc_id if site.nav_by_id and doc_id else rel)
     try:
@@ -85,6 +87,7 @@ def parse_markdown_page(
                 "weight": _order(meta, place, bool(site.nav.places)),
                 "date": as_date(meta.get("date")) or as_date(meta.get("publishDate")) or file_date(rel),
                 "section": place.section if place else "",
+                "anchors": anchors,
             },
             rel,
         )
@@ -94,14 +97,18 @@ def parse_markdown_page(
 
 def generator_body(rel: str, body: str, site: SiteProfile) -> str:
     """Return the page body as its generator renders it (see the module docstring)."""
+    return clean_prose(generator_markdown(rel, body, site))
+
+
+def generator_markdown(rel: str, body: str, site: SiteProfile) -> str:
+    """Return the page body in plain Markdown, attribute lists (custom heading ids) still in it."""
     if site.snippets is not None:
         body = site.snippets.expand(rel, body)
     if site.generator == "docusaurus" or rel.lower().endswith(".mdx"):
         body = strip_mdx(body)
     if site.generator != "docusaurus":
         body = unwrap_mkdocs(body)
-    body = _STYLE_BLOCK.sub("", body)
-    return clean_prose(body)
+    return _STYLE_BLOCK.sub("", body)
 
 
 def page_title(rel: str, meta: dict[str, Any], body: str, place: NavPlace | None) -> str:

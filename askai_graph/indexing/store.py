@@ -41,13 +41,14 @@ DOCS = "documents.npy"
 POSTS = "posts.npy"
 EMBEDDINGS = "embeddings.npy"
 FORMAT = "askai-index"
-VERSION = 2
+VERSION = 3  # 3: posts keep their headings' anchors
 
 SCHEMA = """
 CREATE TABLE posts (
     id INTEGER PRIMARY KEY, unit TEXT NOT NULL, stamp TEXT NOT NULL, digest TEXT NOT NULL, url TEXT NOT NULL UNIQUE,
     title TEXT NOT NULL, summary TEXT NOT NULL, body TEXT NOT NULL, images TEXT NOT NULL,
-    weight REAL, date TEXT, page_digest TEXT NOT NULL, section TEXT NOT NULL DEFAULT ''
+    weight REAL, date TEXT, page_digest TEXT NOT NULL, section TEXT NOT NULL DEFAULT '',
+    anchors TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE passages (id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, heading TEXT NOT NULL,
     text TEXT NOT NULL, tokens BLOB NOT NULL);
@@ -60,8 +61,8 @@ CREATE TABLE catalog (rank INTEGER PRIMARY KEY, post_id INTEGER NOT NULL);
 # Created on every build (an index written before embeddings existed lacks it). A passage
 # whose row is deleted loses its vector in the same build, before any new row can reuse its id.
 EMBEDDINGS_SCHEMA = "CREATE TABLE IF NOT EXISTS embeddings (passage_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)"
-POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, section, page_digest"
-_POST_FIELDS = "title, url, summary, body, images, weight, date, section"
+POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, section, anchors, page_digest"
+_POST_FIELDS = "title, url, summary, body, images, weight, date, section, anchors"
 
 
 def is_built_index(path: Path) -> bool:
@@ -70,17 +71,18 @@ def is_built_index(path: Path) -> bool:
 
 
 def post_row(post: Page) -> tuple[Any, ...]:
-    """Return the stored columns ``title .. section`` of ``post``."""
+    """Return the stored columns ``title .. anchors`` of ``post``."""
     images = json.dumps([image.model_dump() for image in post.images])
-    return post.title, post.url, post.summary, post.body, images, post.weight, post.date, post.section
+    anchors = json.dumps([anchor.model_dump() for anchor in post.anchors])
+    return post.title, post.url, post.summary, post.body, images, post.weight, post.date, post.section, anchors
 
 
 def row_post(row: Sequence[Any]) -> Page:
-    """Rebuild a post from the stored columns ``title .. section`` (already validated once)."""
-    title, url, summary, body, images, weight, date, section = row
+    """Rebuild a post from the stored columns ``title .. anchors`` (already validated once)."""
+    title, url, summary, body, images, weight, date, section, anchors = row
     return Page.model_validate(
         {"title": title, "url": url, "summary": summary, "body": body, "images": json.loads(images),
-         "weight": weight, "date": date, "section": section}
+         "weight": weight, "date": date, "section": section, "anchors": json.loads(anchors)}
     )
 
 

@@ -187,7 +187,7 @@ class IndexWriter:
 
     def _insert(self, unit: Unit, post: Page, digest: str) -> None:
         cursor = self.db.execute(
-            f"INSERT INTO posts ({POST_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO posts ({POST_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (unit.key, unit.stamp, digest, *_reorder(post_row(post)), self.digests[post.url]),
         )
         encode = self.vocabulary.encode_text
@@ -265,8 +265,8 @@ class IndexWriter:
 
 
 def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    title, url, summary, body, images, weight, date, section = row
-    return url, title, summary, body, images, weight, date, section
+    title, url, summary, body, images, weight, date, section, anchors = row
+    return url, title, summary, body, images, weight, date, section, anchors
 
 
 def _finish(

@@ -61,6 +61,12 @@ class SourceCard(TypedDict):
 
     title: str
     url: str
+    section: str
+    """The heading of the section the quote comes from ('' for the page's opening)."""
+    anchor_url: str
+    """The page URL with that section's anchor, or a text fragment of the quote."""
+    quote: str
+    """The passage the answer rests on, verbatim from the retrieved page."""
 
 
 class AskResult(TypedDict):

@@ -11,7 +11,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ValidationError
 
 from askai_graph.catalog import SiteCatalog, is_catalog_question
-from askai_graph.evidence import ImageRef, SearchResult
+from askai_graph.evidence import HeadingAnchor, ImageRef, SearchResult
 from askai_graph.injection import gives_orders
 from askai_graph.retrieval.pages import PageRetriever
 from askai_graph.settings import Settings
@@ -42,6 +42,7 @@ def to_search_results(documents: list[Document], top_k: int) -> list[SearchResul
             except ValidationError:
                 logger.warning("ignoring malformed image metadata on %s", url)
         results[url] = SearchResult(
+            anchors=_anchors(meta.get("anchors"), url),
             title=str(meta.get("title") or url),
             source_url=url,
             content=document.page_content,
@@ -54,6 +55,15 @@ def to_search_results(documents: list[Document], top_k: int) -> list[SearchResul
         if len(results) == top_k:
             break
     return list(results.values())
+
+
+def _anchors(value: Any, url: str) -> tuple[HeadingAnchor, ...]:
+    """Return a Document's heading anchors; malformed metadata (another retriever's) means none."""
+    try:
+        return tuple(HeadingAnchor.model_validate(anchor) for anchor in value or ())
+    except (ValidationError, TypeError):
+        logger.warning("ignoring malformed heading anchors on %s", url)
+        return ()
 
 
 def researched(state: AskState, query: str, results: list[SearchResult]) -> dict[str, Any]:

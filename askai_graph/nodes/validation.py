@@ -4,17 +4,42 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.embeddings import Embeddings
+from langchain_core.runnables.config import run_in_executor
+
+from askai_graph.retrieval.anchoring import Meaning, anchor_citations
 from askai_graph.settings import Settings
 from askai_graph.state import AskState
 from askai_graph.validation import validate_draft
 
 
-def validate(state: AskState, settings: Settings) -> dict[str, Any]:
-    """Validate the latest draft against this request's retrieved URLs."""
+class Validate:
+    """The Validation node; with the retriever's embedding model, anchoring tells tied sections apart by meaning."""
+
+    def __init__(self, embeddings: Embeddings | None = None) -> None:
+        """Anchor lexically, and with ``embeddings`` (the retriever's model) when it has one."""
+        self.meaning = Meaning(embeddings) if embeddings is not None else None
+
+    def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
+        """Validate the latest draft (see ``validate``)."""
+        return validate(state, settings, self.meaning)
+
+    async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
+        """Validate inline (cheap CPU work), or in a worker thread when a model call may be needed."""
+        if self.meaning is None:
+            return validate(state, settings)
+        return await run_in_executor(None, validate, state, settings, self.meaning)
+
+
+def validate(state: AskState, settings: Settings, meaning: Meaning | None = None) -> dict[str, Any]:
+    """Anchor the latest draft's citations, then validate both against this request's retrieved text."""
+    draft, results = state.get("draft", ""), state.get("search_results", [])
+    citations = anchor_citations(draft, results, meaning) if len(draft) <= settings.max_draft_chars else []
     report = validate_draft(
-        state.get("draft", ""),
-        state.get("search_results", []),
+        draft,
+        results,
         mermaid_types=settings.mermaid_diagram_types,
         max_chars=settings.max_draft_chars,
+        citations=citations,
     )
-    return {"validation": report}
+    return {"validation": report, "citations": citations}

@@ -5,8 +5,9 @@ Signals, each in [0, 1]:
 - **answer_relevance**: share of the question's content terms the draft covers (its
   prose and its code).
 - **grounding**: each draft sentence (links stripped) must have at least
-  ``min_support`` of its content terms in the evidence of the posts it cites (all
-  evidence when it cites none); sentences below that are ``ungrounded_claims``.
+  ``min_support`` of its content terms in its anchored passage, the one section of the
+  posts it cites that holds most of them (``offline.grounding``; all evidence when it
+  cites none); sentences below that are ``ungrounded_claims``.
 - **drift_detected**: sentences off the question's topic (sharing none of its terms)
   make up a third of the draft, or a whole quoted paragraph.
 - **intent_alignment**: the draft has the form asked for: a linked list of posts for a
@@ -42,6 +43,7 @@ from askai_graph.answer_form import FRAMING_TERMS, GAPS, AnswerForm, asked_verb,
 from askai_graph.catalog import is_catalog_question
 from askai_graph.evidence import EvidencePassage
 from askai_graph.injection import gives_orders
+from askai_graph.offline.grounding import claim_support
 from askai_graph.retrieval.sections import Section, code_blocks, page_sections, term_rarity, topic_coverage
 from askai_graph.reviewing import ReviewRequest
 from askai_graph.text import STOP_WORDS, content_terms, sentences, stem, words
@@ -125,10 +127,11 @@ class LexicalCritic:
         evidence_by_url = {p.result.source_url: _evidence_terms(p) for p in request.evidence}
         all_evidence = set().union(*evidence_by_url.values()) if evidence_by_url else set()
         claims = self._claims(request.draft)
+        pages = {p.result.source_url: p.result for p in request.evidence}
         ungrounded = [
             text
             for text, cited, terms in claims
-            if len(terms) >= 3 and self._support(terms, cited, evidence_by_url, all_evidence) < self.min_support
+            if len(terms) >= 3 and claim_support(terms, cited, pages, all_evidence) < self.min_support
         ]
         gaps = self._gaps(request.question, all_evidence)
         catalog = is_catalog_question(request.question)
@@ -282,11 +285,6 @@ class LexicalCritic:
                 terms = set(content_terms(_LINK.sub("", sentence)))
                 claims.append((text, cited, terms))
         return claims
-
-    @staticmethod
-    def _support(terms: set[str], cited: set[str], by_url: Mapping[str, frozenset[str]], everything: set[str]) -> float:
-        known = set().union(*(by_url[url] for url in cited if url in by_url)) if cited else everything
-        return len(terms & known) / len(terms)
 
     @staticmethod
     def _gaps(question: str, evidence_terms: set[str]) -> list[str]:

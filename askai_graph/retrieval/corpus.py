@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
 
-from askai_graph.evidence import ImageRef
+from askai_graph.evidence import HeadingAnchor, ImageRef
 from askai_graph.plaintext import clean_page
 
 
@@ -42,6 +42,8 @@ class Page(BaseModel):
     """Publication date as ISO text, when the page has one."""
     section: str = ""
     """The nav section the site lists the page under ('' when none), for the catalog."""
+    anchors: tuple[HeadingAnchor, ...] = ()
+    """Its headings' anchors on the real page, in page order (custom ids or the generator's slugs)."""
 
 
 Post = Page
@@ -94,8 +96,9 @@ def is_http_url(url: str) -> bool:
 
 def page_digest(post: Page) -> str:
     """Return the SHA-256 of everything about ``post`` that answers depend on."""
-    # A page no nav section names digests as it did before sections were read.
-    return hashlib.sha256(post.model_dump_json(exclude={"section"} if not post.section else None).encode()).hexdigest()
+    # A page no nav section (or anchor) names digests as it did before those were read.
+    unset = {name for name in ("section", "anchors") if not getattr(post, name)}
+    return hashlib.sha256(post.model_dump_json(exclude=unset or None).encode()).hexdigest()
 
 
 def fingerprint_of(digests: Any) -> str:

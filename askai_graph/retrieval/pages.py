@@ -63,6 +63,7 @@ def page_to_document(post: Page, content: str | None = None) -> Document:
             "title": post.title,
             "summary": post.summary,
             "images": [image.model_dump() for image in post.images],
+            "anchors": [anchor.model_dump() for anchor in post.anchors],
         },
     )
 

@@ -8,8 +8,10 @@ Pure functions, no I/O. The contract (the README's HTTP section, ``docs/ARCHITEC
   never the Critic's scores, claims or gaps.
 - ``token`` ``{"text"}``: the final answer in word-aligned chunks; joined, they are the
   answer exactly.
-- ``sources`` ``[{"title", "url"}]``: only when the Source Gate passed; titles are
-  plain text (no markup, no control, bidi or zero-width characters).
+- ``sources`` ``[{"title", "url", "section", "anchor_url", "quote"}]``: only when the
+  Source Gate passed; titles and sections are plain text (no markup, no control, bidi
+  or zero-width characters); ``quote`` is the passage the answer rests on, verbatim
+  from the retrieved page, and ``anchor_url`` links to its place on the page.
 - ``done`` ``{"outcome", "attempts", "cached", "gates", "thread_id", "thread_token", "run_id"}``;
   ``thread_token`` is the conversation's secret (``stores.thread_tokens``): it rides on
   the event only, never in the run summary, so no log or report ever holds it.
@@ -28,8 +30,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from askai_graph.gates import critic_passed, validation_passed
-from askai_graph.plaintext import plain_text
-from askai_graph.state import AskState
+from askai_graph.plaintext import plain_text, strip_invisible
+from askai_graph.state import AskState, Source
 from askai_graph.summary import RunSummary
 
 EventName = Literal["step", "token", "sources", "done", "error"]
@@ -126,8 +128,23 @@ def answer_events(
         yield "token", {"text": text}
     if summary.sources:
         # Titles are plain text (cleaned again here: a custom retriever's metadata may not be).
-        yield "sources", [{"title": plain_text(source.title), "url": source.url} for source in summary.sources]
+        yield "sources", [source_card(source) for source in summary.sources]
     yield "done", Done(summary, **secret)
+
+
+def source_card(source: Source) -> dict[str, str]:
+    """Return one card of the ``sources`` event: the page, and the evidence the answer rests on.
+
+    Titles and sections are cleaned again here (a custom retriever's metadata may not
+    be); the quote keeps its words, minus invisible characters.
+    """
+    return {
+        "title": plain_text(source.title),
+        "url": source.url,
+        "section": plain_text(source.section),
+        "anchor_url": source.anchor_url or source.url,
+        "quote": strip_invisible(source.quote),
+    }
 
 
 def error() -> Event:

@@ -49,12 +49,23 @@ EVENT_SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["text"],
     },
     "SourcesEvent": {
-        "description": "event: sources — source cards, only when the Source Gate passed. Titles are plain text.",
+        "description": "event: sources — source cards, only when the Source Gate passed. Titles are plain text; "
+        "each card carries the passage the answer rests on.",
         "type": "array",
         "items": {
             "type": "object",
-            "properties": {"title": {"type": "string"}, "url": {"type": "string", "format": "uri"}},
-            "required": ["title", "url"],
+            "properties": {
+                "title": {"type": "string"},
+                "url": {"type": "string", "format": "uri"},
+                "section": {"type": "string", "description": "The heading of the quoted section ('' for the opening)."},
+                "anchor_url": {
+                    "type": "string",
+                    "format": "uri",
+                    "description": "url with the section's anchor, or a #:~:text= fragment of the quote.",
+                },
+                "quote": {"type": "string", "description": "Verbatim from the retrieved page, at most ~200 chars."},
+            },
+            "required": ["title", "url", "section", "anchor_url", "quote"],
         },
     },
     "DoneEvent": {

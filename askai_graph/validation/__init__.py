@@ -29,6 +29,9 @@ where known, the offending URL. The codes (``Code`` in ``codes.py``, all listed 
 ``unclosed_mermaid_block`` a Mermaid fence no closing fence ends
 ``unknown_mermaid_type``   first keyword not in the allowlist (or no keyword)
 ``mermaid_callback``       ``click id call fn()``, ``click id fn``, ``callback``
+``unanchored_citation``    a citation's quote is not verbatim in the retrieved text of
+                           its URL, or its anchor is neither a retrieved heading's nor
+                           a text fragment of the quote (``citations``)
 =========================  ===========================================================
 
 How it reads a draft (one concept per module):
@@ -54,8 +57,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
+from askai_graph.citations import Citation
 from askai_graph.evidence import SearchResult, allowed_image_urls, allowed_link_urls
 from askai_graph.validation.blocks import plain_indented_code, scan_blocks
+from askai_graph.validation.citations import check_citations
 from askai_graph.validation.codes import ALL_CODES, Code
 from askai_graph.validation.fences import (
     fence_like_continuations,
@@ -94,6 +99,7 @@ def validate_draft(
     *,
     mermaid_types: Collection[str] | None = None,
     max_chars: int = DEFAULT_MAX_DRAFT_CHARS,
+    citations: Sequence[Citation] = (),
 ) -> ValidationReport:
     """Check a Markdown draft against the URLs retrieved for this request.
 
@@ -105,6 +111,8 @@ def validate_draft(
             ``DEFAULT_MERMAID_DIAGRAM_TYPES``.
         max_chars: Longer drafts are rejected unparsed: mistletoe's time grows
             super-linearly on some inputs (``"[a](" * 5000`` takes seconds).
+        citations: The draft's anchored citations (``retrieval.anchoring``): each quote
+            and anchor must be this request's retrieved text (``unanchored_citation``).
 
     Returns:
         A report listing every failure; ``report.ok`` when there is none.
@@ -117,6 +125,7 @@ def validate_draft(
             issues.append(ValidationIssue(code=Code.DRAFT_TOO_LONG.value, message=message))
         else:
             cited = _validate(draft, search_results, mermaid_types, issues)
+            issues.extend(check_citations(citations, search_results))
     except Exception as exc:  # noqa: BLE001 - a validator bug must reject, never accept or crash
         message = f"The draft could not be validated ({type(exc).__name__}); it is rejected"
         issues.append(ValidationIssue(code=Code.UNPARSEABLE_MARKDOWN.value, message=message))

@@ -50,6 +50,9 @@ class Code(StrEnum):
     """A Mermaid block whose first keyword is not an allowed diagram type."""
     MERMAID_CALLBACK = "mermaid_callback"
     """A Mermaid ``click ... call`` / ``callback`` directive (runs script, not a link)."""
+    UNANCHORED_CITATION = "unanchored_citation"
+    """A citation's quote is not verbatim in the retrieved text of its URL, or its anchor
+    is neither a retrieved heading's nor a text fragment of its quote."""
 
 
 ALL_CODES: tuple[str, ...] = tuple(code.value for code in Code)

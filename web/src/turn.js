@@ -17,6 +17,14 @@ function describeUrl(href) {
   }
 }
 
+/** Where a card links: its anchored place on the page when that is the same page (its URL plus a
+ * fragment), else the page itself. The server validated it; the widget still never links elsewhere. */
+function evidenceLink(source) {
+  const anchor = source.anchor_url;
+  if (typeof anchor === "string" && anchor.startsWith(source.url) && anchor.charAt(source.url.length) === "#") return anchor;
+  return source.url;
+}
+
 /** Show `text` on `button` for a moment, then its label again. */
 function flash(button, text) {
   const label = button.dataset.label ?? (button.dataset.label = button.textContent);
@@ -79,16 +87,30 @@ export class Turn {
     const cards = record.sources.map((source) => {
       const card = document.createElement("a");
       card.dataset.askaiSource = "";
-      card.href = source.url;
+      card.href = evidenceLink(source);
       card.target = "_blank";
       card.rel = "noopener noreferrer";
       const title = document.createElement("span");
       title.className = "title";
       title.textContent = source.title || describeUrl(source.url);
+      card.append(title);
+      // The evidence: the section as a subtitle, then the passage the answer rests on.
+      if (typeof source.section === "string" && source.section) {
+        const section = document.createElement("span");
+        section.className = "section";
+        section.textContent = source.section;
+        card.append(section);
+      }
+      if (typeof source.quote === "string" && source.quote) {
+        const quote = document.createElement("q");
+        quote.className = "quote";
+        quote.textContent = source.quote;
+        card.append(quote);
+      }
       const where = document.createElement("span");
       where.className = "where";
       where.textContent = describeUrl(source.url);
-      card.append(title, where);
+      card.append(where);
       const item = document.createElement("li");
       item.append(card);
       return item;

@@ -1,0 +1,237 @@
+"""Anchor each citing sentence of a draft to the retrieved passage it rests on.
+
+A citing sentence is a prose sentence that links a retrieved page, or sits in a
+paragraph that does (a citation at a paragraph's end covers the paragraph). Its passage
+is the section of its cited pages (``retrieval.sections``: the retrieved text cut at
+headings) sharing most of its content terms, with the page's title and summary; its
+support is the share of its terms that passage holds. The card quotes the passage's
+sentence closest to the claim, verbatim and cut at a word within ``QUOTE_MAX_CHARS``,
+and links to the section heading's anchor on the real page when the site reader knew
+it, else to a text fragment of the quote.
+
+The Critic judges grounding the same way (``anchored_support``), so "this sentence is
+grounded" and "this card quotes its ground" are one decision. With an embedding model
+(the retriever's, ``ASKAI_EMBEDDINGS``), sections that tie on shared terms are told apart
+by meaning: the one closest to the sentence wins. Only ties: the passage's support, and
+so the Critic's verdict, stays the lexical one.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from askai_graph.citations import (
+    FENCE_LINE,
+    QUOTE_MAX_CHARS,
+    Citation,
+    fragment_url,
+    heading_url,
+    normalise_space,
+)
+from askai_graph.evidence import SearchResult
+from askai_graph.retrieval.sections import Section, page_sections
+from askai_graph.text import content_terms, sentence_terms, sentences
+
+logger = logging.getLogger(__name__)
+_URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
+_LINK_TEXT = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+
+
+SECTION_CHARS = 1000
+"""What of a section an embedding model reads (its heading and opening carry its vector)."""
+VECTOR_CACHE = 4096
+
+
+class Meaning:
+    """Cosines between a sentence and sections, from an embedding model; section vectors cached."""
+
+    def __init__(self, embeddings: Embeddings) -> None:
+        """Use ``embeddings`` (the retriever's model) for every anchoring of this graph."""
+        self.embeddings = embeddings
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def closest(self, sentence: str, sections: Sequence[Section]) -> Section:
+        """Return the section whose text is closest in meaning to ``sentence`` (the first on a tie).
+
+        A model that fails (a provider error) leaves the tie to the first section: the
+        anchoring is then lexical, never a failed run.
+        """
+        try:
+            return sections[int(np.argmax(self._cosines(sentence, sections)))]
+        except Exception:  # noqa: BLE001 - any provider error: anchor lexically
+            logger.warning("the embedding model failed; anchoring by shared terms alone", exc_info=True)
+            return sections[0]
+
+    def _cosines(self, sentence: str, sections: Sequence[Section]) -> np.ndarray:
+        texts = [f"{section.heading}\n{section.text}"[:SECTION_CHARS] for section in sections]
+        # Runs of several threads share the cache: each works on its own copy of what it needs.
+        known = {text: vector for text in dict.fromkeys(texts) if (vector := self._vectors.get(text)) is not None}
+        missing = [text for text in dict.fromkeys(texts) if text not in known]
+        if missing:
+            vectors = self.embeddings.embed_documents(missing)
+            fresh = {text: np.asarray(v, dtype=float) for text, v in zip(missing, vectors, strict=True)}
+            known.update(fresh)
+            if len(self._vectors) > VECTOR_CACHE:  # the same pages come back: keep a bounded cache
+                self._vectors.clear()
+            self._vectors.update(fresh)
+        query = np.asarray(self.embeddings.embed_query(sentence), dtype=float)
+        matrix = np.stack([known[text] for text in texts])
+        norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
+        return (matrix @ query) / np.where(norms == 0, 1.0, norms)  # type: ignore[no-any-return]
+
+
+def anchor_citations(draft: str, results: Sequence[SearchResult], meaning: Meaning | None = None) -> list[Citation]:
+    """Return one ``Citation`` per (citing sentence, cited page) of ``draft``, in draft order.
+
+    A cited page no sentence of which could be anchored (a bare list of links) still
+    gets one citation, anchored to its opening section, so every card has its evidence.
+    ``meaning`` breaks ties between sections sharing as many of a sentence's terms.
+    """
+    by_url = {result.source_url: result for result in results}
+    sections = _sections_by_url(results)
+    passages = {url: [(s, _passage_terms(by_url[url], s)) for s in found] for url, found in sections.items()}
+    citations: list[Citation] = []
+    for sentence, urls, terms in citing_sentences(draft, frozenset(by_url)):
+        for url in urls:
+            citations.append(_anchor(sentence, terms, by_url[url], passages[url], meaning))
+    anchored = {citation.url for citation in citations}
+    for url in _linked(draft, frozenset(by_url)):
+        if url not in anchored and sections[url]:
+            citations.append(_anchor("", set(), by_url[url], passages[url]))
+    return citations
+
+
+def anchored_support(terms: set[str], results: Sequence[SearchResult]) -> float:
+    """Return the share of ``terms`` held by the single best passage of ``results`` (0 for none)."""
+    if not terms:
+        return 1.0
+    sections = _sections_by_url(results)
+    best = 0.0
+    for result in results:
+        for section in sections[result.source_url]:
+            best = max(best, len(terms & _passage_terms(result, section)) / len(terms))
+    return best
+
+
+def citing_sentences(draft: str, urls: frozenset[str]) -> list[tuple[str, tuple[str, ...], set[str]]]:
+    """Return each prose sentence of ``draft`` that cites retrieved pages, with those pages in order and its terms.
+
+    A sentence cites the pages it links, else those its paragraph links. A sentence that
+    is only its links' text (a bare "(Title)") or has no content term of its own is no claim.
+    """
+    found = []
+    for paragraph in _prose_paragraphs(draft):
+        around = _linked(paragraph, urls)
+        for sentence in sentences(paragraph):
+            cited = _linked(sentence, urls) or around
+            terms = claim_terms(sentence) if cited else set()
+            if terms:
+                found.append((sentence, cited, terms))
+    return found
+
+
+def claim_terms(sentence: str) -> set[str]:
+    """Return the content terms of a sentence's own words (links' titles and URLs left out)."""
+    return set(content_terms(_URL.sub(" ", _LINK_TEXT.sub(" ", sentence))))
+
+
+def _anchor(
+    sentence: str,
+    terms: set[str],
+    result: SearchResult,
+    passages: list[tuple[Section, frozenset[str]]],
+    meaning: Meaning | None = None,
+) -> Citation:
+    best, held = max(passages, key=lambda passage: len(terms & passage[1]))
+    tied = [section for section, found in passages if len(terms & found) == len(terms & held)]
+    if meaning is not None and sentence and len(tied) > 1:
+        best = meaning.closest(sentence, tied)
+    quote = best_quote(best, terms)
+    anchor = next((a.id for a in result.anchors if a.heading == best.heading), None) if best.heading else None
+    return Citation(
+        url=result.source_url,
+        sentence=sentence,
+        section=best.heading,
+        passage=best.text,
+        quote=quote,
+        anchor_url=heading_url(result.source_url, anchor) if anchor else fragment_url(result.source_url, quote),
+        support=round(len(terms & held) / len(terms), 3) if terms else 0.0,
+    )
+
+
+def best_quote(section: Section, terms: set[str]) -> str:
+    """Return the section's sentence sharing most of ``terms`` (first on a tie), cut at a word.
+
+    A section with no prose quotes its first line of code, else its heading: every quote
+    is verbatim retrieved text.
+    """
+    candidates = sentence_terms(section.text)  # cached per section text, as the Critic's are
+    if candidates:
+        quote = max(candidates, key=lambda candidate: len(terms & candidate[1]))[0]
+    else:
+        lines = [line.strip() for line in section.text.splitlines() if line.strip() and not FENCE_LINE.match(line)]
+        quote = next((line for line in lines if not line.startswith("#")), section.heading or (lines or [""])[0])
+    return cut(normalise_space(quote))
+
+
+def cut(text: str, limit: int = QUOTE_MAX_CHARS) -> str:
+    """Return ``text`` if it fits in ``limit``, else its longest prefix ending at a word within it."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit + 1].rsplit(" ", 1)[0]
+    return head if head and len(head) <= limit else text[:limit]
+
+
+def _linked(text: str, urls: frozenset[str]) -> tuple[str, ...]:
+    """Return the retrieved URLs ``text`` names, distinct, in order."""
+    return tuple(dict.fromkeys(url for url in (m.rstrip(".,;:!?") for m in _URL.findall(text)) if url in urls))
+
+
+def _sections_by_url(results: Sequence[SearchResult]) -> dict[str, list[Section]]:
+    grouped: dict[str, list[Section]] = {result.source_url: [] for result in results}
+    for section in page_sections(list(results)):
+        grouped[results[section.post].source_url].append(section)
+    return grouped
+
+
+def _passage_terms(result: SearchResult, section: Section) -> frozenset[str]:
+    return _terms_of(section.terms) | _page_terms(result.title, result.summary)
+
+
+@lru_cache(maxsize=8192)
+def _terms_of(terms: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(terms)
+
+
+@lru_cache(maxsize=4096)
+def _page_terms(title: str, summary: str) -> frozenset[str]:
+    return frozenset(content_terms(f"{title} {summary}"))
+
+
+def _prose_paragraphs(draft: str) -> Iterable[str]:
+    """Yield the draft's paragraphs outside fenced code (code is no claim)."""
+    paragraph: list[str] = []
+    fence: str | None = None
+    for line in draft.splitlines():
+        opener = FENCE_LINE.match(line)
+        if fence is None and opener:
+            fence = opener.group(1)
+        elif fence is not None:
+            stripped = line.strip()
+            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+                fence = None
+            continue
+        elif line.strip():
+            paragraph.append(line)
+            continue
+        if paragraph:
+            yield "\n".join(paragraph)
+        paragraph = []
+    if paragraph:
+        yield "\n".join(paragraph)
