@@ -172,6 +172,7 @@ class ThreadLeases:
                 raise BadRequest(
                     404, f"thread_id is {status}; send the message without thread_id to start a new conversation"
                 )
+        fresh = thread_id is None
         thread_id = thread_id or new_thread_id()
         store = self.store(graph)
         # A short lease, renewed while the answer streams: a process that dies holding it
@@ -186,4 +187,4 @@ class ThreadLeases:
             renewing.cancel()
             await store.release(thread_id, token)
 
-        return ThreadRun(thread_id, new_run_id(), self.settings.max_history_turns), release
+        return ThreadRun(thread_id, new_run_id(), self.settings.max_history_turns, fresh=fresh), release

@@ -11,9 +11,12 @@ Tokens are only produced after the graph has finished, that is after the Source 
 made the final decision, so a rejected draft can never reach the reader.
 
 The semantic cache is keyed by the *standalone* question: a follow-up ("how do I tune
-it?") only means something with its thread, so the cache is consulted once the graph's
-first stage (Condense) has rewritten it. A hit cancels the run, is recorded in the
-thread like any answer, and streams only tokens and ``done``. An answer whose Writer or Critic
+it?") only means something with its thread. The question is condensed and looked up
+before any run starts (``lookup``): a hit is recorded in the thread like any answer and
+streams only tokens and ``done``, with no graph run at all; a miss runs the graph from
+that condensation. (A graph that cannot condense outside a run, such as a LangGraph
+Server's, is looked up once its run's Condense stage has finished; a hit then cancels
+that run.) An answer whose Writer or Critic
 read the thread's earlier turns (``history_read``) is never stored: it may carry what one
 reader said there (a name, an instruction) and must not be served to another.
 
@@ -28,17 +31,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 from askai_graph.gates import gate_statuses
 from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.server import events
-from askai_graph.server.cache import CachedAnswer, Probe, SemanticCache
+from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
+from askai_graph.server.lookup import Looked, condenser_of, look_up, served
 from askai_graph.state import STATE_KEYS, AskState
-from askai_graph.stores.threads import DURABILITY, record_cached_turn, run_config
+from askai_graph.stores.threads import DURABILITY, run_config
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +67,8 @@ class ThreadRun:
     """This answer's id."""
     max_history_turns: int = 10
     """How many turns the thread keeps (a cached answer is recorded with the same bound)."""
+    fresh: bool = False
+    """The thread was made for this request: it has no earlier turn to read."""
 
     def ids(self) -> dict[str, str]:
         """Return the ids the ``done`` event carries."""
@@ -82,9 +88,13 @@ class _Failed:
 _END = object()
 
 
-async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any], thread: ThreadRun | None) -> None:
+async def _pump(
+    graph: StreamingGraph, question: str, queue: asyncio.Queue[Any], thread: ThreadRun | None, looked: Looked | None
+) -> None:
     """Feed ``(mode, chunk)`` pairs, then an optional failure, then ``_END`` into ``queue``."""
     config = run_config(thread.thread_id, thread.run_id) if thread is not None else None
+    if looked is not None:  # condensed before the run: Condense reuses it
+        config = looked.run_config(config)
     try:
         modes = ["updates", "values"]
         durability = DURABILITY if thread is not None and getattr(graph, "checkpointer", None) else None
@@ -123,10 +133,31 @@ async def run_question(
     """
     deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
     ids = thread.ids() if thread is not None else None
+    condense = condenser_of(graph) if cache is not None else None
+    looked: Looked | None = None
+    if cache is not None and condense is not None:
+        try:
+            looked = await _within(look_up(graph, condense, cache, question, *_thread_of(thread)), deadline)
+        except TimeoutError:
+            logger.warning("question abandoned at its deadline of %gs while condensing", deadline_seconds)
+            for event in events.answer_events(_timed_out({"question": question}), token_chars=token_chars, ids=ids):
+                yield event
+            return
+        except Exception:
+            logger.exception("condensing or looking up the question failed")
+            yield events.error()
+            return
+        if looked.hit is not None:
+            hit_events = await served(
+                looked.hit, graph, thread, question, looked.standalone, token_chars, looked.history
+            )
+            for event in hit_events:
+                yield event
+            return
     queue: asyncio.Queue[Any] = asyncio.Queue()
-    task = asyncio.create_task(_pump(graph, question, queue, thread), name="askai-graph-run")
-    probe: Probe | None = None
-    consulted = False
+    task = asyncio.create_task(_pump(graph, question, queue, thread, looked), name="askai-graph-run")
+    probe: Probe | None = looked.probe if looked is not None else None
+    consulted = looked is not None
     history_read = False
     try:
         final: AskState = {"question": question}
@@ -161,7 +192,7 @@ async def run_question(
                     probe = None if update.get("needs_context") else await cache.lookup(standalone)
                     if probe is not None and probe.hit is not None:
                         await _stop(task)
-                        for event in await _from_cache(probe.hit, graph, thread, question, standalone, token_chars):
+                        for event in await served(probe.hit, graph, thread, question, standalone, token_chars):
                             yield event
                         return
                 if node not in SILENT_NODES:
@@ -187,6 +218,16 @@ async def _next(queue: asyncio.Queue[Any], deadline: float | None) -> Any:
     return await asyncio.wait_for(queue.get(), max(0.0, deadline - time.monotonic()))
 
 
+async def _within(step: Awaitable[Looked], deadline: float | None) -> Looked:
+    if deadline is None:
+        return await step
+    return await asyncio.wait_for(step, max(0.0, deadline - time.monotonic()))
+
+
+def _thread_of(thread: ThreadRun | None) -> tuple[str | None, bool]:
+    return (None, True) if thread is None else (thread.thread_id, thread.fresh)
+
+
 def _timed_out(state: AskState) -> dict[str, Any]:
     """The final state of a run abandoned at its deadline: a fallback, no sources."""
     gates = gate_statuses(state)
@@ -196,31 +237,10 @@ def _timed_out(state: AskState) -> dict[str, Any]:
     return {**state, "answer": FALLBACK_ANSWER, "outcome": "fallback", "sources": [], "gates": gates}
 
 
-async def _from_cache(
-    hit: CachedAnswer, graph: Any, thread: ThreadRun | None, question: str, standalone: str, token_chars: int
-) -> list[Event]:
-    """Return the events of a cache hit, recorded first as the thread's turn like any answer."""
-    if thread is not None:
-        await _record(graph, thread, question, standalone, hit.model_dump())
-    answer = {**hit.model_dump(), "question": question, "standalone_question": standalone}
-    ids = thread.ids() if thread is not None else None
-    return list(events.answer_events(answer, cached=True, token_chars=token_chars, ids=ids))
-
-
 async def _stop(task: asyncio.Task[None]) -> None:
     """Cancel the run and wait for it, so its checkpoint writes settle before ours."""
     task.cancel()
     await asyncio.wait({task})
-
-
-async def _record(graph: Any, thread: ThreadRun, question: str, standalone: str, hit: Mapping[str, Any]) -> None:
-    if getattr(graph, "checkpointer", None) is None:
-        return
-    try:
-        await record_cached_turn(graph, thread.thread_id, question, standalone, hit, thread.max_history_turns)
-    except Exception:
-        # The reader still gets the answer; only the follow-up context is lost.
-        logger.exception("could not record a cached answer in thread %s", thread.thread_id)
 
 
 async def _remember(cache: SemanticCache | None, probe: Probe | None, final: Mapping[str, Any]) -> None:
