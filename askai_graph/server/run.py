@@ -113,7 +113,11 @@ async def _pump(
         queue.put_nowait(_END)
 
 
-async def run_question(
+Batch = list[Event]
+"""Events ready at the same moment: they leave the server in one write."""
+
+
+async def run_batches(
     question: str,
     *,
     graph: StreamingGraph,
@@ -121,8 +125,8 @@ async def run_question(
     token_chars: int,
     thread: ThreadRun | None = None,
     deadline_seconds: float | None = None,
-) -> AsyncGenerator[Event, None]:
-    """Yield the SSE contract's events for one question (see ``events``).
+) -> AsyncGenerator[Batch, None]:
+    """Yield the SSE contract's events for one question (see ``events``), in batches of those ready together.
 
     A cache hit yields only tokens and ``done``. Otherwise: one ``step`` per completed
     stage, then tokens, ``sources`` if the Source Gate passed, and ``done``; an
@@ -130,6 +134,10 @@ async def run_question(
     provider failure is not an exception here: the graph turns it into a failed gate.
     On a ``thread``, the graph runs on it and ``done`` carries its ids. Past
     ``deadline_seconds`` the run is abandoned and ends as a fallback.
+
+    A batch ends where the next event is not ready yet: stages that finished while the
+    stream was busy share one, and the final answer travels with the last steps. No
+    event waits for another that is not ready, so batching never delays progress.
     """
     deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
     ids = thread.ids() if thread is not None else None
@@ -140,42 +148,40 @@ async def run_question(
             looked = await _within(look_up(graph, condense, cache, question, *_thread_of(thread)), deadline)
         except TimeoutError:
             logger.warning("question abandoned at its deadline of %gs while condensing", deadline_seconds)
-            for event in events.answer_events(_timed_out({"question": question}), token_chars=token_chars, ids=ids):
-                yield event
+            yield list(events.answer_events(_timed_out({"question": question}), token_chars=token_chars, ids=ids))
             return
         except Exception:
             logger.exception("condensing or looking up the question failed")
-            yield events.error()
+            yield [events.error()]
             return
         if looked.hit is not None:
-            hit_events = await served(
-                looked.hit, graph, thread, question, looked.standalone, token_chars, looked.history
-            )
-            for event in hit_events:
-                yield event
+            yield await served(looked.hit, graph, thread, question, looked.standalone, token_chars, looked.history)
             return
     queue: asyncio.Queue[Any] = asyncio.Queue()
     task = asyncio.create_task(_pump(graph, question, queue, thread, looked), name="askai-graph-run")
     probe: Probe | None = looked.probe if looked is not None else None
     consulted = looked is not None
     history_read = False
+    batch: Batch = []
     try:
         final: AskState = {"question": question}
         while True:
+            if batch and queue.empty():  # nothing else is ready: what is, leaves now
+                yield batch
+                batch = []
             try:
-                item = await _next(queue, deadline)
+                item = queue.get_nowait() if not queue.empty() else await _next(queue, deadline)
             except TimeoutError:
                 task.cancel()
                 logger.warning("question abandoned at its deadline of %gs; answering with the fallback",
                                deadline_seconds)  # fmt: skip
-                for event in events.answer_events(_timed_out(final), cached=False, token_chars=token_chars, ids=ids):
-                    yield event
+                yield list(events.answer_events(_timed_out(final), cached=False, token_chars=token_chars, ids=ids))
                 return
             if item is _END:
                 break
             if isinstance(item, _Failed):
                 logger.error("graph run failed", exc_info=item.error)
-                yield events.error()
+                yield [*batch, events.error()]
                 return
             mode, chunk = item
             if mode == "values":
@@ -192,21 +198,19 @@ async def run_question(
                     probe = None if update.get("needs_context") else await cache.lookup(standalone)
                     if probe is not None and probe.hit is not None:
                         await _stop(task)
-                        for event in await served(probe.hit, graph, thread, question, standalone, token_chars):
-                            yield event
+                        yield [*batch, *await served(probe.hit, graph, thread, question, standalone, token_chars)]
                         return
                 if node not in SILENT_NODES:
-                    yield events.step(node, update, cast(AskState, {**final, **update}))
+                    batch.append(events.step(node, update, cast(AskState, {**final, **update})))
         if not final.get("outcome") or "answer" not in final:
             logger.error("graph run ended without an outcome")
-            yield events.error()
+            yield [*batch, events.error()]
             return
         # A Writer or Critic read the thread's earlier turns (a name, an instruction a reader
         # typed): such an answer is this reader's, never served to another who asks the same.
         if not history_read:
             await _remember(cache, probe, final)
-        for event in events.answer_events(final, cached=False, token_chars=token_chars, ids=ids):
-            yield event
+        yield [*batch, *events.answer_events(final, cached=False, token_chars=token_chars, ids=ids)]
     finally:
         # Not awaited: awaiting inside a cancelled anyio scope would be cancelled again.
         task.cancel()
