@@ -147,18 +147,14 @@ class ThreadLeases:
             self._stores[key] = lease_store_for(checkpointer)
         return self._stores[key]
 
-    async def _renew(self, store: LeaseStore, thread_id: str, token: str, hold: float) -> None:
-        """Renew the lease every half ``hold`` until released, at most ``thread_lease_seconds`` in all."""
-        deadline = time.monotonic() + self.settings.thread_lease_seconds
-        while True:
-            await asyncio.sleep(hold / 2)
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
+    async def _renew(self, store: LeaseStore, thread_id: str, token: str, hold: float, deadline: float) -> None:
+        """Renew the lease now and every half ``hold`` until released, up to ``deadline`` (monotonic)."""
+        while (left := deadline - time.monotonic()) > 0:
             try:
                 await store.renew(thread_id, token, min(hold, left))
             except Exception:
                 logger.warning("could not renew the lease of thread %s", thread_id, exc_info=True)
+            await asyncio.sleep(hold / 2)
 
     async def claim(self, graph: Any, thread_id: str | None) -> tuple[ThreadRun, Callable[[], Awaitable[None]]]:
         """Return the thread to run on and the coroutine function that releases it (idempotent).
@@ -181,10 +177,20 @@ class ThreadLeases:
         token = await store.acquire(thread_id, hold)
         if token is None:
             raise BadRequest(409, STREAMING, retry_after=max(1, math.ceil(hold / 2)))
-        renewing = asyncio.create_task(self._renew(store, thread_id, token, hold))
+        # Most answers end before their first renewal is due: a timer, not a task per request,
+        # starts the renewals of one that lasts.
+        renewing: list[asyncio.Task[None]] = []
+        deadline = time.monotonic() + self.settings.thread_lease_seconds
+
+        def renew() -> None:
+            renewing.append(asyncio.create_task(self._renew(store, thread_id, token, hold, deadline)))
+
+        due = asyncio.get_running_loop().call_later(hold / 2, renew)
 
         async def release() -> None:
-            renewing.cancel()
+            due.cancel()
+            for task in renewing:
+                task.cancel()
             await store.release(thread_id, token)
 
         return ThreadRun(thread_id, new_run_id(), self.settings.max_history_turns, fresh=fresh), release
