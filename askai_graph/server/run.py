@@ -33,7 +33,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from askai_graph.gates import gate_statuses
 from askai_graph.prompts import FALLBACK_ANSWER
@@ -45,6 +45,7 @@ from askai_graph.state import STATE_KEYS, AskState
 from askai_graph.stores.threads import DURABILITY, run_config
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class StreamingGraph(Protocol):
@@ -217,15 +218,18 @@ async def run_batches(
 
 
 async def _next(queue: asyncio.Queue[Any], deadline: float | None) -> Any:
-    if deadline is None:
-        return await queue.get()
-    return await asyncio.wait_for(queue.get(), max(0.0, deadline - time.monotonic()))
+    return await _within(queue.get(), deadline)
 
 
-async def _within(step: Awaitable[Looked], deadline: float | None) -> Looked:
+async def _within(step: Awaitable[T], deadline: float | None) -> T:
+    """Await ``step`` until ``deadline`` (monotonic); ``TimeoutError`` past it.
+
+    ``asyncio.timeout``, not ``wait_for``: no task is made for each awaited event.
+    """
     if deadline is None:
         return await step
-    return await asyncio.wait_for(step, max(0.0, deadline - time.monotonic()))
+    async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+        return await step
 
 
 def _thread_of(thread: ThreadRun | None) -> tuple[str | None, bool]:
