@@ -7,11 +7,12 @@ and resolves the run's settings from it (once per run).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast, get_args, get_type_hints
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableConfig
 
 # LangGraph's own node runnable (what add_node wraps a plain function in): it takes a sync
 # and an async variant, so async runs need no thread-pool hop for cheap nodes, and it
@@ -22,7 +23,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from askai_graph.edges import route_after_condense, route_after_critic, route_after_research, route_after_validation
-from askai_graph.nodes.condense import Condense
+from askai_graph.nodes.condense import Condense, precondensed
 from askai_graph.nodes.critic import Review
 from askai_graph.nodes.finish import accept, accept_early, degrade, fallback
 from askai_graph.nodes.research import Research
@@ -40,7 +41,7 @@ from askai_graph.providers import (
 from askai_graph.public_output import AskGraph
 from askai_graph.reviewing import Critic
 from askai_graph.settings import RunOptions, Settings
-from askai_graph.state import AskState, InputState, OutputState
+from askai_graph.state import AskState, InputState, OutputState, Turn
 from askai_graph.stores.checkpoints import with_state_types
 from askai_graph.writing import Writer
 
@@ -122,6 +123,22 @@ def build_graph(
 
         return RunnableCallable(run, arun, name=name, trace=False)
 
+    def condense_node() -> RunnableCallable:
+        """Return Condense, which reuses a condensation the caller made before the run (``PRECONDENSED``)."""
+
+        def run(state: AskState, runtime: Runtime[RunOptions], config: RunnableConfig) -> Update:
+            given = precondensed(state, config)
+            return given if given is not None else condense(state, run_settings(runtime))
+
+        async def arun(state: AskState, runtime: Runtime[RunOptions], config: RunnableConfig) -> Update:
+            given = precondensed(state, config)
+            return given if given is not None else await condense.acall(state, run_settings(runtime))
+
+        return RunnableCallable(run, arun, name="condense", trace=False)
+
+    async def condense_first(question: str, history: Sequence[Turn]) -> Update:
+        return await condense.before_run(question, history, base)
+
     def branch(router: Router) -> tuple[RunnableCallable, list[str]]:
         """Return a native router (inline in async runs too) and its targets, from its return type."""
         targets = list(get_args(get_type_hints(router)["return"]))
@@ -137,7 +154,7 @@ def build_graph(
     # The output schema keeps the Source Gate on every surface that returns a run's state
     # (invoke, stream values, LangGraph Server's /runs/wait and /mcp): no retrieved URL the gate refused.
     builder = StateGraph(AskState, context_schema=RunOptions, input_schema=InputState, output_schema=OutputState)
-    builder.add_node("condense", node("condense", condense, condense.acall))
+    builder.add_node("condense", condense_node())
     builder.add_node("research", node("research", research, research.acall))
     builder.add_node("writer", node("writer", write, write.acall))
     check = Validate(shared)  # anchoring tells tied sections apart with the same model
@@ -161,4 +178,6 @@ def build_graph(
     graph = builder.compile(checkpointer=with_state_types(checkpointer), name="askai")
     # LangGraph compiles into its own class; AskGraph only narrows what ``stream`` values show.
     graph.__class__ = AskGraph
-    return cast(AskGraph, graph)
+    ask = cast(AskGraph, graph)
+    ask.condense_first = condense_first
+    return ask

@@ -7,17 +7,21 @@ gap for ``values`` (each chunk keeps only ``OutputState``'s keys) and leaves the
 ``updates`` stream whole: per-node updates are how a caller (Studio, the server, a
 test) follows the stages. Passing ``output_keys`` (``STATE_KEYS`` for everything) is
 LangGraph's own behaviour, unchanged.
+
+``condense_first`` runs the graph's first stage, Condense, outside any run: a caller
+that must know the standalone question before Research starts (the server's answer
+cache) condenses once and hands the result to the run (``nodes.condense.PRECONDENSED``).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any, get_type_hints
 
 from langgraph.graph.state import CompiledStateGraph
 
 from askai_graph.settings import RunOptions
-from askai_graph.state import AskState, InputState, OutputState
+from askai_graph.state import AskState, InputState, OutputState, Turn
 
 PUBLIC_KEYS = frozenset(get_type_hints(OutputState)) | {"__interrupt__"}
 """What a ``values`` chunk keeps: the output schema's keys (and LangGraph's interrupts)."""
@@ -25,6 +29,9 @@ PUBLIC_KEYS = frozenset(get_type_hints(OutputState)) | {"__interrupt__"}
 
 class AskGraph(CompiledStateGraph[AskState, RunOptions, InputState, OutputState]):
     """The compiled Ask AI graph (``build_graph`` returns one; see the module docstring)."""
+
+    condense_first: Callable[[str, Sequence[Turn]], Awaitable[dict[str, Any]]] | None = None
+    """Condense a question on a thread holding these turns as the run would (``build_graph`` sets it)."""
 
     def stream(self, input: Any, config: Any = None, **kwargs: Any) -> Iterator[Any]:
         """Stream as LangGraph does; without ``output_keys``, ``values`` chunks hold the public keys only."""

@@ -23,7 +23,9 @@ For each concurrency level, each of N clients asks back to back for ``--seconds`
 keep-alive connection per client, a minimal asyncio SSE client so the client is never the
 bottleneck) over a mixed question set (accepted, catalog early acceptance, degraded,
 fallback). It prints throughput (answers/s), p50/p99 time to the first ``token`` event,
-errors (non-200, ``error`` events, a missing ``done``, transport failures, timeouts), the
+the server's CPU milliseconds per answer (its process's user + system time over the level,
+which background load on a shared machine hardly moves, unlike answers/s), errors
+(non-200, ``error`` events, a missing ``done``, transport failures, timeouts), the
 cache-hit p50 time to first byte (the first SSE event: a hit streams tokens at once), the
 client's own CPU share, and the ratios to the bare ceiling measured in the same run.
 
@@ -388,7 +390,19 @@ async def overload(base: str, capacity: int, seconds: float, rate: str) -> None:
     print(f"  admitted p99 first token at 3x / at 1x: {ratio:.2f}")
 
 
-async def run(levels: list[int], seconds: float, bases: dict[str, str]) -> None:
+def cpu_per_answer(pid: int, result: Result, used_before: float) -> float:
+    """Server CPU milliseconds per answer since ``used_before`` (``tree_cpu_seconds``)."""
+    return (tree_cpu_seconds(pid) - used_before) * 1000 / result.answers if result.answers else float("nan")
+
+
+async def measured(base: str, pid: int, questions: list[str], clients: int, seconds: float) -> tuple[Result, float]:
+    """``load`` one server; also return its CPU milliseconds per answer (a figure background load hardly moves)."""
+    used = tree_cpu_seconds(pid)
+    result = await load(base, questions, clients, seconds)
+    return result, cpu_per_answer(pid, result, used)
+
+
+async def run(levels: list[int], seconds: float, bases: dict[str, str], pids: dict[str, int]) -> None:
     async with httpx.AsyncClient(timeout=30) as client:  # warm the cache with accepted answers
         for question in ACCEPTED:
             url = f"{bases['askai+cache']}/api/chat"
@@ -396,13 +410,15 @@ async def run(levels: list[int], seconds: float, bases: dict[str, str]) -> None:
                 async for _ in source.aiter_sse():
                     pass
     for clients in levels:
-        bare = await load(bases["bare"], MIXED, clients, seconds)
-        askai = await load(bases["askai"], MIXED, clients, seconds)
-        hits = await load(bases["askai+cache"], PARAPHRASES, clients, seconds)
+        bare, bare_cpu = await measured(bases["bare"], pids["bare"], MIXED, clients, seconds)
+        askai, askai_cpu = await measured(bases["askai"], pids["askai"], MIXED, clients, seconds)
+        hits, hits_cpu = await measured(bases["askai+cache"], pids["askai+cache"], PARAPHRASES, clients, seconds)
         print(f"\n{clients} concurrent clients, each asking back to back for {seconds:g} s per server")
-        print(report("bare SSE (ceiling)", bare))
-        print(report("askai, cache off", askai) + f"   outcomes {dict(askai.outcomes)}")
-        print(report("askai, cache hits", hits) + f"   hits {hits.cached}/{hits.answers}")
+        print(report("bare SSE (ceiling)", bare) + f"   server cpu {bare_cpu:.2f} ms/answer")
+        print(report("askai, cache off", askai) + f"   server cpu {askai_cpu:.2f} ms/answer"
+              f"   outcomes {dict(askai.outcomes)}")  # fmt: skip
+        print(report("askai, cache hits", hits) + f"   server cpu {hits_cpu:.2f} ms/answer"
+              f"   hits {hits.cached}/{hits.answers}")  # fmt: skip
         print(
             f"  cache-hit first byte p50 {pct(hits.first_event, 50):.1f} ms"
             f" (bare {pct(bare.first_event, 50):.1f} ms)"
@@ -412,7 +428,8 @@ async def run(levels: list[int], seconds: float, bases: dict[str, str]) -> None:
             f"{askai.answers / askai.seconds / (bare.answers / bare.seconds):.2f} (graph), "
             f"{hits.answers / hits.seconds / (bare.answers / bare.seconds):.2f} (cache hits); "
             f"p50 first token {pct(askai.first_token, 50) / pct(bare.first_token, 50):.1f}x (graph), "
-            f"{pct(hits.first_event, 50) / pct(bare.first_event, 50):.1f}x (cache-hit first byte)"
+            f"{pct(hits.first_event, 50) / pct(bare.first_event, 50):.1f}x (cache-hit first byte); "
+            f"server cpu per answer {askai_cpu / bare_cpu:.2f}x (graph), {hits_cpu / bare_cpu:.2f}x (cache hits)"
         )
 
 
@@ -585,7 +602,8 @@ def main() -> None:
                 print(f"servers: {names} ({os.cpu_count()} cpus)")
             bases = {kind: base for kind, (_, base) in servers.items()}
             if "load" in phases:
-                asyncio.run(run(levels, args.seconds, bases))
+                pids = {kind: process.pid for kind, (process, _) in servers.items()}
+                asyncio.run(run(levels, args.seconds, bases, pids))
             if "overload" in phases:
                 asyncio.run(overload(bases["askai+limits"], args.capacity, max(args.seconds, 9.0), args.rate))
         finally:

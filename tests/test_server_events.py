@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sse_starlette import ServerSentEvent
 
 from askai_graph.critique import Critique
 from askai_graph.server.chat import _framed
@@ -116,22 +118,46 @@ def test_cached_answer_events_have_no_sources_and_zero_attempts() -> None:
     ]
 
 
-def test_the_answer_burst_leaves_in_one_write_after_each_step_in_its_own() -> None:
+def writes(batches: list[list[Any]]) -> list[bytes]:
+    """What ``_framed`` hands sse-starlette for ``batches``: one item per write."""
+
     async def run() -> AsyncGenerator[Any, None]:
-        for event in [("step", {"node": "writer"}), ("token", {"text": "An "}), ("token", {"text": "answer."})]:
-            yield event
-        yield "done", {"outcome": "accepted"}
+        for batch in batches:
+            yield batch
 
     async def release() -> None:
         pass
 
-    async def frames() -> list[Any]:
+    async def frames() -> list[bytes]:
         slot = await StreamSlots(1).try_acquire()
         return [frame async for frame in _framed(run(), release, slot)]  # type: ignore[arg-type]
 
-    step_frame, burst = asyncio.run(frames())
-    assert step_frame.encode() == b'id: 1\nevent: step\ndata: {"node": "writer"}\n\n'
-    assert burst == (
+    return asyncio.run(frames())
+
+
+def test_each_batch_of_events_ready_together_leaves_in_one_write() -> None:
+    steps = [("step", {"node": "writer"})]
+    answer = [("token", {"text": "An "}), ("token", {"text": "answer."}), ("done", {"outcome": "accepted"})]
+    assert writes([steps, answer]) == [
+        b'id: 1\nevent: step\ndata: {"node": "writer"}\n\n',
         b'id: 2\nevent: token\ndata: {"text": "An "}\n\nid: 3\nevent: token\ndata: {"text": "answer."}\n\n'
-        b'id: 4\nevent: done\ndata: {"outcome": "accepted"}\n\n'
+        b'id: 4\nevent: done\ndata: {"outcome": "accepted"}\n\n',
+    ]
+
+
+EVENT = st.tuples(
+    st.sampled_from(["step", "token", "sources", "done", "error"]),
+    st.dictionaries(st.sampled_from(["text", "node", "title", "url"]), st.text() | st.integers() | st.booleans()),
+)
+
+
+@given(st.lists(st.lists(EVENT, min_size=1, max_size=5), max_size=6))
+def test_the_bytes_on_the_wire_are_sse_starlettes_one_event_per_write_however_batched(batches: list[list[Any]]) -> None:
+    # What the stream sent before coalescing: each event framed by sse-starlette on its own.
+    events = [event for batch in batches for event in batch]
+    one_by_one = b"".join(
+        ServerSentEvent(event=name, data=json.dumps(data, ensure_ascii=False), id=str(number), sep="\n").encode()
+        for number, (name, data) in enumerate(events, start=1)
     )
+    sent = writes(batches)
+    assert len(sent) == len(batches) and b"".join(sent) == one_by_one

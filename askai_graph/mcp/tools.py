@@ -4,7 +4,7 @@
 own stream cap, per-client rate limit, thread leases, question limit, deadline, answer
 cache and run log: an agent gets no more, and no less, than a reader of ``/api/chat``.
 
-- ``ask_docs`` runs ``run.run_question``, the very events the SSE stream frames, and
+- ``ask_docs`` runs ``run.run_batches``, the very events the SSE stream frames, and
   folds them into one result. ``sources`` is in it only when the ``sources`` event was
   sent, that is when the Source Gate passed.
 - ``search_docs`` returns retrieved passages, each marked ``endorsed: false``: they are
@@ -35,10 +35,10 @@ from askai_graph.server.events import Event
 from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.limits import ClientRateLimit, StreamSlots
 from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
-from askai_graph.server.recording import RecordingGraph, recorded
+from askai_graph.server.recording import RecordingGraph, flat, recorded
 from askai_graph.server.reload import live
 from askai_graph.server.request import BadRequest
-from askai_graph.server.run import run_question
+from askai_graph.server.run import run_batches
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 from askai_graph.stores.thread_tokens import THREAD_TOKEN_FORMAT, is_thread_token
@@ -152,7 +152,7 @@ class DocsTools:
                 raise
             try:
                 recorder = RecordingGraph(graph)
-                run = run_question(
+                run = run_batches(
                     question,
                     graph=recorder,
                     cache=cache,
@@ -160,8 +160,9 @@ class DocsTools:
                     thread=thread,
                     deadline_seconds=self.settings.request_timeout_seconds,
                 )
-                events = recorded(run, question=question, recorder=recorder, run_log=self.run_log, run_id=thread.run_id)
-                return await answer_result(events)
+                log = self.run_log
+                batches = recorded(run, question=question, recorder=recorder, run_log=log, run_id=thread.run_id)
+                return await answer_result(flat(batches))
             finally:
                 await release()
         finally:

@@ -7,21 +7,31 @@ as ``offline.condenser`` detects) is rewritten by the injected ``Condenser``; on
 stands alone costs no model call. A model's reply that is empty, too long, or a
 provider failure falls back to the deterministic lexical rewrite, so a follow-up is
 never researched on a model's error message.
+
+A caller that condensed the question before the run (the server, to look its answer
+cache up before any Research) passes the standalone question under ``PRECONDENSED`` in
+the run's ``configurable``: the node then starts the question with it and asks no
+condenser again.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from askai_graph.condensing import Condenser, CondenseRequest, recent_turns
 from askai_graph.offline.condenser import LexicalCondenser, leans_on_history, needs_context
 from askai_graph.plaintext import clean_question
 from askai_graph.settings import Settings
-from askai_graph.state import AskState, new_turn_state
+from askai_graph.state import AskState, Turn, new_turn_state
 
 logger = logging.getLogger(__name__)
 _LEXICAL = LexicalCondenser()
+
+PRECONDENSED = "askai_condensed"
+"""The ``configurable`` key of a run whose question was condensed before it started:
+``{"question": <the reader's words>, "standalone_question": <the condensed question>}``."""
 
 
 def condense_request(state: AskState, settings: Settings) -> CondenseRequest | None:
@@ -55,6 +65,17 @@ def started(state: AskState, standalone: str, *, first: bool) -> dict[str, Any]:
     return update
 
 
+def precondensed(state: AskState, config: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Return the update that starts this question with the caller's condensation, if one came with the run.
+
+    Only for the very question it was made for: a stale value never rewrites another.
+    """
+    given = ((config or {}).get("configurable") or {}).get(PRECONDENSED)
+    if not isinstance(given, Mapping) or given.get("question") != state["question"]:
+        return None
+    return started(state, str(given["standalone_question"]), first=not state.get("history"))
+
+
 class Condense:
     """Reset the per-question state and condense a follow-up with the injected Condenser."""
 
@@ -85,3 +106,12 @@ class Condense:
             logger.warning("condenser failed: %r; using the lexical rewrite", exc)
             reply = _LEXICAL.condense(request)
         return started(state, checked(reply, request, settings), first=False)
+
+    async def before_run(self, question: str, history: Sequence[Turn], settings: Settings) -> dict[str, Any]:
+        """Condense ``question`` on a thread holding ``history``, outside any run.
+
+        Returns the update the node would write (``standalone_question``,
+        ``needs_context``...): pass its ``standalone_question`` under ``PRECONDENSED`` so
+        the run does not condense again.
+        """
+        return await self.acall({"question": question, "history": list(history)}, settings)

@@ -3,7 +3,8 @@
 Content type first (``request.require_json``), then full (the stream cap, ``limits``),
 then the client's rate limit, then the body (``request.read_json`` into
 ``bodies.ChatBody``), a stream slot and the thread's lease (``leases``); then the
-events of ``run.run_question``, logged by ``recording``, leave as SSE. sse-starlette
+events of ``run.run_batches``, logged by ``recording``, leave as SSE, each batch of
+events ready together in one write. sse-starlette
 supplies the heartbeat comments, the ``Cache-Control: no-store`` and
 ``X-Accel-Buffering: no`` headers, and notices a client disconnect; ``run`` turns that
 into a cancelled graph. Every refusal is a ``BadRequest``: ``{"detail"}`` with its status.
@@ -33,7 +34,7 @@ from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
 from askai_graph.server.reload import live
 from askai_graph.server.request import BadRequest, read_json, require_json
-from askai_graph.server.run import StreamingGraph, ThreadRun, run_question
+from askai_graph.server.run import StreamingGraph, ThreadRun, run_batches
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 
@@ -93,7 +94,7 @@ def _answer(
     """Stream the answer to ``question`` on ``thread``, logged in ``run_log``, holding ``slot`` to its end."""
     recorder = RecordingGraph(graph)
     run = recorded(
-        run_question(
+        run_batches(
             question,
             graph=recorder,
             cache=cache,
@@ -151,31 +152,19 @@ class _SlotResponse(EventSourceResponse):
                 await self._slot.release()
 
 
-# The final answer's events arrive in one burst (the answer is complete before its first
-# token is sent): they leave in one write with the event after them, not one per chunk.
-_BURST = frozenset({"token", "sources"})
-
-
 async def _framed(
-    run: AsyncGenerator[Event, None], release: Callable[[], Awaitable[None]], slot: Slot
-) -> AsyncIterator[ServerSentEvent | bytes]:
-    """Give every event a JSON body and an ``id`` (1, 2, 3... within the stream); ``release`` the thread at the end."""
+    run: AsyncGenerator[list[Event], None], release: Callable[[], Awaitable[None]], slot: Slot
+) -> AsyncIterator[bytes]:
+    """Frame each batch of events as one write, every event with an ``id`` (1, 2, 3... within the stream).
+
+    A batch is what was ready together (``run.run_batches``): steps that finished while
+    the stream was busy, or the final answer's tokens, ``sources`` and ``done``, with the
+    steps before them. ``release`` the thread at the end.
+    """
     counter = itertools.count(1)
-    burst: list[bytes] = []
     try:
-        async for name, data in run:
-            data_json = json.dumps(data, ensure_ascii=False)
-            event = ServerSentEvent(event=name, data=data_json, id=str(next(counter)), sep=SEP)
-            if name in _BURST:
-                burst.append(event.encode())
-            elif burst:
-                burst.append(event.encode())
-                yield b"".join(burst)
-                burst.clear()
-            else:
-                yield event
-        if burst:
-            yield b"".join(burst)
+        async for batch in run:
+            yield "".join([frame(next(counter), name, data) for name, data in batch]).encode()
     finally:
         # The answer is out: free the slot now, before the response's own teardown, so a
         # client asking again on the same connection is never refused by its own stream.
@@ -185,3 +174,12 @@ async def _framed(
             await release()
         # Closing the inner generator runs its ``finally``, which cancels the graph task.
         await run.aclose()
+
+
+def frame(number: int, name: str, data: Any) -> str:
+    """Return one SSE event as sse-starlette's ``ServerSentEvent(...).encode()`` writes it, JSON data on one line.
+
+    JSON text never holds a raw CR or LF (``json.dumps`` escapes them), so the data is
+    one ``data:`` line, as sse-starlette's line splitting would leave it.
+    """
+    return f"id: {number}{SEP}event: {name}{SEP}data: {json.dumps(data, ensure_ascii=False)}{SEP}{SEP}"

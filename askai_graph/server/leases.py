@@ -169,18 +169,14 @@ class ThreadLeases:
             self._stores[key] = lease_store_for(checkpointer)
         return self._stores[key]
 
-    async def _renew(self, store: LeaseStore, thread_id: str, token: str, hold: float) -> None:
-        """Renew the lease every half ``hold`` until released, at most ``thread_lease_seconds`` in all."""
-        deadline = time.monotonic() + self.settings.thread_lease_seconds
-        while True:
-            await asyncio.sleep(hold / 2)
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
+    async def _renew(self, store: LeaseStore, thread_id: str, token: str, hold: float, deadline: float) -> None:
+        """Renew the lease now and every half ``hold`` until released, up to ``deadline`` (monotonic)."""
+        while (left := deadline - time.monotonic()) > 0:
             try:
                 await store.renew(thread_id, token, min(hold, left))
             except Exception:
                 logger.warning("could not renew the lease of thread %s", thread_id, exc_info=True)
+            await asyncio.sleep(hold / 2)
 
     async def claim(
         self, graph: Any, thread_id: str | None, thread_token: str | None = None
@@ -202,6 +198,7 @@ class ThreadLeases:
     async def _claim(
         self, graph: Any, thread_id: str | None, thread_token: str | None
     ) -> tuple[ThreadRun, Callable[[], Awaitable[None]]]:
+        fresh = thread_id is None
         if thread_id is None:
             thread_id, thread_token = new_thread_id(), new_thread_token()
         elif getattr(graph, "checkpointer", None) is not None:
@@ -219,10 +216,20 @@ class ThreadLeases:
         token = await store.acquire(thread_id, hold)
         if token is None:
             raise BadRequest(409, STREAMING, retry_after=max(1, math.ceil(hold / 2)))
-        renewing = asyncio.create_task(self._renew(store, thread_id, token, hold))
+        # Most answers end before their first renewal is due: a timer, not a task per request,
+        # starts the renewals of one that lasts.
+        renewing: list[asyncio.Task[None]] = []
+        deadline = time.monotonic() + self.settings.thread_lease_seconds
+
+        def renew() -> None:
+            renewing.append(asyncio.create_task(self._renew(store, thread_id, token, hold, deadline)))
+
+        due = asyncio.get_running_loop().call_later(hold / 2, renew)
 
         async def release() -> None:
-            renewing.cancel()
+            due.cancel()
+            for task in renewing:
+                task.cancel()
             try:
                 await store.release(thread_id, token)
             except Exception:
@@ -230,5 +237,7 @@ class ThreadLeases:
                 # expires by itself within one renewal.
                 logger.warning("could not release the lease of thread %s", thread_id, exc_info=True)
 
-        run = ThreadRun(thread_id, new_run_id(), self.settings.max_history_turns, token=thread_token or "")
+        run = ThreadRun(
+            thread_id, new_run_id(), self.settings.max_history_turns, token=thread_token or "", fresh=fresh
+        )
         return run, release

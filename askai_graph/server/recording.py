@@ -2,10 +2,10 @@
 
 The server's run loop stays as it is. ``RecordingGraph`` wraps the graph for one request
 and remembers its latest state and how long each stage took; ``recorded`` wraps the
-request's event stream, gives ``done`` its ``run_id`` (keeping one already there) and
-writes the record just before ``done`` leaves, so a reader's feedback on that id can
-never arrive before the run it rates. A failing run log is logged and skipped: it never
-costs the reader the answer.
+request's event stream (``run.run_batches``; ``flat`` unbatches it), gives ``done`` its
+``run_id`` (keeping one already there) and writes the record just before ``done``
+leaves, so a reader's feedback on that id can never arrive before the run it rates. A
+failing run log is logged and skipped: it never costs the reader the answer.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
-from askai_graph.server.events import Event
+from askai_graph.server.events import Done, Event
 from askai_graph.server.pools import bookkeeping, settle
 from askai_graph.stores.runlog import RunLog, build_record
 from askai_graph.stores.threads import new_run_id
@@ -57,26 +57,44 @@ class RecordingGraph:
 
 
 async def recorded(
-    run: AsyncGenerator[Event, None],
+    run: AsyncGenerator[list[Event], None],
     *,
     question: str,
     recorder: RecordingGraph,
     run_log: RunLog | None,
     run_id: str | None = None,
-) -> AsyncGenerator[Event, None]:
-    """Yield ``run``'s events; ``done`` gets a ``run_id`` and the answer is logged first."""
+) -> AsyncGenerator[list[Event], None]:
+    """Yield ``run``'s batches of events; ``done`` gets a ``run_id`` and the answer is logged first."""
     start = time.perf_counter()
     try:
-        async for name, data in run:
-            if name == "done":
-                summary: RunSummary = data.summary
-                summary = summary.model_copy(update={"run_id": summary.run_id or run_id or new_run_id()})
-                data = data.with_summary(summary)
-                if run_log is not None:
-                    await _write(run_log, question, recorder, summary, (time.perf_counter() - start) * 1000)
-            yield name, data
+        async for batch in run:
+            if batch and batch[-1][0] == "done":  # ``done`` ends the stream: it is always last
+                batch = [*batch[:-1], await _done(batch[-1][1], question, recorder, run_log, run_id, start)]
+            yield batch
     finally:
         await run.aclose()
+
+
+async def flat(batches: AsyncGenerator[list[Event], None]) -> AsyncGenerator[Event, None]:
+    """Yield the events of ``batches`` one by one."""
+    try:
+        async for batch in batches:
+            for event in batch:
+                yield event
+    finally:
+        await batches.aclose()
+
+
+async def _done(
+    data: Done, question: str, recorder: RecordingGraph, run_log: RunLog | None, run_id: str | None, start: float
+) -> Event:
+    summary: RunSummary = data.summary
+    if not summary.run_id:
+        # ``with_summary`` keeps what rides on the event only (the thread's token).
+        data = data.with_summary(summary.model_copy(update={"run_id": run_id or new_run_id()}))
+    if run_log is not None:
+        await _write(run_log, question, recorder, data.summary, (time.perf_counter() - start) * 1000)
+    return "done", data
 
 
 async def _write(run_log: RunLog, question: str, recorder: RecordingGraph, summary: RunSummary, ms: float) -> None:

@@ -94,8 +94,12 @@ def json_type(value: Any) -> str:
     return "a number"
 
 
-def require_json(request: Request) -> None:
-    """Refuse a request whose body is not ``application/json`` (in UTF-8) with 415: a JSON route's dependency."""
+async def require_json(request: Request) -> None:
+    """Refuse a request whose body is not ``application/json`` (in UTF-8) with 415: a JSON route's dependency.
+
+    ``async`` although it awaits nothing: FastAPI runs a plain ``def`` dependency in its
+    thread pool, a thread hop on every request for a header check.
+    """
     check_content_type(request.headers.get("content-type"))
 
 

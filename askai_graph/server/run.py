@@ -11,9 +11,12 @@ Tokens are only produced after the graph has finished, that is after the Source 
 made the final decision, so a rejected draft can never reach the reader.
 
 The semantic cache is keyed by the *standalone* question: a follow-up ("how do I tune
-it?") only means something with its thread, so the cache is consulted once the graph's
-first stage (Condense) has rewritten it. A hit cancels the run, is recorded in the
-thread like any answer, and streams only tokens and ``done``. An answer whose Writer or Critic
+it?") only means something with its thread. The question is condensed and looked up
+before any run starts (``lookup``): a hit is recorded in the thread like any answer and
+streams only tokens and ``done``, with no graph run at all; a miss runs the graph from
+that condensation. (A graph that cannot condense outside a run, such as a LangGraph
+Server's, is looked up once its run's Condense stage has finished; a hit then cancels
+that run.) An answer whose Writer or Critic
 read the thread's earlier turns (``history_read``) is never stored: it may carry what one
 reader said there (a name, an instruction) and must not be served to another.
 
@@ -38,15 +41,15 @@ from typing import Any, Protocol, TypeVar, cast
 from askai_graph.gates import gate_statuses
 from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.server import events
-from askai_graph.server.cache import CachedAnswer, Probe, SemanticCache
+from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
+from askai_graph.server.lookup import Looked, condenser_of, look_up, served
 from askai_graph.server.pools import settle
 from askai_graph.state import STATE_KEYS, AskState
 from askai_graph.stores.thread_tokens import checkpoint_thread
-from askai_graph.stores.threads import DURABILITY, record_cached_turn, run_config
+from askai_graph.stores.threads import DURABILITY, run_config
 
 logger = logging.getLogger(__name__)
-
 T = TypeVar("T")
 
 
@@ -77,6 +80,8 @@ class ThreadRun:
     def key(self) -> str:
         """The checkpointer's thread: the hash of the id and the token, never the bare id."""
         return checkpoint_thread(self.thread_id, self.token)
+    fresh: bool = False
+    """The thread was made for this request: it has no earlier turn to read."""
 
     def ids(self) -> dict[str, str]:
         """Return the ids the ``done`` event carries (the token too: only its owner sent or got it)."""
@@ -97,9 +102,13 @@ class _Failed:
 _END = object()
 
 
-async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any], thread: ThreadRun | None) -> None:
+async def _pump(
+    graph: StreamingGraph, question: str, queue: asyncio.Queue[Any], thread: ThreadRun | None, looked: Looked | None
+) -> None:
     """Feed ``(mode, chunk)`` pairs, then an optional failure, then ``_END`` into ``queue``."""
     config = run_config(thread.key, thread.run_id) if thread is not None else None
+    if looked is not None:  # condensed before the run: Condense reuses it
+        config = looked.run_config(config)
     try:
         modes = ["updates", "values"]
         durability = DURABILITY if thread is not None and getattr(graph, "checkpointer", None) else None
@@ -118,7 +127,11 @@ async def _pump(graph: StreamingGraph, question: str, queue: asyncio.Queue[Any],
         queue.put_nowait(_END)
 
 
-async def run_question(
+Batch = list[Event]
+"""Events ready at the same moment: they leave the server in one write."""
+
+
+async def run_batches(
     question: str,
     *,
     graph: StreamingGraph,
@@ -126,8 +139,8 @@ async def run_question(
     token_chars: int,
     thread: ThreadRun | None = None,
     deadline_seconds: float | None = None,
-) -> AsyncGenerator[Event, None]:
-    """Yield the SSE contract's events for one question (see ``events``).
+) -> AsyncGenerator[Batch, None]:
+    """Yield the SSE contract's events for one question (see ``events``), in batches of those ready together.
 
     A cache hit yields only tokens and ``done``. Otherwise: one ``step`` per completed
     stage, then tokens, ``sources`` if the Source Gate passed, and ``done``; an
@@ -135,28 +148,53 @@ async def run_question(
     provider failure is not an exception here: the graph turns it into a failed gate.
     On a ``thread``, the graph runs on it and ``done`` carries its ids. Past
     ``deadline_seconds`` the run is abandoned and ends as a fallback.
+
+    A batch ends where the next event is not ready yet: stages that finished while the
+    stream was busy share one, and the final answer travels with the last steps. No
+    event waits for another that is not ready, so batching never delays progress.
     """
     deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
     ids = thread.ids() if thread is not None else None
+    condense = condenser_of(graph) if cache is not None else None
+    looked: Looked | None = None
+    if cache is not None and condense is not None:
+        try:
+            looked = await _within(look_up(graph, condense, cache, question, *_thread_of(thread)), deadline)
+        except TimeoutError:
+            logger.warning("question abandoned at its deadline of %gs while condensing", deadline_seconds)
+            yield list(events.answer_events(_timed_out({"question": question}), token_chars=token_chars, ids=ids))
+            return
+        except Exception:
+            logger.exception("condensing or looking up the question failed")
+            yield [events.error()]
+            return
+        if looked.hit is not None:
+            yield await served(
+                looked.hit, graph, thread, question, looked.standalone, token_chars, looked.history, deadline
+            )
+            return
     queue: asyncio.Queue[Any] = asyncio.Queue()
-    task = asyncio.create_task(_pump(graph, question, queue, thread), name="askai-graph-run")
-    probe: Probe | None = None
-    consulted = False
+    task = asyncio.create_task(_pump(graph, question, queue, thread, looked), name="askai-graph-run")
+    probe: Probe | None = looked.probe if looked is not None else None
+    consulted = looked is not None
     history_read = False
+    batch: Batch = []
     try:
         final: AskState = {"question": question}
         while True:
+            if batch and queue.empty():  # nothing else is ready: what is, leaves now
+                yield batch
+                batch = []
             try:
-                item = await _next(queue, deadline)
+                item = queue.get_nowait() if not queue.empty() else await _next(queue, deadline)
             except TimeoutError:
-                for event in _abandoned(task, final, deadline_seconds, token_chars, ids):
-                    yield event
+                yield _abandoned(task, final, deadline_seconds, token_chars, ids)
                 return
             if item is _END:
                 break
             if isinstance(item, _Failed):
                 logger.error("graph run failed", exc_info=item.error)
-                yield events.error()
+                yield [*batch, events.error()]
                 return
             mode, chunk = item
             if mode == "values":
@@ -174,27 +212,24 @@ async def run_question(
                         if not update.get("needs_context"):
                             probe = await _within(cache.lookup(standalone), deadline)
                     except TimeoutError:
-                        for event in _abandoned(task, final, deadline_seconds, token_chars, ids):
-                            yield event
+                        yield _abandoned(task, final, deadline_seconds, token_chars, ids)
                         return
                     if probe is not None and probe.hit is not None:
                         await _stop(task)
-                        for event in await _from_cache(probe.hit, graph, thread, question, standalone, token_chars,
-                                                       deadline):  # fmt: skip
-                            yield event
+                        yield [*batch, *await served(probe.hit, graph, thread, question, standalone,
+                                                     token_chars, deadline=deadline)]  # fmt: skip
                         return
                 if node not in SILENT_NODES:
-                    yield events.step(node, update, cast(AskState, {**final, **update}))
+                    batch.append(events.step(node, update, cast(AskState, {**final, **update})))
         if not final.get("outcome") or "answer" not in final:
             logger.error("graph run ended without an outcome")
-            yield events.error()
+            yield [*batch, events.error()]
             return
         # A Writer or Critic read the thread's earlier turns (a name, an instruction a reader
         # typed): such an answer is this reader's, never served to another who asks the same.
         if not history_read:
             await _remember(cache, probe, final)
-        for event in events.answer_events(final, cached=False, token_chars=token_chars, ids=ids):
-            yield event
+        yield [*batch, *events.answer_events(final, cached=False, token_chars=token_chars, ids=ids)]
     finally:
         # Not awaited: awaiting inside a cancelled anyio scope would be cancelled again.
         task.cancel()
@@ -204,11 +239,15 @@ async def _next(queue: asyncio.Queue[Any], deadline: float | None) -> Any:
     return await _within(queue.get(), deadline)
 
 
-async def _within(work: Awaitable[T], deadline: float | None) -> T:
-    """Await ``work`` until ``deadline`` (``time.monotonic``), cancelling it then (``TimeoutError``)."""
+async def _within(step: Awaitable[T], deadline: float | None) -> T:
+    """Await ``step`` until ``deadline`` (monotonic); ``TimeoutError`` past it.
+
+    ``asyncio.timeout``, not ``wait_for``: no task is made for each awaited event.
+    """
     if deadline is None:
-        return await work
-    return await asyncio.wait_for(work, max(0.0, deadline - time.monotonic()))
+        return await step
+    async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+        return await step
 
 
 def _abandoned(
@@ -220,6 +259,11 @@ def _abandoned(
     return list(events.answer_events(_timed_out(final), cached=False, token_chars=token_chars, ids=ids))
 
 
+def _thread_of(thread: ThreadRun | None) -> tuple[str | None, bool]:
+    # The checkpointer knows the thread by its key (id and token hashed), never the bare id.
+    return (None, True) if thread is None else (thread.key, thread.fresh)
+
+
 def _timed_out(state: AskState) -> dict[str, Any]:
     """The final state of a run abandoned at its deadline: a fallback, no sources."""
     gates = gate_statuses(state)
@@ -229,40 +273,10 @@ def _timed_out(state: AskState) -> dict[str, Any]:
     return {**state, "answer": FALLBACK_ANSWER, "outcome": "fallback", "sources": [], "gates": gates}
 
 
-async def _from_cache(
-    hit: CachedAnswer,
-    graph: Any,
-    thread: ThreadRun | None,
-    question: str,
-    standalone: str,
-    token_chars: int,
-    deadline: float | None = None,
-) -> list[Event]:
-    """Return the events of a cache hit, recorded first (until ``deadline``) as the thread's turn like any answer."""
-    if thread is not None:
-        try:
-            await _within(_record(graph, thread, question, standalone, hit.model_dump()), deadline)
-        except TimeoutError:
-            logger.warning("a cached answer was not recorded in thread %s by its deadline", thread.thread_id)
-    answer = {**hit.model_dump(), "question": question, "standalone_question": standalone}
-    ids = thread.ids() if thread is not None else None
-    return list(events.answer_events(answer, cached=True, token_chars=token_chars, ids=ids))
-
-
 async def _stop(task: asyncio.Task[None]) -> None:
     """Cancel the run and wait for it, so its checkpoint writes settle before ours."""
     task.cancel()
     await asyncio.wait({task})
-
-
-async def _record(graph: Any, thread: ThreadRun, question: str, standalone: str, hit: Mapping[str, Any]) -> None:
-    if getattr(graph, "checkpointer", None) is None:
-        return
-    try:
-        await record_cached_turn(graph, thread.key, question, standalone, hit, thread.max_history_turns)
-    except Exception:
-        # The reader still gets the answer; only the follow-up context is lost.
-        logger.exception("could not record a cached answer in thread %s", thread.thread_id)
 
 
 async def _remember(cache: SemanticCache | None, probe: Probe | None, final: Mapping[str, Any]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -84,11 +84,23 @@ def sync_thread_status(graph: Any, thread_id: str, ttl_hours: float) -> ThreadSt
 
 
 async def record_cached_turn(
-    graph: Any, thread_id: str, question: str, standalone: str, cached: Mapping[str, Any], max_turns: int
+    graph: Any,
+    thread_id: str,
+    question: str,
+    standalone: str,
+    cached: Mapping[str, Any],
+    max_turns: int,
+    *,
+    history: Sequence[Turn] | None = None,
 ) -> None:
-    """Write a cached answer into the thread as a finished turn, so follow-ups can lean on it."""
+    """Write a cached answer into the thread as a finished turn, so follow-ups can lean on it.
+
+    ``history`` is the thread's turns when the caller has just read them (under the
+    thread's lease); otherwise they are read here.
+    """
     config = run_config(thread_id)
-    history = list((await graph.aget_state(config)).values.get("history") or [])
+    if history is None:
+        history = list((await graph.aget_state(config)).values.get("history") or [])
     turn = Turn(question=question, standalone_question=standalone, answer=cached["answer"], outcome="accepted")
     values = new_turn_state() | {
         "question": question,

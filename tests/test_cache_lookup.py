@@ -1,0 +1,111 @@
+"""A cache hit is a lookup, not a run: condensed once, looked up, and only a miss starts the graph.
+
+The server tests run a real uvicorn on 127.0.0.1 over a graph whose ``astream`` calls
+are counted; the graph tests run the graph in process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from httpx_sse import connect_sse
+from langgraph.checkpoint.memory import InMemorySaver
+
+from askai_graph import Settings, build_graph
+from askai_graph.nodes.condense import PRECONDENSED
+from askai_graph.prompts import CONDENSE_SYSTEM
+from askai_graph.server import create_app
+from askai_graph.state import STATE_KEYS
+from askai_graph.stores.thread_tokens import checkpoint_thread
+from tests.fakes import PASSING, cited_draft, replies, retriever
+from tests.live import LiveServer
+
+QUESTION = "What is semantic caching?"
+FOLLOW_UP = "How do I tune its parameters?"
+
+
+class CountedRuns:
+    """The graph, with every run it starts counted (everything else is the graph's own)."""
+
+    def __init__(self, graph: Any) -> None:
+        self.graph = graph
+        self.runs = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.graph, name)
+
+    def astream(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        self.runs += 1
+        return self.graph.astream(*args, **kwargs)  # type: ignore[no-any-return]
+
+
+def ask(base: str, message: str, done: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
+    """Ask ``message``; with ``done`` (an earlier answer's), on that answer's thread, with its token."""
+    thread = {"thread_id": done["thread_id"], "thread_token": done["thread_token"]} if done else {}
+    body: dict[str, Any] = {"message": message} | thread
+    with httpx.Client(timeout=30) as client:
+        with connect_sse(client, "POST", f"{base}/api/chat", json=body) as source:
+            source.response.raise_for_status()
+            return [(sse.event, json.loads(sse.data)) for sse in source.iter_sse()]
+
+
+@pytest.mark.integration
+@pytest.mark.enable_socket
+def test_a_cache_hit_starts_no_graph_run_and_is_still_the_threads_turn(settings: Settings) -> None:
+    search = retriever(1, 2)
+    graph = CountedRuns(
+        build_graph(
+            writer=replies(cited_draft(1, 2)),
+            critic=replies(PASSING),
+            retriever=search,
+            settings=settings,
+            checkpointer=InMemorySaver(),
+        )
+    )
+    with LiveServer(create_app(graph, settings)) as base:  # type: ignore[arg-type]
+        first = ask(base, QUESTION)
+        hit = ask(base, QUESTION)
+    assert first[-1][1]["cached"] is False and hit[-1][1]["cached"] is True
+    assert graph.runs == 1 and len(search.queries) == 1  # the hit ran nothing, retrieved nothing
+    key = checkpoint_thread(hit[-1][1]["thread_id"], hit[-1][1]["thread_token"])
+    state = graph.graph.get_state({"configurable": {"thread_id": key}}).values
+    assert [turn.question for turn in state["history"]] == [QUESTION]
+    assert state["history"][0].answer == "".join(data["text"] for name, data in hit if name == "token")
+
+
+@pytest.mark.integration
+@pytest.mark.enable_socket
+def test_a_follow_up_that_misses_the_cache_is_condensed_once(settings: Settings) -> None:
+    model = replies(cited_draft(1))  # Writer and Condenser (one chat model plays both)
+    graph = CountedRuns(
+        build_graph(
+            writer=model,
+            critic=replies(PASSING),
+            retriever=retriever(1),
+            settings=settings,
+            checkpointer=InMemorySaver(),
+        )  # fmt: skip
+    )
+    with LiveServer(create_app(graph, settings)) as base:  # type: ignore[arg-type]
+        first = ask(base, "What is BM25?")[-1][1]
+        follow_up = ask(base, FOLLOW_UP, first)
+    assert follow_up[-1][1]["cached"] is False and graph.runs == 2
+    assert sum(prompt.startswith(CONDENSE_SYSTEM) for prompt in model.prompts) == 1
+
+
+def test_a_run_reuses_the_condensation_made_for_its_question(settings: Settings) -> None:
+    graph = build_graph(settings=settings)
+    given = {PRECONDENSED: {"question": "What is BM25?", "standalone_question": "What is BM25 ranking?"}}
+    final = graph.invoke({"question": "What is BM25?"}, {"configurable": given}, output_keys=STATE_KEYS)
+    assert final["standalone_question"] == "What is BM25 ranking?"
+
+
+def test_a_condensation_made_for_another_question_is_ignored(settings: Settings) -> None:
+    graph = build_graph(settings=settings)
+    given = {PRECONDENSED: {"question": "What is RRF?", "standalone_question": "What is RRF fusion?"}}
+    final = graph.invoke({"question": "What is BM25?"}, {"configurable": given}, output_keys=STATE_KEYS)
+    assert final["standalone_question"] == "What is BM25?"

@@ -1,0 +1,34 @@
+"""Thread leases in process: held while the answer streams (renewed past their hold), free once released."""
+
+from __future__ import annotations
+
+import asyncio
+
+from askai_graph import Settings
+from askai_graph.server.leases import ThreadLeases
+
+HOLD = 0.2
+
+
+def test_a_lease_is_renewed_while_its_answer_streams_and_freed_when_released() -> None:
+    async def scenario() -> tuple[str | None, str | None]:
+        leases = ThreadLeases(Settings(thread_lease_renew_seconds=HOLD))
+        thread, release = await leases.claim(None, None)
+        store = leases.store(None)
+        await asyncio.sleep(HOLD * 3)  # three holds: only renewals keep it
+        taken = await store.acquire(thread.thread_id, HOLD)
+        await release()
+        return taken, await store.acquire(thread.thread_id, HOLD)
+
+    taken, after = asyncio.run(scenario())
+    assert taken is None and after is not None
+
+
+def test_a_lease_stops_being_renewed_at_the_longest_hold() -> None:
+    async def scenario() -> str | None:
+        leases = ThreadLeases(Settings(thread_lease_renew_seconds=HOLD, thread_lease_seconds=HOLD * 2))
+        thread, _ = await leases.claim(None, None)
+        await asyncio.sleep(HOLD * 4)  # never released (a client that hangs on), yet it expires
+        return await leases.store(None).acquire(thread.thread_id, HOLD)
+
+    assert asyncio.run(scenario()) is not None
