@@ -32,6 +32,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from askai_graph.retrieval.bm25 import BM25Index
 from askai_graph.retrieval.corpus import CorpusError, Page
 
 MANIFEST = "askai-index.json"
@@ -127,11 +128,9 @@ class IndexReader:
         with self._lock:
             return self._connection.execute(sql, parameters).fetchall()
 
-    def load_bm25(self) -> Any:
-        """Return the bm25s index, memory-mapped."""
-        import bm25s
-
-        return bm25s.BM25.load(str(self.path / BM25_DIR), mmap=True, load_vocab=True)
+    def load_bm25(self) -> BM25Index:
+        """Return the BM25 index, memory-mapped."""
+        return BM25Index.load(self.path / BM25_DIR, mmap=True)
 
     @property
     def embeddings_model(self) -> str | None:

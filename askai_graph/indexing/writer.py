@@ -282,7 +282,7 @@ def _finish(
     for passage_id, blob in db.execute("SELECT id, tokens FROM passages ORDER BY id"):
         passage_ids.append(passage_id)
         tokens.append(np.frombuffer(blob, dtype=np.uint32))
-    build_bm25(tokens, vocabulary).save(str(staging / BM25_DIR), show_progress=False)
+    build_bm25(tokens, vocabulary).save(staging / BM25_DIR)
     np.save(staging / DOCS, np.array(passage_ids, dtype=np.int64))
     post_ids, digests = [], []
     for post_id, digest in db.execute("SELECT id, page_digest FROM posts ORDER BY id"):
