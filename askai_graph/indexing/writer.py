@@ -238,8 +238,9 @@ class IndexWriter:
         from tqdm import tqdm
 
         # Ids first, texts a chunk at a time: a large first build never holds every passage.
+        # Longest first: each chunk holds passages of about one length (see ``embed_texts``).
         missing = [row[0] for row in self.db.execute(
-            "SELECT id FROM passages WHERE id NOT IN (SELECT passage_id FROM embeddings) ORDER BY id"
+            "SELECT id FROM passages WHERE id NOT IN (SELECT passage_id FROM embeddings) ORDER BY length(text) DESC, id"
         )]
         bar = tqdm(total=len(missing), desc="embedding", unit=" passages", disable=not self.progress, delay=1.0,
                    file=sys.stderr)
