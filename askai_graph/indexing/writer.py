@@ -25,7 +25,7 @@ from langchain_core.embeddings import Embeddings
 
 from askai_graph.catalog import site_order_key
 from askai_graph.indexing.files import Skip
-from askai_graph.indexing.llmstxt import catalog_pages, write_llms_files
+from askai_graph.indexing.llmstxt import write_index_llms_files
 from askai_graph.indexing.sources import Unit, duplicate
 from askai_graph.indexing.store import (
     BM25_DIR,
@@ -212,7 +212,7 @@ class IndexWriter:
         summary.changed = sorted(u for u in self.digests if u in old and old[u] != self.digests[u])
         summary.removed = sorted(set(old) - set(self.digests))
         _finish(self.db, self.staging, self.vocabulary, self.old_terms, summary)
-        write_llms_files(self.staging, catalog_pages(self.db))  # llms.txt and llms-full.txt, in catalog order
+        write_index_llms_files(self.staging, self.db)  # llms.txt and llms-full.txt, in catalog order
         if self.embeddings is not None:
             self._embed(self.embeddings)
         self.db.commit()
