@@ -82,6 +82,9 @@ class IndexSummary:
     """Passages embedded in this run (the others kept their stored vectors)."""
     dimensions: int = 0
     """Length of each stored vector."""
+    max_tokens: int | None = None
+    """How much of a text the model reads (``None``: unknown), stored with the vectors:
+    vectors of one model read at another length are not mixed in one index."""
 
     @property
     def errors(self) -> list[Skip]:
@@ -133,7 +136,8 @@ class IndexWriter:
         else:
             self.db.executescript(SCHEMA)
         self.db.execute(EMBEDDINGS_SCHEMA)
-        if (previous.embeddings_model if previous is not None else None) != summary.embeddings_model:
+        summary.max_tokens = getattr(embeddings, "max_tokens", None) if embeddings is not None else None
+        if _vector_space(previous) != (summary.embeddings_model, summary.max_tokens):
             self.db.execute("DELETE FROM embeddings")  # another model's vectors (or none) are no use
         self.db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
         self.old_terms = len(self.vocabulary.ids) if previous is not None else 0
@@ -263,6 +267,13 @@ class IndexWriter:
             raise CorpusError(f"embedded {len(blobs)} passages of {self.summary.passages}; run `askai index` again")
         np.save(self.staging / EMBEDDINGS, matrix)
         self.summary.dimensions = int(matrix.shape[1])
+
+
+def _vector_space(index: IndexReader | None) -> tuple[str | None, int | None]:
+    """The model and the text length the vectors of ``index`` were made with."""
+    if index is None:
+        return None, None
+    return index.embeddings_model, (index.manifest.get("embeddings") or {}).get("max_tokens")
 
 
 def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:

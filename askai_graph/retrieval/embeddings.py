@@ -177,6 +177,11 @@ class LocalEmbeddings(Embeddings):
         return cls(model)
 
     @property
+    def max_tokens(self) -> int:
+        """Word pieces of a text the model reads (an index stores it with the vectors)."""
+        return int(self.model.max_seq_length)
+
+    @property
     def lowercases(self) -> bool:
         """Whether the model's tokenizer lower-cases every text (then case never changes a vector)."""
         tokenizer = getattr(self.model, "tokenizer", None)
