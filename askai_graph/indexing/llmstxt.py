@@ -20,6 +20,7 @@ front matter becomes a link, a heading or markup of its own.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -66,19 +67,29 @@ class StoredPage(NamedTuple):
     body: str = ""
 
 
+# Nothing but "/" between a URL's host and its end, "?" or "#": the only URLs whose path
+# can be "" or "/". Tested first, so a 100k-page site is not split URL by URL.
+_MAYBE_HOME = re.compile(r"(?:[^:/?#]*:)?(?://[^/?#]*)?/?(?:[?#]|$)")
+
+
+def is_home(url: str) -> bool:
+    """Whether ``url`` is the root of its host (its path is empty or ``/``)."""
+    return _MAYBE_HOME.match(url) is not None and urlsplit(url).path in ("", "/")
+
+
 def site_title(pages: Sequence[Listed]) -> str:
     """Return the site's title: its home page's (the page at the root of its host), else the host name."""
     for page in pages:
-        if urlsplit(page.url).path in ("", "/"):
+        if is_home(page.url):
             return plain_text(page.title)
-    hosts = [urlsplit(page.url).hostname for page in pages]
+    hosts = (urlsplit(page.url).hostname for page in pages)
     return next((host for host in hosts if host), "Documentation")
 
 
 def site_summary(pages: Sequence[Listed]) -> str:
     """Return the one-line summary: the home page's, else a count of the pages."""
     for page in pages:
-        if urlsplit(page.url).path in ("", "/") and page.summary.strip():
+        if is_home(page.url) and page.summary.strip():
             return plain_text(page.summary)
     return f"The {len(pages)} pages of this site, in the site's own order."
 
