@@ -144,15 +144,16 @@ def build_bm25(documents: Sequence[np.ndarray], vocabulary: Vocabulary, chunk: i
     terms, docs, freqs = [np.zeros(0, np.int32)], [np.zeros(0, np.int32)], [np.zeros(0, np.float32)]
     for start in range(0, n_docs, chunk):
         part = documents[start : start + chunk]
-        tokens = np.concatenate(part).astype(np.int64)
-        local = np.repeat(np.arange(len(part), dtype=np.int64), lengths[start : start + chunk])
+        keys = np.concatenate(part).astype(np.int64)
+        keys *= len(part)
+        keys += np.repeat(np.arange(len(part), dtype=np.int64), lengths[start : start + chunk])
         # One entry per (term, document) pair of the chunk with its frequency.
-        pairs, tf = np.unique(tokens * len(part) + local, return_counts=True)
+        pairs, tf = _counted(keys)
         term, doc = np.divmod(pairs, len(part))
         terms.append(term.astype(np.int32))
         docs.append((doc + start).astype(np.int32))
         freqs.append(tf.astype(np.float32))
-        del tokens, local, pairs, tf, term, doc
+        del keys, pairs, tf, term, doc
     term, doc, tf32 = np.concatenate(terms), np.concatenate(docs), np.concatenate(freqs)
     del terms, docs, freqs
     df = np.bincount(term, minlength=n_vocab)
@@ -174,6 +175,22 @@ def build_bm25(documents: Sequence[np.ndarray], vocabulary: Vocabulary, chunk: i
     del order
     indptr = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
     return BM25Index(data, doc, indptr, n_docs, dict(vocabulary.ids))
+
+
+def _counted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the distinct values of ``keys`` and how often each occurs, as ``np.unique`` does.
+
+    Sorted in place: ``np.unique`` copies its input first, one more array the size of a
+    chunk's tokens, and a rebuild runs this over every stored token of the site.
+    """
+    if not len(keys):
+        return keys, np.zeros(0, dtype=np.int64)
+    keys.sort()
+    first = np.empty(len(keys), dtype=bool)
+    first[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return keys[starts], np.diff(starts, append=len(keys))
 
 
 def top_documents(index: BM25Index, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
