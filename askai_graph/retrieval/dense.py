@@ -126,7 +126,10 @@ def open_dense(
     if corpus.index is not None:
         check_embedded_with(corpus, model)
         return DenseIndex(corpus.index.load_embeddings(), model)
-    digest = hashlib.sha256(model.encode()).hexdigest()[:16]
+    # The text length the model reads is part of its vectors' identity (an upgrade from 256
+    # to 128 word pieces must not reuse vectors cached at 256).
+    max_tokens = getattr(embeddings, "max_tokens", None)
+    digest = hashlib.sha256((f"{model}@{max_tokens}" if max_tokens else model).encode()).hexdigest()[:16]
     path = cache_dir / f"{corpus.fingerprint}-{_CACHE_FORMAT}-{passage_chars}-{digest}.npy"
     if path.exists():
         try:

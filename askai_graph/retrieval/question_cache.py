@@ -35,6 +35,12 @@ class CachedQuestions(Embeddings):
         self._vectors: OrderedDict[str, list[float]] = OrderedDict()
         self._lock = threading.Lock()
 
+    @property
+    def max_tokens(self) -> int | None:
+        """How much of a text the wrapped model reads, when it says (part of its vectors' identity)."""
+        value = getattr(self.inner, "max_tokens", None)
+        return int(value) if value is not None else None
+
     def canonical(self, text: str) -> str:
         """Return the form of ``text`` that is embedded and keys the cache."""
         form = clean_question(text)
