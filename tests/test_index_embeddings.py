@@ -92,8 +92,8 @@ def test_the_same_model_reading_another_length_re_embeds_every_passage(hugo: Pat
     build(hugo, tmp_path / "index", Reading(256))
     assert build(hugo, tmp_path / "index", Reading(256)) == 0
     assert build(hugo, tmp_path / "index", Reading(128)) == PAGES
-    manifest = json.loads((tmp_path / "index" / "askai-index.json").read_text())
-    assert manifest["embeddings"]["max_tokens"] == 128
+    assert build(hugo, tmp_path / "index", Reading(128)) == 0
+    assert build(hugo, tmp_path / "index", ConceptEmbeddings()) == PAGES  # a length unknown is no match
 
 
 def test_a_build_without_a_model_drops_the_vectors(hugo: Path, tmp_path: Path) -> None:

@@ -211,8 +211,7 @@ def _write_manifest(staging: Path, summary: IndexSummary, source: str, base_url:
         "base_url": base_url,
         "context": context,
         "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "embeddings": {"model": summary.embeddings_model, "dimensions": summary.dimensions, "dtype": "float16",
-                       **({"max_tokens": summary.max_tokens} if summary.max_tokens else {})}
+        "embeddings": {"model": summary.embeddings_model, "dimensions": summary.dimensions, "dtype": "float16"}
         if summary.embeddings_model
         else None,
         "skipped": [{"file": s.where, "reason": s.reason, "draft": s.draft} for s in summary.skips],

@@ -60,7 +60,12 @@ CREATE TABLE catalog (rank INTEGER PRIMARY KEY, post_id INTEGER NOT NULL);
 """
 # Created on every build (an index written before embeddings existed lacks it). A passage
 # whose row is deleted loses its vector in the same build, before any new row can reuse its id.
-EMBEDDINGS_SCHEMA = "CREATE TABLE IF NOT EXISTS embeddings (passage_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)"
+EMBEDDINGS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS embeddings (passage_id INTEGER PRIMARY KEY, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS vector_space (max_tokens INTEGER);
+"""
+# ``vector_space``: how much of a text the model read (one row; none, or NULL: unknown). With
+# the model named in the manifest it says which vectors the stored ones can be mixed with.
 POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, section, page_digest"
 _POST_FIELDS = "title, url, summary, body, images, weight, date, section"
 

@@ -138,16 +138,25 @@ class IndexWriter:
             self.db.execute("DELETE FROM skips")
         else:
             self.db.executescript(SCHEMA)
-        self.db.execute(EMBEDDINGS_SCHEMA)
+        self.db.executescript(EMBEDDINGS_SCHEMA)
         summary.max_tokens = getattr(embeddings, "max_tokens", None) if embeddings is not None else None
-        if _vector_space(previous) != (summary.embeddings_model, summary.max_tokens):
+        if self._vector_space(previous) != (summary.embeddings_model, summary.max_tokens):
             self.db.execute("DELETE FROM embeddings")  # another model's vectors (or none) are no use
+        self.db.execute("DELETE FROM vector_space")
+        self.db.execute("INSERT INTO vector_space VALUES (?)", (summary.max_tokens,))
         self.db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
         self.old_terms = len(self.vocabulary.ids) if previous is not None else 0
         self.seen: dict[str, str] = {}  # url -> where, first come first served
         self.digests: dict[str, str] = {}  # url -> post digest
         self.keep: list[tuple[int, str]] = []  # (post id, stamp) of unchanged posts
         self.pending: list[tuple[Unit, Page, str]] = []  # new posts, inserted once stale rows are gone
+
+    def _vector_space(self, previous: IndexReader | None) -> tuple[str | None, int | None]:
+        """The model and the text length the previous index's vectors (copied into this build) were made with."""
+        if previous is None:
+            return None, None
+        row = self.db.execute("SELECT max_tokens FROM vector_space").fetchone()
+        return previous.embeddings_model, row[0] if row else None
 
     def add(self, unit: Unit) -> None:
         """Index ``unit``: reuse its stored post or skip when unchanged, else parse it."""
@@ -270,13 +279,6 @@ class IndexWriter:
             raise CorpusError(f"embedded {len(blobs)} passages of {self.summary.passages}; run `askai index` again")
         np.save(self.staging / EMBEDDINGS, matrix)
         self.summary.dimensions = int(matrix.shape[1])
-
-
-def _vector_space(index: IndexReader | None) -> tuple[str | None, int | None]:
-    """The model and the text length the vectors of ``index`` were made with."""
-    if index is None:
-        return None, None
-    return index.embeddings_model, (index.manifest.get("embeddings") or {}).get("max_tokens")
 
 
 def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:
