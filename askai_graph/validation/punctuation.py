@@ -75,7 +75,11 @@ class _TableLoader(importlib.machinery.SourceFileLoader):
         finally:
             namespace["__builtins__"] = builtins
             namespace["sys"] = sys
-        namespace["punctuation"].update(table())
+        scanned = namespace.get("punctuation")
+        if isinstance(scanned, set):
+            scanned.update(table())
+        else:  # a mistletoe that keeps it otherwise: run the module as it is, scan and all
+            exec(code, namespace)  # noqa: S102
 
 
 class _TableFinder(importlib.abc.MetaPathFinder):
