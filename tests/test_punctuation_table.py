@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -61,3 +63,26 @@ def test_a_table_for_another_unicode_version_is_not_installed(monkeypatch: pytes
     finders = list(sys.meta_path)
     assert punctuation.install() is False
     assert sys.meta_path == finders
+
+
+def _load_with_table(tmp_path: Path, source: str) -> ModuleType:
+    path = tmp_path / "core_tokens_like.py"
+    path.write_text(source, "utf-8")
+    loader = punctuation._TableLoader("core_tokens_like", str(path))
+    spec = importlib.util.spec_from_file_location("core_tokens_like", path, loader=loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_a_module_keeping_no_punctuation_set_runs_as_it_is(tmp_path: Path) -> None:
+    module = _load_with_table(tmp_path, "import sys\nseen = [i for i in range(sys.maxunicode + 1) if i < 3]\n")
+    assert module.seen == [0, 1, 2]  # its scan ran in full
+    assert module.sys is sys
+
+
+def test_a_module_keeping_a_punctuation_set_gets_the_table_without_its_scan(tmp_path: Path) -> None:
+    source = "import sys\npunctuation = {'!'} | {chr(i) for i in range(sys.maxunicode + 1) if chr(i) == 'A'}\n"
+    module = _load_with_table(tmp_path, source)
+    assert module.punctuation == {"!"} | punctuation.table()  # no "A": the scan visited no code point
