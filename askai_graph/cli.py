@@ -18,17 +18,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from askai_graph.evaluation.command import EvalUsageError
 from askai_graph.question import QuestionError, checked_question
-from askai_graph.reporting.command import ReportUsageError
-from askai_graph.retrieval.corpus import CorpusError
-from askai_graph.retrieval.embeddings import EmbeddingsError
 from askai_graph.settings import Settings
 from askai_graph.state import STATE_KEYS
-from askai_graph.stores.checkpoints import DatabaseError, default_database_url
-from askai_graph.stores.runlog import RunLogError
+from askai_graph.stores.checkpoints import default_database_url
 from askai_graph.stores.thread_tokens import (
     THREAD_TOKEN_FORMAT,
     checkpoint_thread,
@@ -50,6 +43,28 @@ CHAT_HELP = "Ask a question; follow-ups continue the conversation. /new starts o
 
 class UsageError(Exception):
     """Bad command-line input; reported as one line with exit status 2."""
+
+
+# Errors reported as one line, (module, class): bad usage (exit 2), then unusable input or
+# stores (exit 1). Looked up among the modules loaded, not imported: an error of a module
+# no command imported cannot have been raised, and importing them all would make every
+# command pay for the modules of the others (the run log, the embeddings, the evaluation).
+USAGE_ERRORS = (
+    ("askai_graph.evaluation.command", "EvalUsageError"),
+    ("askai_graph.reporting.command", "ReportUsageError"),
+)
+INPUT_ERRORS = (
+    ("askai_graph.retrieval.corpus", "CorpusError"),
+    ("pydantic", "ValidationError"),
+    ("askai_graph.stores.checkpoints", "DatabaseError"),
+    ("askai_graph.stores.runlog.store", "RunLogError"),
+    ("askai_graph.retrieval.embeddings", "EmbeddingsError"),
+)
+
+
+def loaded_errors(names: Sequence[tuple[str, str]], *known: type[BaseException]) -> tuple[type[BaseException], ...]:
+    """Return ``known`` and the error classes ``names`` lists whose modules are loaded."""
+    return known + tuple(getattr(sys.modules[module], name) for module, name in names if module in sys.modules)
 
 
 def check_question(question: str, settings: Settings) -> str:
@@ -467,10 +482,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings()
         return int(args.run(args, settings))
-    except (UsageError, EvalUsageError, ReportUsageError) as exc:
+    except loaded_errors(USAGE_ERRORS, UsageError) as exc:
         print(f"askai: error: {exc}", file=sys.stderr)
         return 2
-    except (CorpusError, ValidationError, DatabaseError, RunLogError, EmbeddingsError) as exc:
+    except loaded_errors(INPUT_ERRORS) as exc:
         print(f"askai: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
     except BrokenPipeError:

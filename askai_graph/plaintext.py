@@ -107,8 +107,9 @@ def strip_html_tags(text: str) -> str:
 def plain_text(text: str) -> str:
     """Return ``text`` as one clean line of plain text (see module docstring)."""
     text = unicodedata.normalize("NFC", str(text))
-    text = _SCRIPT_BODY.sub(" ", text)
-    text = _HTML_TAG.sub(" ", text)
+    if "<" in text:  # both patterns start with one; most titles and summaries have none
+        text = _SCRIPT_BODY.sub(" ", text)
+        text = _HTML_TAG.sub(" ", text)
     text = strip_invisible(text)
     return " ".join(text.split())
 

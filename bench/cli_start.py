@@ -1,10 +1,12 @@
 """Start-up cost of ``askai`` as a new process vs a bare LangGraph CLI.
 
-Run: ``.venv/bin/python bench/cli_start.py [--runs N]``. Each round starts, in turn
-(interleaved), ``askai --help``, ``askai ask QUESTION`` (offline defaults, index cached)
-and a bare script that imports LangGraph, builds a one-node graph, invokes it and
-prints the result: the floor any LangGraph command line pays. Prints medians (ms) and
-ratios from this one run.
+Run: ``.venv/bin/python bench/cli_start.py [--runs N] [--baseline-tree DIR]``. Each round
+starts, in turn (interleaved), ``askai --help``, ``askai ask QUESTION`` (offline defaults,
+index cached) and a bare script that imports LangGraph, builds a one-node graph, invokes
+it and prints the result: the floor any LangGraph command line pays. With
+``--baseline-tree`` (a checkout of an earlier commit, e.g. ``git archive main | tar -x -C
+DIR``), ``askai ask`` from that tree runs in the same rounds, for a before/after on one
+loaded machine. Prints medians (ms) and ratios from this one run.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ def main() -> None:
     """Measure and print the table."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--baseline-tree", type=Path, help="also time `askai ask` from this source tree")
     args = parser.parse_args()
     askai = str(BIN / "askai")
     with tempfile.TemporaryDirectory() as cache:
@@ -46,18 +49,24 @@ def main() -> None:
             "askai --help": [askai, "--help"],
             "askai ask": [askai, "ask", "How does BM25 score documents?"],
         }
-        subprocess.run(cases["askai ask"], env=env, check=True, capture_output=True)  # build the index
+        envs = {name: env for name in cases}
+        if args.baseline_tree:
+            cases["askai ask (baseline tree)"] = cases["askai ask"]
+            envs["askai ask (baseline tree)"] = {**env, "PYTHONPATH": str(args.baseline_tree.resolve())}
+        for name in ("askai ask", "askai ask (baseline tree)"):
+            if name in cases:  # build the index
+                subprocess.run(cases[name], env=envs[name], check=True, capture_output=True)
         samples: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(args.runs):
             for name, command in cases.items():
                 start = time.perf_counter()
-                subprocess.run(command, env=env, check=True, capture_output=True)
+                subprocess.run(command, env=envs[name], check=True, capture_output=True)
                 samples[name].append(time.perf_counter() - start)
     medians = {name: statistics.median(values) * 1000 for name, values in samples.items()}
     base = medians["bare LangGraph CLI"]
     print(f"process start, {args.runs} interleaved rounds (median ms; ratio vs the bare LangGraph CLI)")
     for name, value in medians.items():
-        print(f"{name:22}{value:10.0f}{value / base:8.2f}x")
+        print(f"{name:28}{value:10.0f}{value / base:8.2f}x")
 
 
 if __name__ == "__main__":

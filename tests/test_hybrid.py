@@ -120,6 +120,20 @@ def test_passage_vectors_of_an_in_memory_corpus_are_cached_per_model(tmp_path: P
     assert len(other.texts) == len(CORPUS.posts)
 
 
+def test_vectors_cached_for_a_model_reading_another_length_are_not_reused(tmp_path: Path) -> None:
+    class Reading(ConceptEmbeddings):
+        def __init__(self, max_tokens: int) -> None:
+            super().__init__()
+            self.max_tokens = max_tokens
+
+    DenseRetriever(corpus=CORPUS, embeddings=Reading(256), embeddings_model="fake", cache_dir=tmp_path)
+    again, shorter = Reading(256), Reading(128)
+    DenseRetriever(corpus=CORPUS, embeddings=again, embeddings_model="fake", cache_dir=tmp_path)
+    DenseRetriever(corpus=CORPUS, embeddings=shorter, embeddings_model="fake", cache_dir=tmp_path)
+    assert again.texts == []
+    assert len(shorter.texts) == len(CORPUS.posts)
+
+
 def test_a_corrupt_vector_cache_is_recomputed(tmp_path: Path) -> None:
     dense(tmp_path)
     (cached,) = tmp_path.glob("*.npy")

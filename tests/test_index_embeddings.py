@@ -83,6 +83,19 @@ def test_another_model_re_embeds_every_passage(hugo: Path, tmp_path: Path) -> No
     assert manifest["embeddings"]["model"] == "fake:b"
 
 
+def test_the_same_model_reading_another_length_re_embeds_every_passage(hugo: Path, tmp_path: Path) -> None:
+    class Reading(ConceptEmbeddings):
+        def __init__(self, max_tokens: int) -> None:
+            super().__init__()
+            self.max_tokens = max_tokens
+
+    build(hugo, tmp_path / "index", Reading(256))
+    assert build(hugo, tmp_path / "index", Reading(256)) == 0
+    assert build(hugo, tmp_path / "index", Reading(128)) == PAGES
+    assert build(hugo, tmp_path / "index", Reading(128)) == 0
+    assert build(hugo, tmp_path / "index", ConceptEmbeddings()) == PAGES  # a length unknown is no match
+
+
 def test_a_build_without_a_model_drops_the_vectors(hugo: Path, tmp_path: Path) -> None:
     index = tmp_path / "index"
     build(hugo, index, ConceptEmbeddings())

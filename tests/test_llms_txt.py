@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import pytest
 from fastapi.testclient import TestClient
 
 from askai_graph import Settings
 from askai_graph.indexing import IndexReader, build_index
-from askai_graph.indexing.llmstxt import LLMS_FULL_TXT, LLMS_TXT, llms_txt, site_pages
+from askai_graph.indexing.llmstxt import LLMS_FULL_TXT, LLMS_TXT, is_home, llms_full_txt, llms_txt, site_pages
 from askai_graph.indexing.loader import corpus_for
 from askai_graph.retrieval.corpus import Page
 from askai_graph.server import create_app
@@ -54,6 +56,22 @@ def test_llms_full_txt_holds_every_pages_text_in_the_same_order(tmp_path: Path) 
     positions = [full.index(f"Source: {page.url}\n") for page in pages]
     assert positions == sorted(positions)
     assert all(page.body.strip()[:200] in full for page in pages)
+
+
+def test_the_files_streamed_from_the_index_equal_those_rendered_from_its_pages(tmp_path: Path) -> None:
+    out = built(tmp_path)
+    pages = [page for _, page in IndexReader(out).catalog(1000)]
+    assert (out / LLMS_TXT).read_text("utf-8") == llms_txt(pages)
+    assert (out / LLMS_FULL_TXT).read_text("utf-8") == llms_full_txt(pages)
+
+
+@pytest.mark.parametrize("url", [
+    "https://docs.example", "https://docs.example/", "https://docs.example/?next=/a", "https://docs.example#top/x",
+    "https://docs.example?q", "http://docs.example:8080/", "https://docs.example/a", "https://docs.example/a/",
+    "https://docs.example//", "https://docs.example/index.html", "mailto:someone", "/", "",
+])
+def test_the_home_page_is_the_url_whose_path_is_empty_or_a_slash(url: str) -> None:
+    assert is_home(url) == (urlsplit(url).path in ("", "/"))
 
 
 def test_a_title_or_summary_holding_markup_stays_plain_text() -> None:

@@ -59,6 +59,12 @@ def test_the_bundled_model_loads_offline_and_embeds_to_unit_vectors(model: Local
     assert cosine(vector, page) > cosine(vector, unrelated) + 0.2
 
 
+def test_the_bundled_model_reads_the_128_word_pieces_it_was_trained_at(model: LocalEmbeddings) -> None:
+    assert model.model.max_seq_length == 128
+    long = "retrieval " * 400
+    assert model.embed_query(long) == model.embed_query("retrieval " * 200)  # both cut at 128
+
+
 def test_questions_embedded_from_many_threads_at_once_get_their_own_vectors(model: LocalEmbeddings) -> None:
     questions = [f"How do I tune retrieval number {n}?" for n in range(8)]
     alone = [model.embed_query(question) for question in questions]

@@ -10,7 +10,7 @@ import pytest
 
 from askai_graph import Settings, build_graph, load_corpus
 from askai_graph.indexing import build_index
-from askai_graph.retrieval.bm25 import Vocabulary, build_bm25, top_documents
+from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, top_documents
 from askai_graph.retrieval.corpus import Page
 from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.retrieval.passages import passage_terms, split_passages
@@ -112,3 +112,18 @@ def test_a_long_section_is_never_cut_inside_a_code_block() -> None:
     assert len(passages) > 1
     assert any(code in passage.text for passage in passages)
     assert all(passage.text.count("```") % 2 == 0 for passage in passages)
+
+
+def test_a_saved_bm25_index_is_read_alike_by_bm25s_and_without_it(tmp_path: Path) -> None:
+    documents = [content_terms(post.body) for post in load_corpus().posts]
+    vocabulary = Vocabulary()
+    ours = build_bm25([vocabulary.encode(d) for d in documents], vocabulary)
+    ours.save(tmp_path / "bm25")
+    theirs = bm25s.BM25.load(str(tmp_path / "bm25"), load_vocab=True)
+    reopened = BM25Index.load(tmp_path / "bm25", mmap=True)
+    assert reopened.vocab_dict == theirs.vocab_dict == vocabulary.ids
+    for query in ("semantic cache hit cache", "bm25 saturation k1", "retries timeouts fallbacks"):
+        ids = [vocabulary.ids[t] for t in content_terms(query) if t in vocabulary.ids]
+        expected = theirs.get_scores_from_ids(ids)
+        assert np.array_equal(reopened.get_scores_from_ids(ids), expected)
+        assert np.array_equal(ours.get_scores_from_ids(ids), expected)

@@ -60,3 +60,14 @@ def test_askai_help_loads_no_search_web_or_markdown_library() -> None:
 
 def test_a_public_name_is_imported_on_first_use() -> None:
     assert loaded_after("import askai_graph; askai_graph.build_graph", ["langgraph"]) == ["langgraph"]
+
+
+def test_askai_ask_loads_no_mcp_sdk_bm25s_scipy_or_chat_model_classes() -> None:
+    statements = (
+        "import contextlib, io; from askai_graph.cli import main; quiet = contextlib.redirect_stdout(io.StringIO());"
+        " quiet.__enter__(); status = main(['ask', 'How does BM25 score documents?']);"
+        " quiet.__exit__(None, None, None); assert status == 0"
+    )
+    heavy = ["mcp", "bm25s", "scipy", "fastapi", "langchain_core.language_models.chat_models",
+             "askai_graph.evaluation.runner", "askai_graph.stores.runlog"]
+    assert loaded_after(statements, heavy) == []

@@ -6,8 +6,11 @@ every page in the site's own order (the catalog's, ``catalog.site_order_key``) a
 ``- [title](url): summary``. ``llms-full.txt`` holds every page's text in the same
 order, each with its URL (and its title, when its text does not open with it).
 
-``askai index`` writes both next to the index (``write_llms_files``, called by the
-writer once the catalog is ordered); ``askai serve`` serves those files, or, for a
+``askai index`` writes both next to the index (``write_index_llms_files``, called by the
+writer once the catalog is ordered), streaming the pages from the index database: a
+100k-page site's text is never held in memory whole, and no stored page is validated
+again (at 100k pages that was most of an incremental build's memory and a share of its
+time). ``askai serve`` serves those files, or, for a
 corpus without an index folder (the bundled sample site, a source folder), generates
 them from the pages it serves (``site_pages``).
 
@@ -17,13 +20,14 @@ front matter becomes a link, a heading or markup of its own.
 
 from __future__ import annotations
 
+import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 from askai_graph.catalog import site_order_key
-from askai_graph.indexing.store import row_post
 from askai_graph.plaintext import escape_markdown, markdown_link, plain_text
 from askai_graph.retrieval.corpus import Corpus, Page
 
@@ -33,61 +37,111 @@ UNSECTIONED = "Pages"
 """The heading of pages the site lists under no nav section."""
 
 
-def site_title(pages: Sequence[Page]) -> str:
+class Listed(Protocol):
+    """What the two files read of a page (a ``Page``, or a stored row)."""
+
+    @property
+    def title(self) -> str: ...  # noqa: D102
+    @property
+    def url(self) -> str: ...  # noqa: D102
+    @property
+    def summary(self) -> str: ...  # noqa: D102
+    @property
+    def section(self) -> str: ...  # noqa: D102
+
+
+class Full(Listed, Protocol):
+    """A page with its text, for ``llms-full.txt``."""
+
+    @property
+    def body(self) -> str: ...  # noqa: D102
+
+
+class StoredPage(NamedTuple):
+    """The columns of a stored page the two files use (read without validating a ``Page``)."""
+
+    title: str
+    url: str
+    summary: str
+    section: str
+    body: str = ""
+
+
+# Nothing but "/" between a URL's host and its end, "?" or "#": the only URLs whose path
+# can be "" or "/". Tested first, so a 100k-page site is not split URL by URL.
+_MAYBE_HOME = re.compile(r"(?:[^:/?#]*:)?(?://[^/?#]*)?/?(?:[?#]|$)")
+
+
+def is_home(url: str) -> bool:
+    """Whether ``url`` is the root of its host (its path is empty or ``/``)."""
+    return _MAYBE_HOME.match(url) is not None and urlsplit(url).path in ("", "/")
+
+
+def site_title(pages: Sequence[Listed]) -> str:
     """Return the site's title: its home page's (the page at the root of its host), else the host name."""
     for page in pages:
-        if urlsplit(page.url).path in ("", "/"):
+        if is_home(page.url):
             return plain_text(page.title)
-    hosts = [urlsplit(page.url).hostname for page in pages]
+    hosts = (urlsplit(page.url).hostname for page in pages)
     return next((host for host in hosts if host), "Documentation")
 
 
-def site_summary(pages: Sequence[Page]) -> str:
+def site_summary(pages: Sequence[Listed]) -> str:
     """Return the one-line summary: the home page's, else a count of the pages."""
     for page in pages:
-        if urlsplit(page.url).path in ("", "/") and page.summary.strip():
+        if is_home(page.url) and page.summary.strip():
             return plain_text(page.summary)
     return f"The {len(pages)} pages of this site, in the site's own order."
 
 
-def llms_txt(pages: Sequence[Page]) -> str:
+def llms_txt(pages: Sequence[Listed]) -> str:
     """Return ``llms.txt`` for ``pages`` (already in the site's order)."""
-    lines = [f"# {escape_markdown(site_title(pages))}", "", f"> {escape_markdown(site_summary(pages))}"]
+    return "".join(_llms_txt_lines(site_title(pages), site_summary(pages), pages))
+
+
+def _llms_txt_lines(title: str, summary: str, pages: Iterable[Listed]) -> Iterator[str]:
+    yield f"# {escape_markdown(title)}\n\n> {escape_markdown(summary)}\n"
     section: str | None = None
     for page in pages:
         if page.section != section:
             section = page.section
-            lines += ["", f"## {escape_markdown(plain_text(section) or UNSECTIONED)}", ""]
-        summary = plain_text(page.summary)
+            yield f"\n## {escape_markdown(plain_text(section) or UNSECTIONED)}\n\n"
+        text = plain_text(page.summary)
         link = markdown_link(page.title, page.url)
-        lines.append(f"- {link}: {escape_markdown(summary)}" if summary else f"- {link}")
-    return "\n".join(lines) + "\n"
+        yield f"- {link}: {escape_markdown(text)}\n" if text else f"- {link}\n"
 
 
-def llms_full_txt(pages: Sequence[Page]) -> str:
+def llms_full_txt(pages: Sequence[Full]) -> str:
     """Return ``llms-full.txt`` for ``pages``: each page's title, URL and text, in order."""
-    parts = [f"# {escape_markdown(site_title(pages))}\n\n> {escape_markdown(site_summary(pages))}\n"]
+    return "".join(_llms_full_parts(site_title(pages), site_summary(pages), pages))
+
+
+def _llms_full_parts(title: str, summary: str, pages: Iterable[Full]) -> Iterator[str]:
+    yield f"# {escape_markdown(title)}\n\n> {escape_markdown(summary)}\n"
     for page in pages:
         body = page.body.strip()
         # Most pages open with their own H1; the others get their title as one.
-        title = "" if body.startswith("# ") else f"# {escape_markdown(plain_text(page.title))}\n\n"
-        parts.append(f"{title}Source: {page.url}\n\n{body}\n")
-    return "\n".join(parts)
+        heading = "" if body.startswith("# ") else f"# {escape_markdown(plain_text(page.title))}\n\n"
+        yield f"\n{heading}Source: {page.url}\n\n{body}\n"
 
 
-def write_llms_files(folder: Path, pages: Sequence[Page]) -> None:
-    """Write ``llms.txt`` and ``llms-full.txt`` for ``pages`` into ``folder``."""
-    (folder / LLMS_TXT).write_text(llms_txt(pages), "utf-8")
-    (folder / LLMS_FULL_TXT).write_text(llms_full_txt(pages), "utf-8")
+_CATALOG = "FROM catalog c JOIN posts p ON p.id = c.post_id ORDER BY c.rank"
 
 
-def catalog_pages(db: sqlite3.Connection) -> list[Page]:
-    """Return the pages of an index database in its catalog's order."""
-    rows = db.execute(
-        "SELECT p.title, p.url, p.summary, p.body, p.images, p.weight, p.date, p.section, p.anchors FROM catalog c "
-        "JOIN posts p ON p.id = c.post_id ORDER BY c.rank"
-    )
-    return [row_post(row) for row in rows]
+def write_index_llms_files(folder: Path, db: sqlite3.Connection) -> None:
+    """Write ``llms.txt`` and ``llms-full.txt`` for the pages of an index database, in its catalog's order.
+
+    The listing columns are read once (the site's title and summary need the home page);
+    the page texts are streamed from SQLite into ``llms-full.txt`` a row at a time.
+    """
+    listed = [StoredPage(*row) for row in db.execute(f"SELECT p.title, p.url, p.summary, p.section {_CATALOG}")]
+    title, summary = site_title(listed), site_summary(listed)
+    with (folder / LLMS_TXT).open("w", encoding="utf-8") as out:
+        out.writelines(_llms_txt_lines(title, summary, listed))
+    del listed
+    rows = db.execute(f"SELECT p.title, p.url, p.summary, p.section, p.body {_CATALOG}")
+    with (folder / LLMS_FULL_TXT).open("w", encoding="utf-8") as out:
+        out.writelines(_llms_full_parts(title, summary, (StoredPage(*row) for row in rows)))
 
 
 def site_pages(corpus: Corpus) -> list[Page]:

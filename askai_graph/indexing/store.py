@@ -32,6 +32,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from askai_graph.retrieval.bm25 import BM25Index
 from askai_graph.retrieval.corpus import CorpusError, Page
 
 MANIFEST = "askai-index.json"
@@ -60,7 +61,12 @@ CREATE TABLE catalog (rank INTEGER PRIMARY KEY, post_id INTEGER NOT NULL);
 """
 # Created on every build (an index written before embeddings existed lacks it). A passage
 # whose row is deleted loses its vector in the same build, before any new row can reuse its id.
-EMBEDDINGS_SCHEMA = "CREATE TABLE IF NOT EXISTS embeddings (passage_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)"
+EMBEDDINGS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS embeddings (passage_id INTEGER PRIMARY KEY, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS vector_space (max_tokens INTEGER);
+"""
+# ``vector_space``: how much of a text the model read (one row; none, or NULL: unknown). With
+# the model named in the manifest it says which vectors the stored ones can be mixed with.
 POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, section, anchors, page_digest"
 _POST_FIELDS = "title, url, summary, body, images, weight, date, section, anchors"
 
@@ -129,11 +135,9 @@ class IndexReader:
         with self._lock:
             return self._connection.execute(sql, parameters).fetchall()
 
-    def load_bm25(self) -> Any:
-        """Return the bm25s index, memory-mapped."""
-        import bm25s
-
-        return bm25s.BM25.load(str(self.path / BM25_DIR), mmap=True, load_vocab=True)
+    def load_bm25(self) -> BM25Index:
+        """Return the BM25 index, memory-mapped."""
+        return BM25Index.load(self.path / BM25_DIR, mmap=True)
 
     @property
     def embeddings_model(self) -> str | None:

@@ -14,6 +14,7 @@ with another model than the previous index's (or none) drops every stored vector
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import sys
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from langchain_core.embeddings import Embeddings
 
 from askai_graph.catalog import site_order_key
 from askai_graph.indexing.files import Skip
-from askai_graph.indexing.llmstxt import catalog_pages, write_llms_files
+from askai_graph.indexing.llmstxt import write_index_llms_files
 from askai_graph.indexing.sources import Unit, duplicate
 from askai_graph.indexing.store import (
     BM25_DIR,
@@ -82,6 +83,9 @@ class IndexSummary:
     """Passages embedded in this run (the others kept their stored vectors)."""
     dimensions: int = 0
     """Length of each stored vector."""
+    max_tokens: int | None = None
+    """How much of a text the model reads (``None``: unknown), stored with the vectors:
+    vectors of one model read at another length are not mixed in one index."""
 
     @property
     def errors(self) -> list[Skip]:
@@ -113,6 +117,12 @@ class IndexWriter:
         """
         self.staging, self.summary, self.passage_chars = staging, summary, passage_chars
         self.embeddings, self.progress = embeddings, progress
+        if previous is not None:
+            # A file copy of the previous database (no row is parsed), then edited in place:
+            # the unchanged 99% of a site is never rewritten row by row. A built index's
+            # database is never written again, so the copy is consistent; the kernel copies
+            # it 3-4x faster than SQLite's page-by-page backup.
+            shutil.copyfile(previous.path / DATABASE, staging / DATABASE)
         self.db = sqlite3.connect(staging / DATABASE)
         # unit key -> (stamp, digest, post id, url, post digest) / (stamp, digest, reason, draft)
         self.old_posts: dict[str, tuple[str, str, int, str, str]] = {}
@@ -120,10 +130,6 @@ class IndexWriter:
         self.vocabulary = Vocabulary()
         self.incremental = previous is not None
         if previous is not None:
-            # A page-level copy of the previous database (no row is parsed), then edited
-            # in place: the unchanged 99% of a site is never rewritten row by row.
-            with sqlite3.connect((previous.path / DATABASE).resolve().as_uri() + "?mode=ro", uri=True) as old:
-                old.backup(self.db)
             for row in self.db.execute("SELECT unit, stamp, digest, id, url, page_digest FROM posts"):
                 self.old_posts[row[0]] = row[1:]
             skips = self.db.execute("SELECT unit, stamp, digest, reason, draft FROM skips")
@@ -132,15 +138,25 @@ class IndexWriter:
             self.db.execute("DELETE FROM skips")
         else:
             self.db.executescript(SCHEMA)
-        self.db.execute(EMBEDDINGS_SCHEMA)
-        if (previous.embeddings_model if previous is not None else None) != summary.embeddings_model:
+        self.db.executescript(EMBEDDINGS_SCHEMA)
+        summary.max_tokens = getattr(embeddings, "max_tokens", None) if embeddings is not None else None
+        if self._vector_space(previous) != (summary.embeddings_model, summary.max_tokens):
             self.db.execute("DELETE FROM embeddings")  # another model's vectors (or none) are no use
+        self.db.execute("DELETE FROM vector_space")
+        self.db.execute("INSERT INTO vector_space VALUES (?)", (summary.max_tokens,))
         self.db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
         self.old_terms = len(self.vocabulary.ids) if previous is not None else 0
         self.seen: dict[str, str] = {}  # url -> where, first come first served
         self.digests: dict[str, str] = {}  # url -> post digest
         self.keep: list[tuple[int, str]] = []  # (post id, stamp) of unchanged posts
         self.pending: list[tuple[Unit, Page, str]] = []  # new posts, inserted once stale rows are gone
+
+    def _vector_space(self, previous: IndexReader | None) -> tuple[str | None, int | None]:
+        """The model and the text length the previous index's vectors (copied into this build) were made with."""
+        if previous is None:
+            return None, None
+        row = self.db.execute("SELECT max_tokens FROM vector_space").fetchone()
+        return previous.embeddings_model, row[0] if row else None
 
     def add(self, unit: Unit) -> None:
         """Index ``unit``: reuse its stored post or skip when unchanged, else parse it."""
@@ -212,7 +228,7 @@ class IndexWriter:
         summary.changed = sorted(u for u in self.digests if u in old and old[u] != self.digests[u])
         summary.removed = sorted(set(old) - set(self.digests))
         _finish(self.db, self.staging, self.vocabulary, self.old_terms, summary)
-        write_llms_files(self.staging, catalog_pages(self.db))  # llms.txt and llms-full.txt, in catalog order
+        write_index_llms_files(self.staging, self.db)  # llms.txt and llms-full.txt, in catalog order
         if self.embeddings is not None:
             self._embed(self.embeddings)
         self.db.commit()
@@ -238,8 +254,9 @@ class IndexWriter:
         from tqdm import tqdm
 
         # Ids first, texts a chunk at a time: a large first build never holds every passage.
+        # Longest first: each chunk holds passages of about one length (see ``embed_texts``).
         missing = [row[0] for row in self.db.execute(
-            "SELECT id FROM passages WHERE id NOT IN (SELECT passage_id FROM embeddings) ORDER BY id"
+            "SELECT id FROM passages WHERE id NOT IN (SELECT passage_id FROM embeddings) ORDER BY length(text) DESC, id"
         )]
         bar = tqdm(total=len(missing), desc="embedding", unit=" passages", disable=not self.progress, delay=1.0,
                    file=sys.stderr)
@@ -282,7 +299,7 @@ def _finish(
     for passage_id, blob in db.execute("SELECT id, tokens FROM passages ORDER BY id"):
         passage_ids.append(passage_id)
         tokens.append(np.frombuffer(blob, dtype=np.uint32))
-    build_bm25(tokens, vocabulary).save(str(staging / BM25_DIR), show_progress=False)
+    build_bm25(tokens, vocabulary).save(staging / BM25_DIR)
     np.save(staging / DOCS, np.array(passage_ids, dtype=np.int64))
     post_ids, digests = [], []
     for post_id, digest in db.execute("SELECT id, page_digest FROM posts ORDER BY id"):

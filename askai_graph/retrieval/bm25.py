@@ -5,15 +5,22 @@ memory-mapped and scores a query by summing a few columns. Its own ``index()`` b
 that matrix with a Python loop and a ``Counter`` per document, which is the slow part
 at 100k pages and needs every document's tokens as Python lists. ``build_bm25`` computes
 the same matrix (bm25s' default "lucene" variant, k1 = 1.5, b = 0.75; a test checks the
-two agree) from compact ``uint32`` token-id arrays in a few vectorised passes, then
-hands it to bm25s for saving, loading and scoring.
+two agree) from compact ``uint32`` token-id arrays in a few vectorised passes.
+
+``BM25Index`` saves, loads and scores that matrix in bm25s' own file layout with numpy
+alone: importing bm25s imports ``scipy.sparse``, whose array-API layer walks numpy's
+namespace and so imports f2py, ``unittest`` and ``pydoc`` (about 0.1 s of every
+``askai ask``), and scoring a query needs none of it. An index folder stays one that
+``bm25s.BM25.load`` opens (a test checks both read the same scores).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
-import bm25s
 import numpy as np
 
 from askai_graph.text import STOP_WORDS, stem, words
@@ -67,8 +74,67 @@ class Vocabulary:
         return list(self.ids)
 
 
-def build_bm25(documents: Sequence[np.ndarray], vocabulary: Vocabulary, chunk: int = 16_384) -> bm25s.BM25:
-    """Return a bm25s index over ``documents`` (token-id arrays), ready to save or query.
+# bm25s' parameters for the matrix ``build_bm25`` computes, as its ``params.index.json`` records them.
+PARAMS = {"k1": K1, "b": B, "delta": 0.5, "method": "lucene", "idf_method": "lucene",
+          "dtype": "float32", "int_dtype": "int32"}
+ARRAYS = ("data", "indices", "indptr")
+
+
+class BM25Index:
+    """A BM25 score matrix (CSC: one column of document scores per term) and its vocabulary."""
+
+    def __init__(self, data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, num_docs: int,
+                 vocab: dict[str, int]) -> None:
+        """Hold the three CSC arrays (possibly memory-mapped), the document count and term -> column."""
+        self.scores: dict[str, Any] = {"data": data, "indices": indices, "indptr": indptr, "num_docs": num_docs}
+        self.vocab_dict = vocab
+
+    @classmethod
+    def load(cls, folder: str | Path, *, mmap: bool = False) -> BM25Index:
+        """Open an index folder written by ``save`` (or by bm25s); ``mmap`` maps the arrays instead of reading them.
+
+        Raises:
+            OSError, ValueError: a file is missing or unreadable.
+        """
+        folder = Path(folder)
+        params = json.loads((folder / "params.index.json").read_text("utf-8"))
+        vocab = json.loads((folder / "vocab.index.json").read_text("utf-8"))
+        data, indices, indptr = (
+            np.load(folder / f"{name}.csc.index.npy", mmap_mode="r" if mmap else None) for name in ARRAYS
+        )
+        return cls(data, indices, indptr, int(params["num_docs"]), vocab)
+
+    def save(self, folder: str | Path) -> None:
+        """Write the index into ``folder`` in bm25s' layout (arrays, ``vocab.index.json``, ``params.index.json``)."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ARRAYS:
+            np.save(folder / f"{name}.csc.index.npy", self.scores[name])
+        text = json.dumps(self.vocab_dict, ensure_ascii=False, separators=(",", ":"))
+        (folder / "vocab.index.json").write_text(text, "utf-8")
+        try:
+            made_by = version("bm25s")
+        except PackageNotFoundError:
+            made_by = "0"
+        params = {**PARAMS, "num_docs": int(self.scores["num_docs"]), "version": made_by, "backend": "numpy"}
+        (folder / "params.index.json").write_text(json.dumps(params, indent=4), "utf-8")
+
+    def get_scores_from_ids(self, ids: Sequence[int]) -> np.ndarray:
+        """Return every document's score for the query terms ``ids`` (a repeated id counts again), as bm25s does."""
+        data, indices, indptr = self.scores["data"], self.scores["indices"], self.scores["indptr"]
+        scores = np.zeros(int(self.scores["num_docs"]), dtype=np.float32)
+        for term in ids:
+            if not 0 <= term < len(indptr) - 1:
+                raise ValueError(f"term id {term} is not in the index")
+            start, end = int(indptr[term]), int(indptr[term + 1])
+            scores[indices[start:end]] += data[start:end]  # a column holds each document once
+        return scores
+
+
+def build_bm25(documents: Sequence[np.ndarray], vocabulary: Vocabulary, chunk: int = 16_384) -> BM25Index:
+    """Return a BM25 index over ``documents`` (token-id arrays), ready to save or query.
 
     Term frequencies are counted ``chunk`` documents at a time, so the working arrays
     stay a fraction of the corpus' size (a 100k-page site has ~30M tokens).
@@ -78,15 +144,16 @@ def build_bm25(documents: Sequence[np.ndarray], vocabulary: Vocabulary, chunk: i
     terms, docs, freqs = [np.zeros(0, np.int32)], [np.zeros(0, np.int32)], [np.zeros(0, np.float32)]
     for start in range(0, n_docs, chunk):
         part = documents[start : start + chunk]
-        tokens = np.concatenate(part).astype(np.int64)
-        local = np.repeat(np.arange(len(part), dtype=np.int64), lengths[start : start + chunk])
+        keys = np.concatenate(part).astype(np.int64)
+        keys *= len(part)
+        keys += np.repeat(np.arange(len(part), dtype=np.int64), lengths[start : start + chunk])
         # One entry per (term, document) pair of the chunk with its frequency.
-        pairs, tf = np.unique(tokens * len(part) + local, return_counts=True)
+        pairs, tf = _counted(keys)
         term, doc = np.divmod(pairs, len(part))
         terms.append(term.astype(np.int32))
         docs.append((doc + start).astype(np.int32))
         freqs.append(tf.astype(np.float32))
-        del tokens, local, pairs, tf, term, doc
+        del keys, pairs, tf, term, doc
     term, doc, tf32 = np.concatenate(terms), np.concatenate(docs), np.concatenate(freqs)
     del terms, docs, freqs
     df = np.bincount(term, minlength=n_vocab)
@@ -107,20 +174,26 @@ def build_bm25(documents: Sequence[np.ndarray], vocabulary: Vocabulary, chunk: i
     data = data[order]
     del order
     indptr = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
-    index = bm25s.BM25(k1=K1, b=B)
-    index.scores = {
-        "data": data,
-        "indices": doc,
-        "indptr": indptr,
-        "num_docs": n_docs,
-    }
-    index.vocab_dict = dict(vocabulary.ids)
-    index.unique_token_ids_set = set(index.vocab_dict.values())
-    index.nonoccurrence_array = None  # only BM25L and BM25+ use one
-    return index
+    return BM25Index(data, doc, indptr, n_docs, dict(vocabulary.ids))
 
 
-def top_documents(index: bm25s.BM25, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
+def _counted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the distinct values of ``keys`` and how often each occurs, as ``np.unique`` does.
+
+    Sorted in place: ``np.unique`` copies its input first, one more array the size of a
+    chunk's tokens, and a rebuild runs this over every stored token of the site.
+    """
+    if not len(keys):
+        return keys, np.zeros(0, dtype=np.int64)
+    keys.sort()
+    first = np.empty(len(keys), dtype=bool)
+    first[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return keys[starts], np.diff(starts, append=len(keys))
+
+
+def top_documents(index: BM25Index, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
     """Return up to ``k`` ``(document id, score)`` pairs with a positive score, best first."""
     vocab = index.vocab_dict
     ids = [vocab[t] for t in dict.fromkeys(terms) if t in vocab and t != EMPTY_TOKEN]
@@ -135,7 +208,7 @@ def top_documents(index: bm25s.BM25, terms: Sequence[str], k: int) -> list[tuple
     return ranked
 
 
-def term_weights(index: bm25s.BM25, terms: Sequence[str]) -> dict[str, float]:
+def term_weights(index: BM25Index, terms: Sequence[str]) -> dict[str, float]:
     """Return each distinct term's IDF in ``index``; a term the index never saw gets the highest IDF.
 
     A word no passage has is the most distinctive word of a question: an uncovered

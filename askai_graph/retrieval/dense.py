@@ -33,16 +33,24 @@ _CACHE_FORMAT = "d1"
 def embed_texts(
     embeddings: Embeddings, texts: Sequence[str], progress: Callable[[int], object] | None = None
 ) -> np.ndarray:
-    """Return the float16 unit vectors of ``texts`` (one row each), ``EMBED_BATCH`` texts per model call."""
+    """Return the float16 unit vectors of ``texts`` (one row each), ``EMBED_BATCH`` texts per model call.
+
+    The texts go to the model longest first, so each call (and each of the model's own
+    batches) holds texts of about one length: a batch is padded to its longest text,
+    and a short passage batched with long ones would cost as much as they do.
+    """
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
     rows: list[np.ndarray] = []
     for start in range(0, len(texts), EMBED_BATCH):
-        batch = list(texts[start : start + EMBED_BATCH])
+        batch = [texts[i] for i in order[start : start + EMBED_BATCH]]
         rows.append(unit_rows(np.asarray(embeddings.embed_documents(batch), dtype=np.float32)))
         if progress is not None:
             progress(len(batch))
     if not rows:
         return np.zeros((0, 0), dtype=DTYPE)
-    return np.concatenate(rows).astype(DTYPE)
+    matrix = np.empty((len(texts), rows[0].shape[1]), dtype=DTYPE)
+    matrix[order] = np.concatenate(rows)
+    return matrix
 
 
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
@@ -118,7 +126,10 @@ def open_dense(
     if corpus.index is not None:
         check_embedded_with(corpus, model)
         return DenseIndex(corpus.index.load_embeddings(), model)
-    digest = hashlib.sha256(model.encode()).hexdigest()[:16]
+    # The text length the model reads is part of its vectors' identity (an upgrade from 256
+    # to 128 word pieces must not reuse vectors cached at 256).
+    max_tokens = getattr(embeddings, "max_tokens", None)
+    digest = hashlib.sha256((f"{model}@{max_tokens}" if max_tokens else model).encode()).hexdigest()[:16]
     path = cache_dir / f"{corpus.fingerprint}-{_CACHE_FORMAT}-{passage_chars}-{digest}.npy"
     if path.exists():
         try:

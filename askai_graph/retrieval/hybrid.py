@@ -14,10 +14,10 @@ Vectors are keyed by ``embeddings_model``: a built index embedded with another m
 
 from __future__ import annotations
 
-import bm25s
 from langchain_core.embeddings import Embeddings
 from pydantic import Field, PrivateAttr
 
+from askai_graph.retrieval.bm25 import BM25Index
 from askai_graph.retrieval.dense import DenseIndex, open_dense
 from askai_graph.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 from askai_graph.retrieval.pages import (
@@ -79,13 +79,13 @@ class HybridRetriever(DenseRetriever):
     """A page this similar to the question passes the relevance floor whatever its words; ``None``: the
     lexical floor alone decides."""
 
-    _bm25: bm25s.BM25 = PrivateAttr()
+    _bm25: BM25Index = PrivateAttr()
 
     def _open(self) -> None:
         super()._open()
         self._bm25 = open_bm25(self)
 
-    def _lexical_index(self) -> bm25s.BM25:
+    def _lexical_index(self) -> BM25Index:
         return self._bm25
 
     def _relevant(self, query: str, hits: list[PageHit]) -> list[PageHit]:

@@ -26,7 +26,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import bm25s
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.retrievers import BaseRetriever
@@ -34,7 +33,7 @@ from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from askai_graph.catalog import site_order_key
-from askai_graph.retrieval.bm25 import Vocabulary, build_bm25, top_documents
+from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, top_documents
 from askai_graph.retrieval.corpus import Corpus, Page
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
 from askai_graph.retrieval.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
@@ -137,7 +136,7 @@ class PageRetriever(BaseRetriever):
         """Return up to ``pages`` ranked pages for ``query``."""
         raise NotImplementedError
 
-    def _lexical_index(self) -> bm25s.BM25 | None:
+    def _lexical_index(self) -> BM25Index | None:
         """Return the BM25 index the relevance floor counts terms in (``None``: no floor, e.g. dense alone)."""
         return None
 
@@ -234,12 +233,12 @@ class PageRetriever(BaseRetriever):
 class BM25Retriever(PageRetriever):
     """Lexical retriever over a corpus' passages; returns only pages sharing a term with the query."""
 
-    _index: bm25s.BM25 = PrivateAttr()
+    _index: BM25Index = PrivateAttr()
 
     def _open(self) -> None:
         self._index = open_bm25(self)
 
-    def _lexical_index(self) -> bm25s.BM25:
+    def _lexical_index(self) -> BM25Index:
         return self._index
 
     def _rank(self, query: str, pages: int) -> list[PageHit]:
@@ -247,23 +246,24 @@ class BM25Retriever(PageRetriever):
         return group_pages(ranked, self._posts_of([doc for doc, _ in ranked]))[:pages]
 
 
-def lexical_passages(index: bm25s.BM25, query: str, n: int) -> list[tuple[int, float]]:
+def lexical_passages(index: BM25Index, query: str, n: int) -> list[tuple[int, float]]:
     """Return up to ``n`` passages ``(document, BM25 score)`` sharing a term with ``query``, best first."""
     terms = content_terms(query)
     return top_documents(index, terms, n) if terms else []
 
 
-def open_bm25(retriever: PageRetriever) -> bm25s.BM25:
+def open_bm25(retriever: PageRetriever) -> BM25Index:
     """Open the built index's BM25 matrix, or load the cached one for this corpus, or build and cache it."""
     corpus = retriever.corpus
     if corpus.index is not None:
-        return corpus.index.load_bm25()
+        built: BM25Index = corpus.index.load_bm25()
+        return built
     passages = retriever._passages
     key = f"{corpus.fingerprint}-{_CACHE_FORMAT}-{retriever.passage_chars}"
     folder = (retriever.cache_dir or default_cache_dir()) / key
     if (folder / "params.index.json").exists():
         try:
-            index = bm25s.BM25.load(str(folder), mmap=False, load_vocab=True)
+            index = BM25Index.load(folder)
             if index.scores["num_docs"] == len(passages):
                 return index
         except Exception:  # a corrupt cache must not stop the app: rebuild it
@@ -285,7 +285,7 @@ def _save_bm25(index: Any, folder: Path) -> None:
         folder.parent.mkdir(parents=True, exist_ok=True)
         # Write to a temp folder and rename, so concurrent starts never see half an index.
         staging = Path(tempfile.mkdtemp(dir=folder.parent))
-        index.save(str(staging), show_progress=False)
+        index.save(staging)
         shutil.rmtree(folder, ignore_errors=True)  # an unreadable earlier cache
         staging.rename(folder)
     except OSError as exc:

@@ -22,12 +22,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from askai_graph.retrieval.bm25 import EMPTY_TOKEN, term_weights
+from askai_graph.retrieval.bm25 import EMPTY_TOKEN, BM25Index, term_weights
 from askai_graph.text import content_terms
 
 if TYPE_CHECKING:
-    import bm25s
-
     from askai_graph.retrieval.pages import PageHit
 
 DEFAULT_MIN_TERM_COVERAGE = 0.25
@@ -39,7 +37,7 @@ MIN_SHARED_TERMS = 2
 (half of them, rounded up, for a shorter one)."""
 
 
-def term_coverage(index: bm25s.BM25, query: str, hits: Sequence[PageHit]) -> list[float]:
+def term_coverage(index: BM25Index, query: str, hits: Sequence[PageHit]) -> list[float]:
     """Return, per hit, its best passage's BM25 score over the query's distinct terms, divided by their IDF sum.
 
     Only passages holding at least ``MIN_SHARED_TERMS`` distinct question terms count
@@ -63,7 +61,7 @@ def term_coverage(index: bm25s.BM25, query: str, hits: Sequence[PageHit]) -> lis
     return [float(np.max(covered[list(hit.passages)]) / total) if hit.passages else 0.0 for hit in hits]
 
 
-def above_floor(index: bm25s.BM25, query: str, hits: Sequence[PageHit], floor: float) -> list[PageHit]:
+def above_floor(index: BM25Index, query: str, hits: Sequence[PageHit], floor: float) -> list[PageHit]:
     """Return the hits whose term coverage reaches ``floor`` (all of them when the floor is 0)."""
     if floor <= 0 or not hits:
         return list(hits)

@@ -9,30 +9,41 @@ Raw HTML is left as text here (no ``HtmlRenderer`` context, so no global token l
 swap): the gate finds raw HTML with its own CommonMark scan (``inline``), and HTML left
 as text only means more of the draft is checked as Markdown.
 
-mistletoe is imported lazily, on the first parse.
+mistletoe is imported lazily, on the first parse, with the shipped punctuation table in
+place of its Unicode scan (``punctuation``).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
+
+from askai_graph.validation.punctuation import install
 
 _PARSE_LOCK = threading.Lock()
 
 
 def load_parser() -> None:
     """Import mistletoe now (a server does it at start-up, not on a reader's first question)."""
-    import mistletoe.block_token  # noqa: F401
+    _document()
+
+
+@cache
+def _document() -> Any:
+    """Return mistletoe's ``Document`` class, imported on first use with the punctuation table installed."""
+    install()
+    from mistletoe.block_token import Document
+
+    return Document
 
 
 def parse_markdown(lines: Sequence[str]) -> Any:
     """Parse ``lines`` (no terminators) into a mistletoe ``Document``."""
-    # Imported on first use: mistletoe's import scans every Unicode code point (~0.1 s),
-    # which `askai --help` and a process that never validates should not pay.
-    from mistletoe.block_token import Document
-
+    # Imported on first use: `askai --help` and a process that never validates pay nothing.
+    document = _document()
     # Lines, not a string: mistletoe would split on \x0b, \x1c or \u2028 (as
     # str.splitlines does) where CommonMark sees no line break.
     with _PARSE_LOCK:
-        return Document([line + "\n" for line in lines])
+        return document([line + "\n" for line in lines])
