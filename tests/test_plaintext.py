@@ -93,7 +93,7 @@ def test_sources_events_carry_plain_titles() -> None:
         "sources": [Source(title=XSS + "\u200b\u202e", url="https://s.example/a")],
     }
     events = dict(answer_events(final, cached=False, token_chars=24))
-    assert events["sources"] == [{"title": "Caching", "url": "https://s.example/a"}]
+    assert [(card["title"], card["url"]) for card in events["sources"]] == [("Caching", "https://s.example/a")]
 
 
 POSTS = [

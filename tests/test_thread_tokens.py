@@ -89,12 +89,18 @@ def test_an_expired_thread_is_expired_to_its_owner_and_unknown_to_anyone_else(in
     [
         ({"thread_token": "short"}, "'thread_token' must be the 43-character thread_token"),
         ({"thread_token": 42}, "'thread_token' must be the 43-character thread_token"),
-        ({"thread_token": new_thread_token(), "thread_id": None}, "'thread_token' is sent with the thread_id"),
     ],
 )
-def test_a_malformed_or_lone_token_is_a_422(base: str, fields: dict[str, Any], complaint: str) -> None:
+def test_a_malformed_token_is_a_422(base: str, fields: dict[str, Any], complaint: str) -> None:
     reply = chat(base, "What is BM25?", {"thread_id": str(uuid.uuid4())} | fields)
     assert reply.status == 422 and reply.detail is not None and complaint in reply.detail, reply.detail
+
+
+def test_a_token_without_a_thread_id_is_ignored_and_a_new_thread_gets_its_own(base: str) -> None:
+    stray = new_thread_token()
+    reply = chat(base, "What is BM25?", {"thread_id": None, "thread_token": stray})
+    assert reply.status == 200 and reply.done is not None
+    assert reply.done["thread_token"] != stray
 
 
 def test_the_token_is_kept_nowhere_and_the_thread_is_stored_under_a_hash(tmp_path: Path, index_cache: Path) -> None:

@@ -61,7 +61,8 @@ class ChatBody(BaseModel):
     thread_token: str | None = Field(
         None,
         description="The secret of that conversation (the thread_token its done event carried). Without it, or "
-        "with another, thread_id is refused with 404 exactly like an id this server never issued.",
+        "with another, thread_id is refused with 404 exactly like an id this server never issued; without "
+        "thread_id it is ignored.",
         json_schema_extra={"pattern": THREAD_TOKEN_PATTERN},
     )
 
@@ -85,10 +86,11 @@ class ChatBody(BaseModel):
     @field_validator("thread_token", mode="before")
     @classmethod
     def _a_token(cls, thread_token: object, info: ValidationInfo) -> object:
+        # A well-formed token without a thread_id is ignored (a new conversation gets its own):
+        # the OpenAPI document cannot say "only with thread_id", and every request it calls
+        # valid is accepted.
         if thread_token is not None and not is_thread_token(thread_token):
             raise ValueError(f"must be {THREAD_TOKEN_FORMAT}")
-        if thread_token is not None and info.data.get("thread_id") is None:
-            raise ValueError("is sent with the thread_id it was issued with")
         return thread_token
 
 
