@@ -42,8 +42,6 @@ from askai_graph.text import content_terms
 logger = logging.getLogger(__name__)
 # Passages ranked per page returned: enough that k pages survive the grouping.
 PASSAGES_PER_PAGE = 4
-# Passages of one page a Document carries (its best ones, in page order).
-EVIDENCE_PASSAGES = 1000
 _CACHE_FORMAT = "p2"  # p2: camelCase identifiers are indexed with their parts
 
 
@@ -175,11 +173,13 @@ class PageRetriever(BaseRetriever):
 
     def _documents(self, hits: Sequence[PageHit]) -> list[Document]:
         """Build one Document per page: its best passages (page order), score and section headings."""
-        found = self._passage_texts([doc for hit in hits for doc in hit.passages[:EVIDENCE_PASSAGES]])
+        # Every passage of the page the ranking reached, in page order: the section that answers
+        # a guide's question is often its third or fourth, not among its best two.
+        found = self._passage_texts([doc for hit in hits for doc in hit.passages])
         documents = []
         for hit in hits:
             post = self._post(hit.post_id)
-            best = sorted(hit.passages[:EVIDENCE_PASSAGES])  # page order reads better than score order
+            best = sorted(hit.passages)  # page order reads better than score order
             whole = len(best) == 1 and found[best[0]].text == post.body
             document = page_to_document(post, None if whole else "\n\n".join(found[doc].text for doc in best))
             document.metadata["score"] = hit.score
