@@ -4,7 +4,8 @@
 file in the user's data folder by default), so ``askai ask --thread ID`` continues a
 conversation started by ``askai ask``, ``askai chat`` or the HTTP API on the same database,
 given the thread's secret with ``--thread-token`` (printed with the thread, like the HTTP
-API's ``done`` event carries it): an id alone continues nothing.
+API's ``done`` event carries it): an id alone continues nothing, except a thread this
+machine's CLI started, whose token it kept (``kept_threads``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from askai_graph.kept_threads import keep_token, kept_token
 from askai_graph.question import QuestionError, checked_question
 from askai_graph.settings import Settings
 from askai_graph.state import STATE_KEYS
@@ -163,6 +165,8 @@ def continued_thread(graph: Any, thread_id: str | None, token: str | None, setti
         return new_thread()
     if not is_thread_id(thread_id):
         raise UsageError(f"--thread must be an id askai issued ({THREAD_ID_FORMAT})")
+    if token is None:  # a thread this machine's CLI started: its token was kept
+        token = kept_token(threads_url(settings), thread_id)
     if token is None or not is_thread_token(token):
         raise UsageError(f"--thread needs --thread-token, {THREAD_TOKEN_FORMAT} (printed with the thread)")
     # A wrong token names a thread that does not exist: the same words as an unknown id.
@@ -182,6 +186,7 @@ def ask(args: argparse.Namespace, settings: Settings) -> int:
         graph = build_graph(settings=settings, checkpointer=checkpointer)
         thread = continued_thread(graph, args.thread, args.thread_token, settings)
         summary = answer_turn(graph, question, thread, verbose=args.verbose)
+    keep_token(threads_url(settings), *thread)
     token = thread[1]
     print(json.dumps(result_json(summary, token), indent=2) if args.json else render_text(summary, token))
     return 0
@@ -280,6 +285,7 @@ def chat(args: argparse.Namespace, settings: Settings) -> int:
     with open_checkpointer(threads_url(settings)) as checkpointer:
         graph = build_graph(settings=settings, checkpointer=checkpointer)
         thread = continued_thread(graph, args.thread, args.thread_token, settings)
+        keep_token(threads_url(settings), *thread)
         print(f"{CHAT_HELP}\n{_named(thread)}", file=sys.stderr)
         while True:
             try:
@@ -294,6 +300,7 @@ def chat(args: argparse.Namespace, settings: Settings) -> int:
                 continue
             if text == "/new":
                 thread = new_thread()
+                keep_token(threads_url(settings), *thread)
                 print(f"new conversation, {_named(thread)}", file=sys.stderr)
                 continue
             if text.startswith("/"):

@@ -80,17 +80,32 @@ def test_ask_with_an_expired_thread_exits_2(
     assert "is expired" in capsys.readouterr().err
 
 
+def test_ask_with_thread_alone_continues_a_thread_this_cli_started(capsys: pytest.CaptureFixture[str]) -> None:
+    # The CLI kept the token, as the widget does: scripts call `askai ask --thread ID`.
+    first = ask_json(capsys, "What is BM25?")
+    follow_up = ask_json(capsys, "--thread", str(first["thread_id"]), "How do I tune its parameters?")
+    assert follow_up["thread_id"] == first["thread_id"] and follow_up["outcome"] == "accepted"
+
+
+def test_the_kept_tokens_file_is_the_owners_alone(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    first = ask_json(capsys, "What is BM25?")
+    kept = tmp_path / "threads.sqlite.tokens.json"
+    assert json.loads(kept.read_text()) == {first["thread_id"]: first["thread_token"]}
+    assert kept.stat().st_mode & 0o077 == 0
+
+
 @pytest.mark.parametrize(
     ("token", "message"),
     [
-        (None, "--thread needs --thread-token"),
+        (None, "--thread needs --thread-token"),  # started elsewhere: no token kept here
         ("t" * 43, "is unknown; ask without --thread"),  # a wrong token: the words of an unknown thread
     ],
 )
 def test_ask_with_a_thread_but_not_its_token_exits_2(
-    capsys: pytest.CaptureFixture[str], token: str | None, message: str
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, token: str | None, message: str
 ) -> None:
     first = ask_json(capsys, "What is BM25?")
+    (tmp_path / "threads.sqlite.tokens.json").unlink()  # as if the HTTP API had started it
     extra = ["--thread-token", token] if token else []
     assert main(["ask", "--thread", str(first["thread_id"]), *extra, "How do I tune it?"]) == 2
     err = capsys.readouterr().err

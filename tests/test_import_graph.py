@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     ("graph", frozenset({"nodes", "graph", "public_output"})),
     ("faces", frozenset({"evaluation", "server", "mcp"})),
     ("reports", frozenset({"reporting"})),
-    ("entry", frozenset({"", "cli", "__main__"})),
+    ("entry", frozenset({"", "cli", "kept_threads", "__main__"})),
 ]
 
 
