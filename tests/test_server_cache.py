@@ -9,6 +9,7 @@ import pytest
 
 from askai_graph import Settings, build_graph
 from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings
+from askai_graph.retrieval.question_cache import CachedQuestions
 from askai_graph.server import InMemoryCacheStore, SemanticCache, create_app
 from askai_graph.server.app import answer_cache
 from tests.fakes import PASSING, cited_draft, replies, retriever
@@ -61,7 +62,9 @@ def app_cache(settings: Settings, **kwargs: Any) -> SemanticCache:
 def test_a_configured_embedding_model_finds_the_caches_paraphrases_in_its_own_space(settings: Settings) -> None:
     configured = settings.model_copy(update={"embeddings": "openai", "base_url": "http://127.0.0.1:9/v1"})
     cache = app_cache(configured)
-    assert type(cache.embeddings).__name__ == "OpenAIEmbeddings"  # built, never called here
+    # Built, never called here; question vectors are cached per canonical question around it.
+    assert isinstance(cache.embeddings, CachedQuestions)
+    assert type(cache.embeddings.inner).__name__ == "OpenAIEmbeddings"
     assert cache.space == "openai:text-embedding-3-small" and cache.threshold == 0.9
     assert cache.namespace.endswith(":openai:text-embedding-3-small")
 
