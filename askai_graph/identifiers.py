@@ -5,8 +5,7 @@ run only the tests related to the files I changed?" with ``--onlyChanged`` and "
 I accept an uploaded file?" with ``UploadFile``: the API is named after what it does,
 so its parts are the reader's words. A section naming such an identifier (in its
 heading or a code span) is far likelier to hold the instruction than one that merely
-shares the words in prose, and a draft naming one names the thing asked for. Both the
-offline Writer (to rank sections) and the offline Critic (to judge a draft) read it here.
+shares the words in prose. The offline Writer ranks sections with it.
 """
 
 from __future__ import annotations
@@ -66,11 +65,9 @@ def name_match(stems: frozenset[str], name: str) -> float:
     return len(matched) / len(parts) * min(1.0, len(matched) / 2)
 
 
-def best_name_match(question: str, text: str) -> tuple[float, str]:
-    """Return the best ``name_match`` among ``text``'s code-span names, with that name ('' for none)."""
-    stems = question_stems(question)
-    scored = [(name_match(stems, name), name) for name in span_names(text)]
-    return max(scored, default=(0.0, ""), key=lambda item: item[0])
+def best_name_match(stems: frozenset[str], text: str) -> float:
+    """Return the best ``name_match`` of ``text``'s code-span names (0 for none) against ``question_stems``."""
+    return max((name_match(stems, name) for name in span_names(text)), default=0.0)
 
 
 _STOP_STEMS = frozenset(stem(word) for word in STOP_WORDS)

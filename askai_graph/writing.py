@@ -35,8 +35,6 @@ class DraftRequest(BaseModel):
     writer never pays for it."""
     history: list[Turn] = []
     """The conversation's most recent turns (bounded), oldest first; context, not evidence."""
-    gaps: list[str] = []
-    """What the Critic found missing from the previous draft (a term, or a form such as "code example")."""
     rejected: list[str] = []
     """This question's earlier drafts that a gate rejected: the retry should answer from something else."""
 

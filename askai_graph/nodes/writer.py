@@ -33,7 +33,6 @@ def draft_request(state: AskState, settings: Settings) -> DraftRequest:
         catalog=is_catalog_question(question),
         evidence_chars=settings.writer_evidence_chars,
         history=recent_turns(state.get("history") or [], settings.history_prompt_turns),
-        gaps=state.get("gaps") or [],
         rejected=rejected_drafts(state),
     )
 

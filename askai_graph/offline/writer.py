@@ -29,7 +29,7 @@ from askai_graph import plaintext
 from askai_graph.answer_form import AnswerForm, has_form, question_form
 from askai_graph.catalog import catalog_answer
 from askai_graph.evidence import SearchResult, analysed_inline
-from askai_graph.identifiers import best_name_match
+from askai_graph.identifiers import best_name_match, question_stems
 from askai_graph.retrieval.sections import CodeBlock, Section, fenced, page_sections, rank_sections
 from askai_graph.text import content_terms, sentence_terms
 from askai_graph.writing import DraftRequest
@@ -288,13 +288,13 @@ class NameWeight:
     """
 
     def __init__(self, question: str) -> None:
-        """Remember the question whose words the names are matched against."""
-        self.question = question
+        """Take the question's words once: every retrieved section is weighed against them."""
+        self.stems = question_stems(question)
 
     def __call__(self, section: Section) -> float:
         """Return the section's weight: ``named_weight`` times the bonus for its best-matching name."""
-        heading, _ = best_name_match(self.question, section.heading)
-        prose, _ = best_name_match(self.question, section.text)
+        heading = best_name_match(self.stems, section.heading)
+        prose = best_name_match(self.stems, section.text)
         return named_weight(section) * (1 + NAME_BONUS * max(heading, PROSE_NAME_SHARE * prose))
 
 
