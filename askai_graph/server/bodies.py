@@ -85,7 +85,7 @@ class ChatBody(BaseModel):
 
     @field_validator("thread_token", mode="before")
     @classmethod
-    def _a_token(cls, thread_token: object, info: ValidationInfo) -> object:
+    def _a_token(cls, thread_token: object) -> object:
         # A well-formed token without a thread_id is ignored (a new conversation gets its own):
         # the OpenAPI document cannot say "only with thread_id", and every request it calls
         # valid is accepted.
