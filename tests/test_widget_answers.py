@@ -204,6 +204,8 @@ STATUS_LOG = """() => {
 def test_progress_is_announced_with_the_attempt_number_on_retries(page: Any, index_cache: Any) -> None:
     with serve(index_cache, replies(cited_draft(1)), replies(LOW_CONFIDENCE), retriever(1, 2)) as base:
         page.goto(f"{base}/")
+        # The widget announces its intro once it is set up: log only what follows the question.
+        expect(page.locator("[data-askai-status]")).to_have_text("Ask a question about this site's articles.")
         page.evaluate(STATUS_LOG)
         ask(page, QUESTION)
     assert page.locator("[data-askai-status]").get_attribute("aria-live") == "polite"
