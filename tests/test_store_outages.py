@@ -90,6 +90,17 @@ def recreate(database_url: str) -> None:
         admin.execute(f'CREATE DATABASE "{name}"')
 
 
+def until_rated(base: str, rating: dict[str, Any], seconds: float = 15) -> httpx.Response:
+    """Send feedback until it is stored, or time is up: meanwhile the run log's pool may
+    still be reconnecting to the recreated database, and says so with a 503."""
+    give_up = time.monotonic() + seconds
+    while True:
+        rated = httpx.post(f"{base}/api/feedback", json=rating, timeout=10)
+        if rated.status_code != 503 or time.monotonic() > give_up:
+            return rated
+        time.sleep(0.2)
+
+
 def until_answered(base: str, message: str, thread: Thread | None = None, seconds: float = 15) -> Reply:
     """Ask until an answer ends with ``done`` (the server gets its database back by itself), or time is up."""
     give_up = time.monotonic() + seconds
@@ -145,7 +156,7 @@ def test_a_postgres_outage_is_503_at_once_ends_streams_with_error_and_heals_with
             recreate(database)
             fresh = until_answered(base, "What is BM25?")
             rating = {"run_id": fresh.done["run_id"], "rating": "up"}
-            rated = httpx.post(f"{base}/api/feedback", json=rating, timeout=10)
+            rated = until_rated(base, rating)
             forgotten = ask(base, FOLLOW_UP, thread)  # the thread went with the old database
     for seconds, response in refused:
         assert response.status_code == 503 and int(response.headers["Retry-After"]) >= 1, response.text
