@@ -101,6 +101,16 @@ class OutputState(InputState, total=False):
     answer may hold what the reader said there: the server never caches it for others."""
 
 
+class RejectedDraft(TypedDict):
+    """A draft that passed Validation and failed review, kept for the degraded answer."""
+
+    draft: str
+    confidence: float
+    """The Critic's confidence in it (0 when its review was malformed or failed)."""
+    retrieved: list[str]
+    """The URLs of the pages (and images) retrieved for it: none may stay in its unverified text."""
+
+
 class AskState(OutputState, total=False):
     """The full shared state every node reads and writes its own keys of."""
 
@@ -128,6 +138,10 @@ class AskState(OutputState, total=False):
     """The latest Critic's gaps, carried into the next Research query and the next draft."""
     rejected_drafts: list[str]
     """This question's earlier drafts that a gate rejected: a retry must not repeat them."""
+    best_rejected: RejectedDraft | None
+    """Of this question's valid drafts the Critic rejected, the one it was most confident in (the
+    earliest on a tie): what ``degrade`` shows. A retry's draft answers from the Writer's
+    next-best passage, so the last draft is often not the best one."""
 
 
 CONVERSATION_KEYS = frozenset({"question", "history"})
@@ -158,6 +172,7 @@ def new_turn_state() -> dict[str, Any]:
         "review_failures": [],
         "gaps": [],
         "rejected_drafts": [],
+        "best_rejected": None,
         "answer": "",
         "outcome": None,
         "gates": {},

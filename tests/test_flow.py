@@ -78,6 +78,40 @@ def test_degradation_at_the_limit_returns_the_valid_draft_with_a_notice_and_no_s
     assert (writer.calls, critic.calls) == (3, 3)
 
 
+def test_degradation_shows_the_rejected_draft_the_critic_was_most_confident_in() -> None:
+    writer = replies(
+        f"Caching is covered in [Page 1]({url(1)}).", cited_draft(2), f"Retrieval is in [Page 3]({url(3)})."
+    )
+    critic = replies(review(confidence=0.2), review(confidence=0.5), review(confidence=0.3))
+    final = run(writer, critic)
+    assert (final["outcome"], final["attempts"]) == ("degraded", 3)
+    assert final["answer"] == "Retrieval and caching are covered in Page 2." + DEGRADED_NOTICE
+
+
+def test_degradation_keeps_the_earlier_draft_on_equal_confidence() -> None:
+    writer = replies(cited_draft(1), cited_draft(2))
+    final = run(writer, replies(review(confidence=0.4)))
+    assert final["answer"] == "Retrieval and caching are covered in Page 1." + DEGRADED_NOTICE
+
+
+class ShiftingRetriever(FakeRetriever):
+    """Returns ``documents`` for the first query and ``later`` for every retry."""
+
+    later: list[Any] = []
+
+    def _get_relevant_documents(self, query: str, *, run_manager: Any) -> list[Any]:
+        first = super()._get_relevant_documents(query, run_manager=run_manager)
+        return first if len(self.queries) == 1 else list(self.later)
+
+
+def test_degradation_unlinks_the_pages_retrieved_for_the_draft_it_shows() -> None:
+    # The kept draft cites a page the last Research pass no longer returned: its link goes too.
+    fake = ShiftingRetriever(documents=[post(1)], queries=[], later=[post(2)])
+    writer = replies(cited_draft(1), cited_draft(2))
+    final = run(writer, replies(review(confidence=0.5), review(confidence=0.1)), fake)
+    assert final["answer"] == "Retrieval and caching are covered in Page 1." + DEGRADED_NOTICE
+
+
 def test_fallback_at_the_limit_when_no_draft_passes_validation() -> None:
     writer, critic = replies(UNKNOWN), replies(PASSING)
     final = run(writer, critic)

@@ -47,6 +47,7 @@ def stale_state() -> dict[str, Any]:
         "review_failures": [ReviewFailure(code="drift", message="old")],
         "gaps": ["stale gap"],
         "rejected_drafts": ["an old rejected draft"],
+        "best_rejected": {"draft": "an old rejected draft", "confidence": 0.4, "retrieved": [url(9)]},
         "answer": "an old answer",
         "outcome": "degraded",
         "gates": {"retrieval": "passed", "validation": "failed", "critic": "failed"},

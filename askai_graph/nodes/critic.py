@@ -10,10 +10,11 @@ from askai_graph.condensing import recent_turns
 from askai_graph.critique import MalformedReview, ReviewCode, parse_critique
 from askai_graph.evidence import analysed_inline, evidence_slice
 from askai_graph.gates import review_failures
+from askai_graph.nodes.finish import retrieved_urls
 from askai_graph.nodes.writer import reads_history
 from askai_graph.reviewing import Critic, ReviewRequest
 from askai_graph.settings import Settings
-from askai_graph.state import AskState, ReviewFailure, researched_question
+from askai_graph.state import AskState, RejectedDraft, ReviewFailure, researched_question
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +40,22 @@ def judged(reply: Any, settings: Settings) -> dict[str, Any]:
     return {"critique": critique, "review_failures": review_failures(critique, settings), "gaps": critique.gaps}
 
 
+def kept_rejection(state: AskState, update: dict[str, Any]) -> dict[str, Any]:
+    """Return ``update`` plus ``best_rejected`` when the draft it judged failed and beats the one kept.
+
+    Ties keep the earlier draft: the Writer's first choice of passage.
+    """
+    if not update["review_failures"]:
+        return update
+    critique = update["critique"]
+    confidence = critique.confidence if critique is not None else 0.0
+    kept = state.get("best_rejected")
+    if kept is not None and kept["confidence"] >= confidence:
+        return update
+    rejected = RejectedDraft(draft=state.get("draft", ""), confidence=confidence, retrieved=retrieved_urls(state))
+    return update | {"best_rejected": rejected}
+
+
 def _provider_failed(exc: Exception) -> dict[str, Any]:
     logger.warning("critic failed: %r", exc)
     failure = ReviewFailure(code=ReviewCode.PROVIDER_ERROR, message=f"critic failed: {type(exc).__name__}: {exc}")
@@ -57,8 +74,8 @@ class Review:
         try:
             reply = self.critic.review(review_request(state, settings))
         except Exception as exc:
-            return _provider_failed(exc)
-        return judged(reply, settings) | self._read(state, settings)
+            return kept_rejection(state, _provider_failed(exc))
+        return kept_rejection(state, judged(reply, settings)) | self._read(state, settings)
 
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review asynchronously."""
@@ -70,8 +87,8 @@ class Review:
                 request = await asyncio.to_thread(review_request, state, settings)
             reply = await self.critic.areview(request)
         except Exception as exc:
-            return _provider_failed(exc)
-        return judged(reply, settings) | self._read(state, settings)
+            return kept_rejection(state, _provider_failed(exc))
+        return kept_rejection(state, judged(reply, settings)) | self._read(state, settings)
 
     def _read(self, state: AskState, settings: Settings) -> dict[str, Any]:
         history = recent_turns(state.get("history") or [], settings.history_prompt_turns)

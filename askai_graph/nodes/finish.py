@@ -25,11 +25,20 @@ def accept_early(state: AskState, settings: Settings) -> dict[str, Any]:
 
 
 def degrade(state: AskState, settings: Settings) -> dict[str, Any]:
-    """At the limit with a valid but unverified draft: return its text, without links, with a notice."""
-    return {"answer": unlinked(state["draft"], _retrieved(state)) + DEGRADED_NOTICE, "outcome": "degraded"}
+    """At the limit with valid but unverified drafts: the best one's text, without links, with a notice.
+
+    The best is the one the Critic was most confident in (``best_rejected``), else the last.
+    """
+    best = state.get("best_rejected")
+    draft, urls = (
+        (best["draft"], [*best["retrieved"], *retrieved_urls(state)])
+        if best
+        else (state["draft"], retrieved_urls(state))
+    )
+    return {"answer": unlinked(draft, urls) + DEGRADED_NOTICE, "outcome": "degraded"}
 
 
-def _retrieved(state: AskState) -> list[str]:
+def retrieved_urls(state: AskState) -> list[str]:
     """Every URL of the retrieved pages (and their images): none may stay in an unverified answer."""
     results = state.get("search_results") or []
     return [result.source_url for result in results] + [image.url for result in results for image in result.images]
