@@ -104,12 +104,20 @@ class ExtractiveWriter:
         # The site's table of contents: by nav section, "and N more" (askai_graph.catalog).
         return catalog_answer(results) if results else NOTHING_FOUND
 
+    def ranked_sections(self, question: str, results: list[SearchResult]) -> list[tuple[Section, float]]:
+        """Return the retrieved pages' sections matching ``question``, best first: what a draft leads with.
+
+        BM25 over the sections, weighed by the API names they give for a how-to or value
+        question (``NameWeight``), fused with the embedding model's ranking when one is set.
+        """
+        sections = page_sections(results)
+        prefer = NameWeight(question) if question_form(question) in CODE_FORMS else None
+        return rank_sections(question, sections, self._similarity(question, sections), prefer)
+
     def _answer(self, question: str, results: list[SearchResult], rejected: Sequence[str] = ()) -> str:
         wanted = set(content_terms(question))
-        sections = page_sections(results)
         form = question_form(question)
-        prefer = NameWeight(question) if form in CODE_FORMS else None
-        ranked = rank_sections(question, sections, self._similarity(question, sections), prefer)
+        ranked = self.ranked_sections(question, results)
         # A retry answers from the next section: the one a gate rejected would be rejected again.
         fresh = [(section, score) for section, score in ranked if not quoted_in(section, rejected)]
         ranked = fresh or ranked

@@ -1,0 +1,81 @@
+"""Where the section that answers a question ranks among the sections the offline Writer sees.
+
+Run: ``.venv/bin/python bench/section_rank.py --corpus IDX --questions evals/SITE.jsonl``
+(``IDX`` from ``askai index``; set ``ASKAI_RETRIEVAL=hybrid ASKAI_EMBEDDINGS=local`` for
+hybrid, on an index built with them). For every labelled answer question it retrieves
+as the graph's first Research pass does, ranks the sections the way the extractive
+Writer does (``ExtractiveWriter.ranked_sections``) and finds the first section that is
+on an expected page and holds every ``must_mention``. The Writer leads with rank 1; its
+retries lead with the next ones. So the table bounds what a better choice among the
+ranked sections could win, and what retrieval (page not retrieved) or the passages
+handed on (answer not among the sections) lose before the Writer starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+BUCKETS = ("rank 1", "rank 2-3", "rank 4-5", "rank 6+", "not among the sections", "page not retrieved")
+
+
+def bucket(rank: int | None, page_retrieved: bool) -> str:
+    """Name where the answering section ranks (``rank`` counts from 0; None when no section holds it)."""
+    if rank is None:
+        return "not among the sections" if page_retrieved else "page not retrieved"
+    if rank == 0:
+        return "rank 1"
+    return "rank 2-3" if rank < 3 else "rank 4-5" if rank < 5 else "rank 6+"
+
+
+def main() -> None:
+    """Rank each question's sections and print how many answering sections land in each bucket."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", required=True, help="an index built by askai index")
+    parser.add_argument("--questions", required=True, type=Path, help="a labelled set (JSONL)")
+    parser.add_argument("--list", action="store_true", help="print each question's bucket")
+    args = parser.parse_args()
+    os.environ["ASKAI_CORPUS"] = args.corpus
+
+    from askai_graph.nodes.research import to_search_results
+    from askai_graph.offline.writer import ExtractiveWriter
+    from askai_graph.providers import default_retriever
+    from askai_graph.settings import Settings
+
+    settings = Settings()
+    retriever = default_retriever(settings)
+    writer = ExtractiveWriter(embeddings=getattr(retriever, "embeddings", None))
+    cases = [json.loads(line) for line in args.questions.read_text().splitlines() if line.strip()]
+    counts: Counter[str] = Counter()
+    for case in cases:
+        if case.get("kind", "answer") != "answer" or not case.get("must_mention"):
+            continue
+        results = to_search_results(retriever.invoke(case["question"], k=settings.top_k), settings.top_k)
+        expected = {url.rstrip("/") for url in case["expected_urls"]}
+        mentions = [m.lower() for m in case["must_mention"]]
+        ranked = writer.ranked_sections(case["question"], results)
+        rank = next(
+            (
+                i
+                for i, (section, _) in enumerate(ranked)
+                if results[section.post].source_url.rstrip("/") in expected
+                and all(m in f"{section.heading}\n{section.text}".lower() for m in mentions)
+            ),
+            None,
+        )
+        where = bucket(rank, any(r.source_url.rstrip("/") in expected for r in results))
+        counts[where] += 1
+        if args.list:
+            print(f"{where:24} {case['question']}")
+    total = sum(counts.values())
+    mode = settings.retrieval if settings.retrieval != "auto" else ("hybrid" if settings.embeddings else "bm25")
+    print(f"{total} answer questions, {mode} retrieval")
+    for name in BUCKETS:
+        print(f"  {name:24} {counts[name]:3}  {counts[name] / total:6.1%}")
+
+
+if __name__ == "__main__":
+    main()
