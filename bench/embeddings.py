@@ -15,6 +15,10 @@ page, in three sections) and builds, each in a fresh process (so peak RSS is its
 Then, over the largest built index, per question (interleaved, so load on the machine
 hits all three alike): embedding the question alone, BM25 retrieval, and hybrid retrieval
 (embedding + both rankings + fusion), as medians and p95 with the ratio hybrid / BM25.
+
+``--keep DIR`` keeps the largest index built (the model's) in ``DIR``; ``--index DIR``
+then times only the questions over it, without building anything: the build takes
+minutes, and the per-question figures want a quiet machine.
 """
 
 from __future__ import annotations
@@ -102,8 +106,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1000", help="comma-separated page counts (e.g. 1000,10000)")
     parser.add_argument("--queries", type=int, default=100, help="questions timed over the largest index")
+    parser.add_argument("--keep", type=Path, help="keep the largest index built (with the model) in this folder")
+    parser.add_argument("--index", type=Path, help="time the questions over this kept index; build nothing")
     args = parser.parse_args()
     words = site_words()
+    if args.index is not None:
+        time_questions(args.index, words, args.queries)
+        return
     print(f"{'pages':>6} {'passages':>8} {'bm25 s':>7} {'local s':>8} {'ratio':>6} {'psg/s':>6} {'load s':>6}"
           f" {'bm25 MB':>8} {'local MB':>9} {'vectors MB':>10} {'RSS MB':>7} {'1% s':>6} {'1% embedded':>11}")
     work = Path(tempfile.mkdtemp(prefix="askai-bench-embeddings-"))
@@ -125,14 +134,22 @@ def main() -> None:
                   f" {incremental['embedded']:>11}", flush=True)
             last_index = work / f"local-{size}"
         if last_index is not None:
-            query = run(_QUERY, str(last_index), " ".join(words[:400]), str(args.queries))
-            ratio = query["hybrid"]["p50"] / query["bm25"]["p50"]
-            print(f"per question over the {last_index.name.split('-')[1]}-page index, {args.queries} questions"
-                  " (ms, p50 / p95): " + ", ".join(f"{name} {v['p50']:.1f} / {v['p95']:.1f}"
-                                                  for name, v in query.items())
-                  + f"; hybrid / bm25 p50 = {ratio:.0f}x")
+            time_questions(last_index, words, args.queries)
+            if args.keep is not None:
+                shutil.rmtree(args.keep, ignore_errors=True)
+                shutil.copytree(last_index, args.keep)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def time_questions(index: Path, words: list[str], queries: int) -> None:
+    """Print the per-question medians and p95 over ``index`` (embedding, BM25, hybrid)."""
+    query = run(_QUERY, str(index), " ".join(words[:400]), str(queries))
+    ratio = query["hybrid"]["p50"] / query["bm25"]["p50"]
+    pages = json.loads((index / "askai-index.json").read_text()).get("posts", "?")
+    print(f"per question over the {pages}-page index, {queries} questions"
+          " (ms, p50 / p95): " + ", ".join(f"{name} {v['p50']:.1f} / {v['p95']:.1f}" for name, v in query.items())
+          + f"; hybrid / bm25 p50 = {ratio:.0f}x")
 
 
 if __name__ == "__main__":
