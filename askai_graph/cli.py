@@ -11,11 +11,14 @@ machine's CLI started, whose token it kept (``kept_threads``).
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
 import json
 import os
 import socket
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -176,16 +179,36 @@ def continued_thread(graph: Any, thread_id: str | None, token: str | None, setti
     return thread_id, token
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause CPython's cyclic garbage collector inside the block (as it was after).
+
+    ``askai ask`` imports LangGraph, builds the graph and loads the index, answers once
+    and exits: what start-up allocates lives as long as the process, and the collector's
+    full passes over that growing heap (two, about a tenth of its start) free nothing.
+    Reference counting still frees everything else. ``askai serve``, which lives on,
+    freezes its start-up heap instead (``askai_graph.server.collector``).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def ask(args: argparse.Namespace, settings: Settings) -> int:
     """Answer one question (on a new thread, or ``--thread ID``) and print the result."""
-    from askai_graph.graph import build_graph
-    from askai_graph.stores.checkpoints import open_checkpointer
-
     question = check_question(args.question, settings)
-    with open_checkpointer(threads_url(settings)) as checkpointer:
-        graph = build_graph(settings=settings, checkpointer=checkpointer)
-        thread = continued_thread(graph, args.thread, args.thread_token, settings)
-        summary = answer_turn(graph, question, thread, verbose=args.verbose)
+    with collector_paused():
+        from askai_graph.graph import build_graph
+        from askai_graph.stores.checkpoints import open_checkpointer
+
+        with open_checkpointer(threads_url(settings)) as checkpointer:
+            graph = build_graph(settings=settings, checkpointer=checkpointer)
+            thread = continued_thread(graph, args.thread, args.thread_token, settings)
+            summary = answer_turn(graph, question, thread, verbose=args.verbose)
     keep_token(threads_url(settings), *thread)
     token = thread[1]
     print(json.dumps(result_json(summary, token), indent=2) if args.json else render_text(summary, token))
@@ -419,10 +442,34 @@ def local_model_serve(args: argparse.Namespace, settings: Settings) -> int:
         return 1
 
 
+class Subcommand(argparse.ArgumentParser):
+    """A subcommand's parser; ``arguments`` names a module whose ``add_arguments`` adds more of its flags.
+
+    That module is imported only when this subcommand is the one run (or its ``--help``
+    shown): ``askai eval``'s and ``askai report``'s flags, and the crawl flags of ``askai
+    index``, live beside the code they drive, and importing them all to build every
+    command's parser would make ``askai ask`` pay for the others.
+    """
+
+    def __init__(self, *args: Any, arguments: str | None = None, **kwargs: Any) -> None:
+        """Make the parser; ``arguments`` is a module name (see the class docstring)."""
+        super().__init__(*args, **kwargs)
+        self._arguments = arguments
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Add the module's flags (once), then parse."""
+        if self._arguments is not None:
+            importlib.import_module(self._arguments).add_arguments(self)
+            self._arguments = None
+        return super().parse_known_args(args, namespace)
+
+
 def parser() -> argparse.ArgumentParser:
     """Build the argument parser."""
     root = argparse.ArgumentParser(prog="askai", description="Ask a content site's articles, with checked citations.")
-    commands = root.add_subparsers(dest="command", required=True)
+    commands = root.add_subparsers(dest="command", required=True, parser_class=Subcommand)
     ask_cmd = commands.add_parser("ask", help="answer one question on the configured corpus")
     ask_cmd.add_argument("question", help="the question, in quotes")
     ask_cmd.add_argument("--json", action="store_true", help="print only a JSON object on stdout")
@@ -431,7 +478,9 @@ def parser() -> argparse.ArgumentParser:
     ask_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
     ask_cmd.set_defaults(run=ask)
     index_cmd = commands.add_parser(
-        "index", help="index a docs tree, built HTML site, JSONL file or live site; then ASKAI_CORPUS=DIR serves it"
+        "index",
+        help="index a docs tree, built HTML site, JSONL file or live site; then ASKAI_CORPUS=DIR serves it",
+        arguments="askai_graph.indexing.crawl_options",
     )
     index_cmd.add_argument(
         "source", help="a Markdown/MDX docs folder, a built HTML site folder, a .jsonl file, or a site's URL to crawl"
@@ -446,9 +495,6 @@ def parser() -> argparse.ArgumentParser:
     index_cmd.add_argument("--out", default="askai-index", help="index folder to write or update (default askai-index)")
     index_cmd.add_argument("--strict", action="store_true", help="fail (and keep the old index) if any file is skipped")
     index_cmd.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    from askai_graph.indexing.crawl_options import add_crawl_arguments
-
-    add_crawl_arguments(index_cmd)
     index_cmd.set_defaults(run=index)
     chat_cmd = commands.add_parser("chat", help="a conversation in the terminal (/new starts over, Ctrl-D quits)")
     chat_cmd.add_argument("--thread", metavar="ID", help="continue this conversation")
@@ -470,11 +516,10 @@ def parser() -> argparse.ArgumentParser:
     serve_cmd.set_defaults(run=serve)
     mcp_cmd = commands.add_parser("mcp", help="serve the MCP tools on stdin/stdout (askai serve has them at /mcp)")
     mcp_cmd.set_defaults(run=mcp)
-    from askai_graph.evaluation.command import add_parser as add_eval_parser
-    from askai_graph.reporting.command import add_parser as add_report_parser
-
-    add_eval_parser(commands)
-    add_report_parser(commands)
+    commands.add_parser("eval", help="run a labelled question set and report how well it answers",
+                        arguments="askai_graph.evaluation.command")
+    commands.add_parser("report", help="outcomes, coverage gaps and feedback from the run log",
+                        arguments="askai_graph.reporting.command")
     local_cmd = commands.add_parser("local-model", help="a real local model to try and test with ([local] extra)")
     local_commands = local_cmd.add_subparsers(dest="local_command", required=True)
     local_serve = local_commands.add_parser("serve", help="serve Gemma 3 270M with llama.cpp on 127.0.0.1")

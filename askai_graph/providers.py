@@ -28,15 +28,6 @@ from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
 from askai_graph.endpoint import endpoint_kwargs, max_tokens_field
 from askai_graph.indexing.loader import corpus_for
 from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
-from askai_graph.retrieval.dense import check_embedded_with
-from askai_graph.retrieval.embeddings import (
-    EmbeddingsError,
-    embeddings_for,
-    min_similarity,
-    model_key,
-    relevant_similarity,
-)
-from askai_graph.retrieval.hybrid import DenseRetriever, HybridRetriever
 from askai_graph.retrieval.pages import BM25Retriever, PageRetriever
 from askai_graph.reviewing import Critic
 from askai_graph.settings import Settings
@@ -219,6 +210,17 @@ def default_retriever(settings: Settings, *, reranker: BaseDocumentCompressor | 
     mode = settings.retrieval if settings.retrieval != "auto" else ("hybrid" if settings.embeddings else "bm25")
     if mode == "bm25":
         return BM25Retriever(**common)
+    # Only dense and hybrid retrieval need the embedding modules (``askai ask`` on BM25 imports none).
+    from askai_graph.retrieval.dense import check_embedded_with
+    from askai_graph.retrieval.embeddings import (
+        EmbeddingsError,
+        embeddings_for,
+        min_similarity,
+        model_key,
+        relevant_similarity,
+    )
+    from askai_graph.retrieval.hybrid import DenseRetriever, HybridRetriever
+
     model = model_key(settings)
     if model is None:  # Settings refuses dense/hybrid without a model
         raise EmbeddingsError(f"retrieval={mode} needs an embedding model: set ASKAI_EMBEDDINGS=local or openai")

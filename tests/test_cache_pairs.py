@@ -170,10 +170,10 @@ def test_the_servers_cache_shares_the_retrievers_local_model_and_serves_its_syno
     def second_copy(_: Settings) -> None:
         raise AssertionError("the cache loaded a second copy of the retriever's model")
 
-    # The retriever loads the model through providers (bound at import); only the cache would call this.
-    monkeypatch.setattr(askai_graph.retrieval.embeddings, "embeddings_for", second_copy)
     local = settings.model_copy(update={"embeddings": "local"})
     retriever = default_retriever(local)  # what create_app builds the graph and the cache from
+    # The retriever has its model; from here on, loading one would be the cache's second copy.
+    monkeypatch.setattr(askai_graph.retrieval.embeddings, "embeddings_for", second_copy)
     cache = answer_cache(local, InMemoryCacheStore(8), namespace="corpus-fp", retriever=retriever)
     assert (cache.space, cache.threshold) == ("local:all-MiniLM-L6-v2", 0.88)
 

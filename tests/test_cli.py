@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,3 +101,31 @@ def test_the_cli_starts_without_importing_mistletoe() -> None:
     probe = "import sys, askai_graph.cli; print('mistletoe' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_ask_answers_with_the_collector_paused_and_leaves_it_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    import askai_graph.cli as cli
+
+    seen: list[bool] = []
+    answer_turn = cli.answer_turn
+
+    def answering(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return answer_turn(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "answer_turn", answering)
+    assert gc.isenabled()
+    assert main(["ask", "What is semantic caching?"]) == 0
+    assert seen == [False] and gc.isenabled()
+
+
+def test_a_paused_collector_stays_off_when_it_was_off() -> None:
+    from askai_graph.cli import collector_paused
+
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

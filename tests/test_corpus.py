@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from askai_graph import CorpusError, load_corpus
+from askai_graph.indexing.loader import bundled_site
+from askai_graph.indexing.sources import scan_source
 
 POST = '---\ntitle: "A"\nurl: https://s.example/a\nsummary: "S"\n---\nBody text.\n'
 
@@ -18,6 +20,14 @@ def test_bundled_sample_site_has_at_least_24_posts_with_unique_urls() -> None:
     assert len({p.url for p in corpus.posts}) == len(corpus.posts)
     assert all(p.title and p.summary and p.body for p in corpus.posts)
     assert any(p.images for p in corpus.posts)
+
+
+def test_the_bundled_pages_are_the_sample_site_as_its_markdown_parses_now() -> None:
+    parsed = scan_source(bundled_site(), base_url=None)
+    assert parsed.skips == []
+    bundled = load_corpus()
+    assert list(bundled.posts) == parsed.items, "stale askai_graph/sample_site.jsonl: run scripts/bundled_pages.py"
+    assert bundled.fingerprint == load_corpus(bundled_site()).fingerprint
 
 
 def test_markdown_folder_loads_front_matter_and_body(tmp_path: Path) -> None:

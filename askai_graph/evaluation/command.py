@@ -29,16 +29,15 @@ if TYPE_CHECKING:
     """Builds the graph one run evaluates, and the configuration its report records."""
 
 # The pipeline (numpy metrics, the graph) is imported inside the functions that run it:
-# registering ``askai eval``, as every ``askai`` command does, loads none of it.
+# adding the arguments (``askai eval --help``) loads none of it.
 
 
 class EvalUsageError(ValueError):
     """Bad input to ``askai eval`` (questions file, baseline); exit status 2."""
 
 
-def add_parser(commands: Any) -> None:
-    """Register the ``eval`` subcommand."""
-    cmd = commands.add_parser("eval", help="run a labelled question set and report how well it answers")
+def add_arguments(cmd: argparse.ArgumentParser) -> None:
+    """Add the arguments of the ``eval`` subcommand to its parser ``cmd``."""
     cmd.add_argument("questions", type=Path, help="JSONL file: one {question, expected_urls?, kind?, must_mention?}")
     cmd.add_argument("--json", action="store_true", help="print the metrics as JSON instead of the table")
     cmd.add_argument("--out", type=Path, default=Path("askai-eval"), help="report folder (default ./askai-eval)")

@@ -1,4 +1,4 @@
-"""The options of a crawl, and their flags on ``askai index`` (imported by ``askai --help``: keep it light)."""
+"""The options of a crawl, and their flags on ``askai index`` (imported by ``askai index --help``: keep it light)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ class CrawlOptions:
 _DEFAULTS = CrawlOptions()
 
 
-def add_crawl_arguments(command: argparse.ArgumentParser) -> None:
+def add_arguments(command: argparse.ArgumentParser) -> None:
     """Add the flags of a crawl (``askai index https://site/``) to ``command``."""
     group = command.add_argument_group("crawling a live site (SOURCE is its http(s) URL, or a sitemap.xml URL)")
     group.add_argument("--max-pages", type=_at_least(1, int), default=_DEFAULTS.max_pages,

@@ -2,7 +2,10 @@
 
 ``load_corpus(path)`` accepts:
 
-- ``None``: the bundled sample site (Markdown posts with ``title`` and ``url``);
+- ``None``: the bundled sample site (Markdown posts with ``title`` and ``url``), read
+  as parsed pages from ``sample_site.jsonl`` (``scripts/bundled_pages.py`` writes it
+  from the Markdown; a test checks it is current), so answering a question on it parses
+  no Markdown or front matter;
 - a folder written by ``askai index`` (it holds ``askai-index.json``): loaded as built,
   without re-reading the source;
 - a Markdown/MDX docs tree or a built HTML site: indexed in memory, with URLs derived
@@ -20,11 +23,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from askai_graph.indexing.sources import scan_source
 from askai_graph.indexing.store import IndexReader, is_built_index
 from askai_graph.retrieval.corpus import Corpus, CorpusError, Page, fingerprint_of, page_digest
 
 BUNDLED_SITE = "sample_site"
+BUNDLED_PAGES = "sample_site.jsonl"
+"""The bundled site's pages as parsed from ``BUNDLED_SITE``, one ``Page`` (JSON) a line."""
 logger = logging.getLogger(__name__)
 
 
@@ -40,14 +44,28 @@ def load_corpus(path: Path | None = None, *, base_url: str | None = None, **limi
         CorpusError: the path is missing, or holds no usable post.
     """
     if path is None:
-        site = Path(str(resources.files("askai_graph").joinpath(BUNDLED_SITE)))
-        return _in_memory(scan_source(site, base_url=None), str(site))
+        return bundled_corpus()
     if path.is_dir() and is_built_index(path):
         reader = IndexReader(path)
         return Corpus(posts=reader.posts, fingerprint=reader.fingerprint, index=reader)
     if path.is_dir() or (path.is_file() and path.suffix == ".jsonl"):
+        # Only a source parsed here needs the parsers (YAML, Markdown, HTML): not a built index.
+        from askai_graph.indexing.sources import scan_source
+
         return _in_memory(scan_source(path, base_url=base_url, **limits), str(path))
     raise CorpusError(f"{path}: not a built index, a docs or HTML folder, or a .jsonl file")
+
+
+def bundled_site() -> Path:
+    """Return the folder of the bundled sample site's Markdown posts."""
+    return Path(str(resources.files("askai_graph").joinpath(BUNDLED_SITE)))
+
+
+def bundled_corpus() -> Corpus:
+    """Return the bundled sample site, from its parsed pages (``BUNDLED_PAGES``)."""
+    lines = resources.files("askai_graph").joinpath(BUNDLED_PAGES).read_text("utf-8").splitlines()
+    posts = tuple(Page.model_validate_json(line) for line in lines if line)
+    return Corpus(posts=posts, fingerprint=fingerprint_of(page_digest(post) for post in posts))
 
 
 def corpus_for(settings: Any) -> Corpus:

@@ -12,7 +12,6 @@ import re
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from askai_graph.evaluation.chart import ChartsUnavailable
 from askai_graph.settings import Settings
@@ -33,9 +32,8 @@ def parse_since(text: str) -> timedelta:
     return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
 
 
-def add_parser(commands: Any) -> None:
-    """Register the ``report`` subcommand."""
-    cmd = commands.add_parser("report", help="outcomes, coverage gaps and feedback from the run log")
+def add_arguments(cmd: argparse.ArgumentParser) -> None:
+    """Add the arguments of the ``report`` subcommand to its parser ``cmd``."""
     cmd.add_argument("--since", default="7d", help="how far back: 30m, 24h, 7d (default), 2w")
     cmd.add_argument("--out", type=Path, default=Path("askai-report"), help="report folder (default ./askai-report)")
     cmd.set_defaults(run=run_report)
