@@ -99,8 +99,10 @@ def evidence_slice(question: str, draft: str, results: list[SearchResult], budge
     """
     if not results:
         return []
-    cited = [r for r in results if r.source_url in draft]
-    ordered = cited + [r for r in results if r not in cited]
+    # Cited by URL; so equal results are cited alike, and a flag spares comparing models field by field.
+    cites = [result.source_url in draft for result in results]
+    cited = [result for result, cites_it in zip(results, cites, strict=True) if cites_it]
+    ordered = cited + [result for result, cites_it in zip(results, cites, strict=True) if not cites_it]
     per_post = max(120, budget_chars // len(ordered))
     # The passages a draft quotes are what it is judged against: the cited posts share
     # two thirds of the budget, so a quoted sentence deep in a long section is in view.
@@ -109,13 +111,14 @@ def evidence_slice(question: str, draft: str, results: list[SearchResult], budge
     focus = set(content_terms(question)) | set(content_terms(draft))
     passages: list[EvidencePassage] = []
     spent = 0
-    for result in ordered:
+    for position, result in enumerate(ordered):
         if spent >= budget_chars:
             break
-        allowance = min(cited_share if result in cited else rest_share, budget_chars - spent)
+        allowance = min(cited_share if position < len(cited) else rest_share, budget_chars - spent)
         analysed = sentence_terms(result.content) or ((result.content, frozenset()),)
         candidates = [sentence for sentence, _ in analysed]
-        ranked = sorted(range(len(analysed)), key=lambda i: -len(focus.intersection(analysed[i][1])))
+        shared = [-len(focus.intersection(terms)) for _, terms in analysed]
+        ranked = sorted(range(len(analysed)), key=shared.__getitem__)
         chosen: list[int] = []
         used = 0
         for i in ranked:

@@ -49,6 +49,10 @@ def words(text: str) -> list[str]:
     A camelCase identifier yields itself and then its parts ("onlyChanged": "onlychanged",
     "only", "changed"), so "tests related to files I changed" meets ``--onlyChanged``.
     """
+    if not _CAMEL.search(text):
+        # Most text has no camelCase. Two adjacent letters always fall in one token, so
+        # no match in the whole text means no token has parts: one scan, not one a token.
+        return [token.lower() for token in _WORD.findall(text)]
     found = []
     for token in _WORD.findall(text):
         found.append(token.lower())
@@ -63,8 +67,26 @@ def stem(word: str) -> str:
     return str(_stemmer.stemWord(word))
 
 
+SHORT_TEXT_CHARS = 2_000
+"""Texts up to this length (questions, sentences, titles) have their terms cached."""
+
+
 def content_terms(text: str) -> list[str]:
     """Return stemmed content terms (stop words and 1-letter tokens removed), in order."""
+    if len(text) <= SHORT_TEXT_CHARS:
+        return list(_short_text_terms(text))
+    return _content_terms(text)
+
+
+# A draft's sentences are read by anchoring, Validation and the Critic, and an extractive
+# draft quotes the same page sentences question after question: each is tokenized and
+# stemmed once. Only short texts, so the cache stays a few megabytes at most.
+@lru_cache(maxsize=16_384)
+def _short_text_terms(text: str) -> tuple[str, ...]:
+    return tuple(_content_terms(text))
+
+
+def _content_terms(text: str) -> list[str]:
     return [stem(w) for w in words(text) if w not in STOP_WORDS and len(w) > 1]
 
 

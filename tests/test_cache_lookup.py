@@ -6,6 +6,7 @@ are counted; the graph tests run the graph in process.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -19,8 +20,11 @@ from askai_graph import Settings, build_graph
 from askai_graph.nodes.condense import PRECONDENSED
 from askai_graph.prompts import CONDENSE_SYSTEM
 from askai_graph.server import create_app
+from askai_graph.server.cache import InMemoryCacheStore, SemanticCache
+from askai_graph.server.run import ThreadRun, run_batches
 from askai_graph.state import STATE_KEYS
 from askai_graph.stores.thread_tokens import checkpoint_thread
+from askai_graph.stores.threads import new_run_id, new_thread_id, run_config
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import LiveServer
 
@@ -109,3 +113,47 @@ def test_a_condensation_made_for_another_question_is_ignored(settings: Settings)
     given = {PRECONDENSED: {"question": "What is RRF?", "standalone_question": "What is RRF fusion?"}}
     final = graph.invoke({"question": "What is BM25?"}, {"configurable": given}, output_keys=STATE_KEYS)
     assert final["standalone_question"] == "What is BM25?"
+
+
+class SlowToRecord:
+    """The graph, whose writes to a thread wait until ``release`` is set."""
+
+    def __init__(self, graph: Any) -> None:
+        self.graph = graph
+        self.release = asyncio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.graph, name)
+
+    async def aupdate_state(self, *args: Any, **kwargs: Any) -> Any:
+        await self.release.wait()
+        return await self.graph.aupdate_state(*args, **kwargs)
+
+
+def test_a_cache_hits_text_leaves_before_its_turn_is_written_and_its_done_after(settings: Settings) -> None:
+    async def scenario() -> None:
+        graph = build_graph(
+            writer=replies(cited_draft(1, 2)),
+            critic=replies(PASSING),
+            retriever=retriever(1, 2),
+            settings=settings,
+            checkpointer=InMemorySaver(),
+        )
+        cache = SemanticCache(InMemoryCacheStore(8))
+        first = ThreadRun(new_thread_id(), new_run_id(), fresh=True)
+        async for _ in run_batches(QUESTION, graph=graph, cache=cache, token_chars=24, thread=first):
+            pass
+        slow, thread = SlowToRecord(graph), ThreadRun(new_thread_id(), new_run_id(), fresh=True)
+        batches = run_batches(QUESTION, graph=slow, cache=cache, token_chars=24, thread=thread)
+        text = await anext(batches)
+        assert text and {name for name, _ in text} == {"token"}  # the reader has the answer already
+        done = asyncio.ensure_future(anext(batches))
+        await asyncio.sleep(0.05)
+        assert not done.done()  # ``done`` (and its thread ids) only once the turn is in the thread
+        slow.release.set()
+        ((name, data),) = await done
+        assert name == "done" and data["cached"] is True
+        history = (await graph.aget_state(run_config(thread.key))).values["history"]
+        assert [turn.question for turn in history] == [QUESTION]
+
+    asyncio.run(scenario())

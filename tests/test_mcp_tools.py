@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import AsyncGenerator
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -19,6 +23,7 @@ from askai_graph.server.events import error as error_event
 from askai_graph.state import Outcome, Source
 from askai_graph.summary import RunSummary
 
+ROOT = Path(__file__).resolve().parent.parent
 A, B = "https://docs.example/a", "https://docs.example/b"
 IDS = {"thread_id": "t", "run_id": "r"}
 
@@ -59,7 +64,7 @@ def test_a_degraded_answer_reaches_an_agent_without_its_links() -> None:
 
 
 def test_unlinked_keeps_code_and_the_text_of_links_and_images() -> None:
-    text = f"[A]({A} \"t\") ![diagram]({B})\n\n[ref]: {A}\n\n```\ncurl http://127.0.0.1:4321/api/chat\n```"
+    text = f'[A]({A} "t") ![diagram]({B})\n\n[ref]: {A}\n\n```\ncurl http://127.0.0.1:4321/api/chat\n```'
     assert unlinked(text, None) == "A diagram\n\n\n```\ncurl http://127.0.0.1:4321/api/chat\n```"
 
 
@@ -110,5 +115,36 @@ def test_mcp_checks_the_host_header_only_on_the_loopback_interface(
 def test_building_the_mcp_server_leaves_the_root_logger_as_it_was(settings: Settings) -> None:
     root = logging.getLogger()
     before = (root.level, list(root.handlers))
-    create_app(settings=settings)
+    create_app(settings=settings).state.mcp.load()
     assert (root.level, list(root.handlers)) == before
+
+
+# In a fresh interpreter: this test session has imported the SDK long before.
+STARTS_WITHOUT_THE_SDK = """
+import sys
+from fastapi.testclient import TestClient
+from askai_graph.server import create_app
+
+INITIALIZE, MCP_HEADERS = {initialize!r}, {headers!r}
+app = create_app()
+with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+    assert client.get("/healthz").status_code == 200
+    assert "mcp" not in sys.modules, "the MCP SDK was imported before any /mcp request"
+    reply = client.post("/mcp", json=INITIALIZE, headers=MCP_HEADERS)
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["result"]["serverInfo"]["name"] == "askai-graph"
+    assert "mcp" in sys.modules
+"""
+
+
+def test_the_app_starts_without_the_mcp_sdk_and_imports_it_on_the_first_mcp_request(index_cache: Path) -> None:
+    env = {**os.environ, "ASKAI_INDEX_CACHE_DIR": str(index_cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", STARTS_WITHOUT_THE_SDK.format(initialize=INITIALIZE, headers=MCP_HEADERS)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr

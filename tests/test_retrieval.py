@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
+from typing import Any
 
 from askai_graph import BM25Retriever, load_corpus
+from askai_graph.indexing import build_index
 
 CORPUS = load_corpus()
+SITE = Path(__file__).resolve().parents[1] / "askai_graph" / "sample_site"
 
 
 def test_best_post_ranks_first_and_metadata_carries_the_contract(tmp_path: Path) -> None:
@@ -38,3 +43,27 @@ def test_corrupt_index_cache_is_rebuilt(tmp_path: Path) -> None:
     assert BM25Retriever(corpus=CORPUS, cache_dir=tmp_path).invoke("semantic cache")
     assert list(tmp_path.iterdir()) == [folder]
     assert BM25Retriever(corpus=CORPUS, cache_dir=tmp_path).invoke("semantic cache")
+
+
+def ranking_thread(retriever: BM25Retriever, query: str) -> str:
+    """Return the name of the thread an async query was ranked in."""
+    seen: list[str] = []
+    rank = retriever._candidates
+
+    def noted(*args: Any) -> Any:
+        seen.append(threading.current_thread().name)
+        return rank(*args)
+
+    object.__setattr__(retriever, "_candidates", noted)
+    assert asyncio.run(retriever.ainvoke(query))
+    return seen[0]
+
+
+def test_an_async_query_of_a_corpus_in_memory_is_ranked_on_the_event_loop(tmp_path: Path) -> None:
+    assert ranking_thread(BM25Retriever(corpus=CORPUS, cache_dir=tmp_path), "semantic cache") == "MainThread"
+
+
+def test_an_async_query_of_a_built_index_is_ranked_off_the_event_loop(tmp_path: Path) -> None:
+    build_index(SITE, tmp_path / "index")
+    retriever = BM25Retriever(corpus=load_corpus(tmp_path / "index"))
+    assert ranking_thread(retriever, "semantic cache") != "MainThread"

@@ -1,9 +1,9 @@
 """The MCP server: the three tools declared on the official SDK's ``MCPServer``, and ``/mcp`` on the app.
 
-``DocsMCP`` is built with the limits ``create_app`` shares with ``/api/chat``;
-``lifespan`` runs the streamable-HTTP session manager inside the app's lifespan and
-``mount`` adds the ``/mcp`` route (and gives the tools the app). The same server runs on
-stdin/stdout for ``askai mcp`` (``stdio``).
+``DocsMCP`` is built with the limits ``create_app`` shares with ``/api/chat``, by the
+first request to ``/mcp`` (``endpoint``, which runs the SDK's streamable-HTTP session
+manager inside the app's lifespan); ``serve`` gives the tools the app. The same server
+runs on stdin/stdout for ``askai mcp`` (``stdio``).
 
 ``/mcp`` is stateless (every request stands alone, JSON responses): a conversation is
 carried by ``thread_id`` in the tool arguments, not by an MCP session, so any worker of
@@ -15,7 +15,6 @@ carried by ``thread_id`` in the tool arguments, not by an MCP session, so any wo
 # annotations, which name this function's locals (the question limit of these settings).
 import logging
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from typing import Annotated, Any
 
 from fastapi import FastAPI
@@ -86,11 +85,12 @@ class DocsMCP:
         leases: ThreadLeases,
         run_log: RunLog | None,
     ) -> None:
-        """Declare the tools; they answer once ``mount`` has given them the app."""
+        """Declare the tools; they answer once ``serve`` has given them the app."""
         self.settings = settings
         self.slots, self.rate_limit, self.leases, self.run_log = slots, rate_limit, leases, run_log
         self.tools: DocsTools | None = None
         self.server = docs_server(self)
+        # Builds the session manager ``endpoint`` hands each /mcp request to (its Starlette app goes unused).
         self.http = self.server.streamable_http_app(
             streamable_http_path="/mcp",
             stateless_http=True,
@@ -98,18 +98,12 @@ class DocsMCP:
             transport_security=transport_security(settings),
         )
 
-    def mount(self, app: FastAPI) -> None:
-        """Add ``/mcp`` to ``app`` and answer from what ``app`` serves."""
+    def serve(self, app: FastAPI) -> None:
+        """Answer from what ``app`` serves (``endpoint.MCPEndpoint`` routes ``/mcp`` to this server)."""
         self.tools = DocsTools(app, self.settings, self.slots, self.rate_limit, self.leases, self.run_log)
-        app.state.mcp = self
-        app.router.routes.extend(self.http.routes)
-
-    def running(self) -> AbstractAsyncContextManager[None]:
-        """The streamable-HTTP session manager, run for the app's lifetime (one of its resources)."""
-        return self.server.session_manager.run()
 
     def ready(self) -> DocsTools:
-        """Return the tools (``ToolRefused`` before ``mount``)."""
+        """Return the tools (``ToolRefused`` before ``serve``)."""
         if self.tools is None:
             raise ToolRefused("the server is starting; retry shortly")
         return self.tools

@@ -94,15 +94,15 @@ def anchor_citations(draft: str, results: Sequence[SearchResult], meaning: Meani
     ``meaning`` breaks ties between sections sharing as many of a sentence's terms.
     """
     by_url = {result.source_url: result for result in results}
-    sections = _sections_by_url(results)
-    passages = {url: [(s, _passage_terms(by_url[url], s)) for s in found] for url, found in sections.items()}
+    pages = _pages_by_url(results)
+    passages = {url: [p for page in found for p in _passages(by_url[url], page)] for url, found in pages.items()}
     citations: list[Citation] = []
     for sentence, urls, terms in citing_sentences(draft, frozenset(by_url)):
         for url in urls:
             citations.append(_anchor(sentence, terms, by_url[url], passages[url], meaning))
     anchored = {citation.url for citation in citations}
     for url in _linked(draft, frozenset(by_url)):
-        if url not in anchored and sections[url]:
+        if url not in anchored and passages[url]:
             citations.append(_anchor("", set(), by_url[url], passages[url]))
     return citations
 
@@ -111,12 +111,9 @@ def anchored_support(terms: set[str], results: Sequence[SearchResult]) -> float:
     """Return the share of ``terms`` held by the single best passage of ``results`` (0 for none)."""
     if not terms:
         return 1.0
-    sections = _sections_by_url(results)
-    best = 0.0
-    for result in results:
-        for section in sections[result.source_url]:
-            best = max(best, len(terms & _passage_terms(result, section)) / len(terms))
-    return best
+    pages = _pages_by_url(results)
+    passages = (found for result in results for page in pages[result.source_url] for found in _passages(result, page))
+    return max((len(terms & held) for _, held in passages), default=0) / len(terms)
 
 
 def citing_sentences(draft: str, urls: frozenset[str]) -> list[tuple[str, tuple[str, ...], set[str]]]:
@@ -193,25 +190,32 @@ def _linked(text: str, urls: frozenset[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(url for url in (m.rstrip(".,;:!?") for m in _URL.findall(text)) if url in urls))
 
 
-def _sections_by_url(results: Sequence[SearchResult]) -> dict[str, list[Section]]:
-    grouped: dict[str, list[Section]] = {result.source_url: [] for result in results}
-    for section in page_sections(list(results)):
-        grouped[results[section.post].source_url].append(section)
+def _pages_by_url(results: Sequence[SearchResult]) -> dict[str, list[SearchResult]]:
+    """Return the retrieved pages by URL, in retrieval order (a URL retrieved twice has both)."""
+    grouped: dict[str, list[SearchResult]] = {result.source_url: [] for result in results}
+    for result in results:
+        grouped[result.source_url].append(result)
     return grouped
 
 
-def _passage_terms(result: SearchResult, section: Section) -> frozenset[str]:
-    return _terms_of(section.terms) | _page_terms(result.title, result.summary)
+def _passages(owner: SearchResult, page: SearchResult) -> tuple[tuple[Section, frozenset[str]], ...]:
+    """Return ``page``'s sections, each with its passage's terms: its own and ``owner``'s title and summary.
+
+    The owner is the result a citation's URL names: the page itself, unless the URL was retrieved twice.
+    """
+    return _cached_passages(page.title, page.content, owner.title, owner.summary)
 
 
-@lru_cache(maxsize=8192)
-def _terms_of(terms: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(terms)
-
-
+# The same pages come back question after question, and the Critic asks for each
+# claim's passages again: cutting a page into sections and collecting each one's terms
+# is done once per page, not once per claim.
 @lru_cache(maxsize=4096)
-def _page_terms(title: str, summary: str) -> frozenset[str]:
-    return frozenset(content_terms(f"{title} {summary}"))
+def _cached_passages(
+    title: str, content: str, owner_title: str, owner_summary: str
+) -> tuple[tuple[Section, frozenset[str]], ...]:
+    page_terms = frozenset(content_terms(f"{owner_title} {owner_summary}"))
+    page = SearchResult(title=title, source_url="", content=content)
+    return tuple((section, frozenset(section.terms) | page_terms) for section in page_sections([page]))
 
 
 def _prose_paragraphs(draft: str) -> Iterable[str]:

@@ -26,7 +26,7 @@ from langchain_core.retrievers import BaseRetriever
 from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from askai_graph.mcp.server import DocsMCP
+from askai_graph.mcp.endpoint import MCPEndpoint
 from askai_graph.server import chat, feedback, health, llms, suggestions, web
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.collector import tune_collector
@@ -98,8 +98,9 @@ def create_app(
     ratings = rate_limit_for(per_minute, name="askai-feedback", cache_url=settings.cache_url)
     slots = _stream_slots(settings)
     # MCP at /mcp (askai_graph.mcp): the tools share /api/chat's limits, threads, cache and run log.
+    # The SDK is imported by the first /mcp request, not here (``mcp.endpoint``).
     leases = ThreadLeases(settings)
-    mcp = DocsMCP(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log)
+    mcp = MCPEndpoint(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log)
     # Opened in this order when the app starts, closed in the reverse order when it stops.
     # The collaborators' pool first, so it closes last (``pools``: bookkeeping never waits on it).
     resources: list[Resource] = [

@@ -4,8 +4,9 @@ The answer cache is keyed by the *standalone* question (a follow-up only means s
 with its thread), so the question is condensed first. That is the graph's own first
 stage, run here outside any run (``AskGraph.condense_first``) on the thread's history:
 
-- a **hit** writes the cached turn into the thread (``record_cached_turn``) and streams
-  it; no graph run starts, so no retrieval runs for an answer nobody will read;
+- a **hit** streams the cached answer and writes it into the thread as a turn
+  (``record_cached_turn``) before its ``done``; no graph run starts, so no retrieval
+  runs for an answer nobody will read;
 - a **miss** starts the run with the condensation in its config
   (``nodes.condense.PRECONDENSED``), so a model condenser is never asked twice.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -100,12 +101,21 @@ async def served(
     token_chars: int,
     history: Sequence[Turn] | None = None,
     deadline: float | None = None,
-) -> list[Event]:
-    """Return the events of a cache hit, recorded first (until ``deadline``) as the thread's turn like any answer.
+) -> AsyncIterator[list[Event]]:
+    """Yield the events of a cache hit: its tokens at once, then ``done`` once the turn is in the thread.
 
+    The turn is recorded (until ``deadline``) between the two, like any answer before
+    its ``done``: the reader has the text without waiting on the thread's write, and a
+    follow-up, which needs ``done``'s ids, always finds the turn. A reader who leaves
+    before ``done`` may leave it unrecorded, as a run a disconnect cancels is.
     ``history``, when known, spares reading the thread again. Past ``deadline``
     (``time.monotonic``) the reader still gets the answer; only the turn is not recorded.
     """
+    answer = {**hit.model_dump(), "question": question, "standalone_question": standalone}
+    ids = thread.ids() if thread is not None else None
+    *text, done = events.answer_events(answer, cached=True, token_chars=token_chars, ids=ids)
+    if text:
+        yield text
     if thread is not None:
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
@@ -113,9 +123,7 @@ async def served(
                 await _record(graph, thread, question, standalone, hit.model_dump(), history)
         except TimeoutError:
             logger.warning("a cached answer was not recorded in thread %s by its deadline", thread.thread_id)
-    answer = {**hit.model_dump(), "question": question, "standalone_question": standalone}
-    ids = thread.ids() if thread is not None else None
-    return list(events.answer_events(answer, cached=True, token_chars=token_chars, ids=ids))
+    yield [done]
 
 
 async def _record(

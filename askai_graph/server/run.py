@@ -169,9 +169,9 @@ async def run_batches(
             yield [events.error()]
             return
         if looked.hit is not None:
-            yield await served(
-                looked.hit, graph, thread, question, looked.standalone, token_chars, looked.history, deadline
-            )
+            hit = served(looked.hit, graph, thread, question, looked.standalone, token_chars, looked.history, deadline)
+            async for part in hit:
+                yield part
             return
     queue: asyncio.Queue[Any] = asyncio.Queue()
     task = asyncio.create_task(_pump(graph, question, queue, thread, looked), name="askai-graph-run")
@@ -216,8 +216,10 @@ async def run_batches(
                         return
                     if probe is not None and probe.hit is not None:
                         await _stop(task)
-                        yield [*batch, *await served(probe.hit, graph, thread, question, standalone,
-                                                     token_chars, deadline=deadline)]  # fmt: skip
+                        async for part in served(probe.hit, graph, thread, question, standalone, token_chars,
+                                                 deadline=deadline):  # fmt: skip
+                            yield [*batch, *part]
+                            batch = []
                         return
                 if node not in SILENT_NODES:
                     batch.append(events.step(node, update, cast(AskState, {**final, **update})))

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from askai_graph.plaintext import clean_question as clean_question  # the form its keys are built from
 from askai_graph.text import STOP_WORDS
@@ -64,6 +65,13 @@ _TOPIC_FIRST = re.compile(
 
 def tokens(question: str) -> list[str]:
     """Return the canonical tokens of ``question`` (see ``exact_key``)."""
+    return list(_tokens(question))
+
+
+# A lookup asks for a question's tokens three or four times (its keys, then the contrast
+# with the cached question, itself asked again and again): each is tokenized once.
+@lru_cache(maxsize=4096)
+def _tokens(question: str) -> tuple[str, ...]:
     # A minus or list marker set off by a space is still a sign: "- 2" is "-2", not "2".
     text = _SPACED_MINUS.sub("-", clean_question(question))
     informative = _case_informative(text)
@@ -88,7 +96,7 @@ def tokens(question: str) -> list[str]:
         out.pop(0)
     while out and out[-1] in _POLITE:
         out.pop()
-    return out
+    return tuple(out)
 
 
 def _case_informative(text: str) -> bool:

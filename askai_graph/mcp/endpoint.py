@@ -1,0 +1,116 @@
+"""``/mcp`` on the HTTP app, with the MCP SDK loaded by the first request that asks for it.
+
+Importing the SDK and declaring the tools (``server.DocsMCP``) costs about half a second
+of CPU at start-up, and memory, that a server nobody asks over MCP never needs back.
+``create_app`` mounts this stand-in instead. The first request to ``/mcp`` imports the
+SDK (in the bookkeeping pool, so the streams already running never wait on the import),
+builds the server, and starts its session manager in a task of the app's lifespan
+(``running``), which stops it when the app stops; that request and every later one go
+to the SDK. Nothing about ``/mcp`` changes for a client but the first call's latency.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
+from fastapi import FastAPI
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from askai_graph.server.leases import ThreadLeases
+from askai_graph.server.limits import ClientRateLimit, StreamSlots
+from askai_graph.server.pools import bookkeeping
+from askai_graph.settings import Settings
+from askai_graph.stores.runlog import RunLog
+
+if TYPE_CHECKING:  # the SDK is imported by the first /mcp request, never at start-up
+    from askai_graph.mcp.server import DocsMCP
+
+SERVER_MODULE = "askai_graph.mcp.server"
+"""The module that imports the MCP SDK and declares the tools."""
+
+
+class MCPEndpoint:
+    """The ASGI app of ``/mcp``: the SDK's streamable-HTTP transport, loaded on first use."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        slots: StreamSlots,
+        rate_limit: ClientRateLimit,
+        leases: ThreadLeases,
+        run_log: RunLog | None,
+    ) -> None:
+        """Keep what the tools share with ``/api/chat``; nothing of the SDK is imported yet."""
+        self.settings = settings
+        self._limits: dict[str, Any] = {"slots": slots, "rate_limit": rate_limit, "leases": leases, "run_log": run_log}
+        self._app: FastAPI | None = None
+        self._docs: DocsMCP | None = None
+        # Made by ``running``: anyio's primitives belong to the loop the app runs in.
+        self._group: TaskGroup | None = None
+        self._stop: anyio.Event | None = None
+        self._starting: anyio.Lock | None = None
+        self._serving = False
+
+    def mount(self, app: FastAPI) -> None:
+        """Add ``/mcp`` to ``app``; the tools answer from what ``app`` serves."""
+        self._app = app
+        app.state.mcp = self
+        # An instance, not a function: Starlette hands it the raw ASGI call, as it did the SDK's own route.
+        app.router.routes.append(Route("/mcp", endpoint=self))
+
+    def load(self) -> DocsMCP:
+        """Return the SDK's server with the app's tools, imported and built on first use (``askai mcp`` too)."""
+        if self._docs is None:
+            if self._app is None:
+                raise RuntimeError("mount the MCP endpoint on an app before loading it")
+            docs_mcp: type[DocsMCP] = importlib.import_module(SERVER_MODULE).DocsMCP
+            docs = docs_mcp(self.settings, **self._limits)
+            docs.serve(self._app)
+            self._docs = docs
+        return self._docs
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Hold, for the app's lifetime, the task group the SDK's session manager will run in (a resource)."""
+        stop = self._stop = anyio.Event()
+        self._starting = anyio.Lock()
+        async with anyio.create_task_group() as group:
+            self._group = group
+            try:
+                yield
+            finally:
+                self._group = None
+                stop.set()  # a started session manager leaves its run; the group waits for it
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer one ``/mcp`` request with the SDK, starting it first if this is the first."""
+        docs = self._docs if self._serving and self._docs is not None else await self._start()
+        await docs.server.session_manager.handle_request(scope, receive, send)
+
+    async def _start(self) -> DocsMCP:
+        """Import and build the server, then run its session manager in the lifespan's task group."""
+        group, starting, stop = self._group, self._starting, self._stop
+        if group is None or starting is None or stop is None:
+            raise RuntimeError("the MCP endpoint serves only while the app's lifespan runs")
+        async with starting:  # the first requests may arrive together: one import, one start
+            if self._serving and self._docs is not None:
+                return self._docs
+            await bookkeeping(importlib.import_module, SERVER_MODULE)
+            docs = self.load()
+            await group.start(self._serve, docs, stop)
+            self._serving = True
+            return docs
+
+    @staticmethod
+    async def _serve(docs: DocsMCP, stop: anyio.Event, *, task_status: TaskStatus[None]) -> None:
+        """Run the session manager until ``stop`` (entered and left in this one task, as anyio requires)."""
+        async with docs.server.session_manager.run():
+            task_status.started()
+            await stop.wait()
