@@ -8,12 +8,13 @@ were parsed, without importing the YAML, Markdown and HTML readers at every star
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's package, whichever one the venv installed
+
+from generated_file import write_or_check  # noqa: E402
 
 from askai_graph.indexing.loader import BUNDLED_PAGES, bundled_site  # noqa: E402
 from askai_graph.indexing.sources import scan_source  # noqa: E402
@@ -30,18 +31,8 @@ def render() -> str:
 
 
 def main() -> int:
-    """Write the pages, or with ``--check`` say whether the committed file is current."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed file is not current")
-    args = parser.parse_args()
-    text = render()
-    if args.check:
-        current = TARGET.is_file() and TARGET.read_text("utf-8") == text
-        print(f"{TARGET.name}: {'current' if current else 'stale: run scripts/bundled_pages.py'}")
-        return 0 if current else 1
-    TARGET.write_text(text, "utf-8")
-    print(f"wrote {TARGET}")
-    return 0
+    """Write the file, or with ``--check`` say whether the committed one is current."""
+    return write_or_check(__doc__.split("\n")[0], TARGET, render, "scripts/bundled_pages.py")
 
 
 if __name__ == "__main__":

@@ -9,10 +9,11 @@ The table is that set for this Python's Unicode version, as code point ranges;
 
 from __future__ import annotations
 
-import argparse
 import sys
 import unicodedata
 from pathlib import Path
+
+from generated_file import write_or_check
 
 TARGET = Path(__file__).resolve().parent.parent / "askai_graph" / "validation" / "punctuation_table.py"
 
@@ -43,18 +44,8 @@ def render() -> str:
 
 
 def main() -> int:
-    """Write the table, or with ``--check`` say whether the committed one is current."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed table is not current")
-    args = parser.parse_args()
-    text = render()
-    if args.check:
-        current = TARGET.is_file() and TARGET.read_text("utf-8") == text
-        print(f"{TARGET.name}: {'current' if current else 'stale: run scripts/punctuation_table.py'}")
-        return 0 if current else 1
-    TARGET.write_text(text, "utf-8")
-    print(f"wrote {TARGET}")
-    return 0
+    """Write the file, or with ``--check`` say whether the committed one is current."""
+    return write_or_check(__doc__.split("\n")[0], TARGET, render, "scripts/punctuation_table.py")
 
 
 if __name__ == "__main__":
