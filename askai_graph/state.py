@@ -109,6 +109,10 @@ class RejectedDraft(TypedDict):
     """The Critic's confidence in it (0 when its review was malformed or failed)."""
     retrieved: list[str]
     """The URLs of the pages (and images) retrieved for it: none may stay in its unverified text."""
+    validation: ValidationReport | None
+    """Its Validation report: what it cites, for the thread's turn and the run log."""
+    citations: list[Citation]
+    """Its citing sentences, anchored."""
 
 
 class AskState(OutputState, total=False):
@@ -184,6 +188,12 @@ def new_turn_state() -> dict[str, Any]:
 def researched_question(state: AskState) -> str:
     """Return the question Research, Writer, Critic and the catalog rule work on."""
     return str(state.get("standalone_question") or state["question"])
+
+
+def retrieved_urls(state: AskState) -> list[str]:
+    """Return every URL of the retrieved pages (and their images): none may stay in an unverified answer."""
+    results = state.get("search_results") or []
+    return [result.source_url for result in results] + [image.url for result in results for image in result.images]
 
 
 def checkpoint_types() -> frozenset[tuple[str, str]]:

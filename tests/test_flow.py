@@ -86,6 +86,9 @@ def test_degradation_shows_the_rejected_draft_the_critic_was_most_confident_in()
     final = run(writer, critic)
     assert (final["outcome"], final["attempts"]) == ("degraded", 3)
     assert final["answer"] == "Retrieval and caching are covered in Page 2." + DEGRADED_NOTICE
+    # The thread's turn (and the run log) say what the shown text cites, not what the last draft did.
+    assert final["validation"].cited_urls == [url(2)]
+    assert final["history"][-1].cited_urls == (url(2),)
 
 
 def test_degradation_keeps_the_earlier_draft_on_equal_confidence() -> None:

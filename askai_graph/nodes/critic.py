@@ -10,11 +10,10 @@ from askai_graph.condensing import recent_turns
 from askai_graph.critique import MalformedReview, ReviewCode, parse_critique
 from askai_graph.evidence import analysed_inline, evidence_slice
 from askai_graph.gates import review_failures
-from askai_graph.nodes.finish import retrieved_urls
 from askai_graph.nodes.writer import reads_history
 from askai_graph.reviewing import Critic, ReviewRequest
 from askai_graph.settings import Settings
-from askai_graph.state import AskState, RejectedDraft, ReviewFailure, researched_question
+from askai_graph.state import AskState, RejectedDraft, ReviewFailure, researched_question, retrieved_urls
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +51,13 @@ def kept_rejection(state: AskState, update: dict[str, Any]) -> dict[str, Any]:
     kept = state.get("best_rejected")
     if kept is not None and kept["confidence"] >= confidence:
         return update
-    rejected = RejectedDraft(draft=state.get("draft", ""), confidence=confidence, retrieved=retrieved_urls(state))
+    rejected = RejectedDraft(
+        draft=state.get("draft", ""),
+        confidence=confidence,
+        retrieved=retrieved_urls(state),
+        validation=state.get("validation"),
+        citations=list(state.get("citations") or []),
+    )
     return update | {"best_rejected": rejected}
 
 

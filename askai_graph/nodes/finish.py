@@ -6,7 +6,7 @@ from typing import Any
 
 from askai_graph.prompts import CLARIFY_ANSWER, DEGRADED_NOTICE, FALLBACK_ANSWER
 from askai_graph.settings import Settings
-from askai_graph.state import AskState
+from askai_graph.state import AskState, retrieved_urls
 from askai_graph.unlinking import unlinked
 
 
@@ -27,21 +27,20 @@ def accept_early(state: AskState, settings: Settings) -> dict[str, Any]:
 def degrade(state: AskState, settings: Settings) -> dict[str, Any]:
     """At the limit with valid but unverified drafts: the best one's text, without links, with a notice.
 
-    The best is the one the Critic was most confident in (``best_rejected``), else the last.
+    The best is the one the Critic was most confident in (``best_rejected``), else the
+    last; its Validation report and citations replace the last draft's, so the thread's
+    turn and the run log say what the shown text cites.
     """
     best = state.get("best_rejected")
-    draft, urls = (
-        (best["draft"], [*best["retrieved"], *retrieved_urls(state)])
-        if best
-        else (state["draft"], retrieved_urls(state))
-    )
-    return {"answer": unlinked(draft, urls) + DEGRADED_NOTICE, "outcome": "degraded"}
-
-
-def retrieved_urls(state: AskState) -> list[str]:
-    """Every URL of the retrieved pages (and their images): none may stay in an unverified answer."""
-    results = state.get("search_results") or []
-    return [result.source_url for result in results] + [image.url for result in results for image in result.images]
+    if best is None:
+        return {"answer": unlinked(state["draft"], retrieved_urls(state)) + DEGRADED_NOTICE, "outcome": "degraded"}
+    return {
+        "answer": unlinked(best["draft"], [*best["retrieved"], *retrieved_urls(state)]) + DEGRADED_NOTICE,
+        "outcome": "degraded",
+        "draft": best["draft"],
+        "validation": best["validation"],
+        "citations": best["citations"],
+    }
 
 
 def fallback(state: AskState, settings: Settings) -> dict[str, Any]:
