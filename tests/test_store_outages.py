@@ -22,6 +22,7 @@ import pytest
 from askai_graph import Settings
 from askai_graph.server import create_app
 from askai_graph.server.serving import uvicorn_config
+from askai_graph.stores.schema_lock import LOCK_TIMEOUT
 from tests.fakes import GatedChatServer, postgres_database
 from tests.live import LiveServer
 from tests.tcp_proxy import TcpProxy
@@ -90,9 +91,13 @@ def recreate(database_url: str) -> None:
         admin.execute(f'CREATE DATABASE "{name}"')
 
 
-def until_rated(base: str, rating: dict[str, Any], seconds: float = 15) -> httpx.Response:
+def until_rated(base: str, rating: dict[str, Any], seconds: float = LOCK_TIMEOUT) -> httpx.Response:
     """Send feedback until it is stored, or time is up: meanwhile the run log's pool may
-    still be reconnecting to the recreated database, and says so with a 503."""
+    still be reconnecting to the recreated database, and says so with a 503.
+
+    Its new connection re-creates the run log's table under the schema lock that every
+    store takes on that empty database, so the bound is the lock's (``LOCK_TIMEOUT``):
+    15 s was too short twice in nine runs on a loaded 2-core machine."""
     give_up = time.monotonic() + seconds
     while True:
         rated = httpx.post(f"{base}/api/feedback", json=rating, timeout=10)
