@@ -36,6 +36,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from index_scale import site_words, touch_one_percent, write_site  # noqa: E402
 
+from askai_graph.indexing.store import is_built_index  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 
@@ -109,6 +111,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep the largest index built (with the model) in this folder")
     parser.add_argument("--index", type=Path, help="time the questions over this kept index; build nothing")
     args = parser.parse_args()
+    if args.keep is not None and args.keep.exists() and not is_built_index(args.keep) and any(args.keep.iterdir()):
+        parser.error(f"--keep {args.keep}: exists and is not an askai index; it would be replaced")
     words = site_words()
     if args.index is not None:
         time_questions(args.index, words, args.queries)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from askai_graph import Settings, build_graph, load_corpus
 from askai_graph.cli import main
 from askai_graph.indexing import StrictIndexError, build_index, sources, writer
+from askai_graph.indexing.build import STAGING_MARKER
 from askai_graph.retrieval.pages import BM25Retriever
 
 SITES = Path(__file__).parent / "data" / "sites"
@@ -247,13 +249,56 @@ def test_a_killed_builds_temp_folder_is_removed_by_the_next_build(hugo: Path, tm
     gone_pid = _exited_pid()
     left = tmp_path / f".index-{gone_pid}-abcd1234"
     left.mkdir()
-    (left / "passages.jsonl").write_text("half written")
+    (left / STAGING_MARKER).write_text("index")
+    (left / "pages.sqlite3").write_text("half written")
+    aside = tmp_path / f".index-old-{gone_pid}-0f0f0f0f"  # killed between the swap's two renames
+    aside.mkdir()
+    (aside / STAGING_MARKER).write_text("index")
+    (aside / "askai-index.json").write_text("{}")
     live = tmp_path / f".index-{os.getppid()}-efgh5678"  # a build still running in another process
     live.mkdir()
+    (live / STAGING_MARKER).write_text("index")
     build_index(hugo, tmp_path / "index", base_url=BASE)
     assert not left.exists()
-    assert live.exists()
+    assert not aside.exists()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".index")) == [live.name]
+
+
+def test_index_out_keeps_a_users_folders_beside_it(hugo: Path, tmp_path: Path) -> None:
+    backup, previous = tmp_path / ".docs-2024-backup", tmp_path / ".docs-previous"
+    backup.mkdir()
+    (backup / "important.txt").write_text("notes")
+    previous.mkdir()
+    two_hours_ago = time.time() - 7200
+    os.utime(previous, (two_hours_ago, two_hours_ago))
+    assert main(["index", str(hugo), "--base-url", BASE, "--out", str(tmp_path / "docs"), "-q"]) == 0
+    assert (backup / "important.txt").read_text() == "notes"
+    assert previous.is_dir()
+
+
+def test_a_dead_builds_name_without_the_marker_is_kept(hugo: Path, tmp_path: Path) -> None:
+    unmarked = tmp_path / f".index-{_exited_pid()}-abcd1234"  # a user's folder that only looks like one
+    unmarked.mkdir()
+    (unmarked / "pages.sqlite3").write_text("mine")
+    build_index(hugo, tmp_path / "index", base_url=BASE)
+    assert (unmarked / "pages.sqlite3").read_text() == "mine"
+
+
+def test_a_marked_folder_holding_anything_else_is_kept(hugo: Path, tmp_path: Path) -> None:
+    used = tmp_path / f".index-{_exited_pid()}-abcd1234"
+    used.mkdir()
+    (used / STAGING_MARKER).write_text("index")
+    (used / "important.txt").write_text("notes")  # not a file a build writes
+    build_index(hugo, tmp_path / "index", base_url=BASE)
+    assert (used / "important.txt").read_text() == "notes"
+
+
+def test_a_folder_marked_for_another_out_is_kept(hugo: Path, tmp_path: Path) -> None:
+    other = tmp_path / f".index-{_exited_pid()}-abcd1234"
+    other.mkdir()
+    (other / STAGING_MARKER).write_text("index-2")
+    build_index(hugo, tmp_path / "index", base_url=BASE)
+    assert other.is_dir()
 
 
 def _exited_pid() -> int:

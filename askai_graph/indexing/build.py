@@ -12,6 +12,7 @@ import glob
 import json
 import os
 import re
+import secrets
 import shutil
 import sys
 import tempfile
@@ -24,7 +25,20 @@ from langchain_core.embeddings import Embeddings
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, Skip
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES
 from askai_graph.indexing.sources import Source, open_source
-from askai_graph.indexing.store import FORMAT, MANIFEST, VERSION, IndexReader, is_built_index
+from askai_graph.indexing.crawlstate import STATE as CRAWL_STATE
+from askai_graph.indexing.llmstxt import LLMS_FULL_TXT, LLMS_TXT
+from askai_graph.indexing.store import (
+    BM25_DIR,
+    DATABASE,
+    DOCS,
+    EMBEDDINGS,
+    FORMAT,
+    MANIFEST,
+    POSTS,
+    VERSION,
+    IndexReader,
+    is_built_index,
+)
 from askai_graph.indexing.writer import IndexSummary, IndexWriter
 from askai_graph.retrieval.corpus import CorpusError
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS
@@ -104,8 +118,10 @@ def write_source(
     previous = _previous(out, context)
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_staging(out)
-    # The builder's pid in the name: a later run can tell a dead build's folder from a live one.
+    # The builder's pid in the name: a later run can tell a dead build's folder from a live one;
+    # the marker inside tells a folder this program made from a user's of a similar name.
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-{os.getpid()}-", dir=out.parent))
+    _mark(staging, out)
     umask = os.umask(0)
     os.umask(umask)
     staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; an index is as readable as any output
@@ -144,27 +160,45 @@ def remove_stale_staging(out: Path) -> list[Path]:
 
     A build removes its own folder when it fails or is interrupted, but a process that is
     killed (SIGKILL, out of memory, a power cut) cannot, and each such folder holds a
-    whole index. A folder is removed when the process named in it is gone; one of the
-    older unnamed kind when nothing has been written into it for an hour.
+    whole index. Only a folder this program made is removed: its name is one a build
+    gives (``.OUT-PID-…``), the process named in it is gone, it holds the staging marker
+    naming ``out``, and nothing but files an index is made of. Anything else beside
+    ``out`` (a user's ``.docs-backup``, a folder of another program) is left alone.
     """
-    named = re.compile(rf"^\.{re.escape(out.name)}-(?:old-)?(\d+)(?:-|$)")
-    unnamed = re.compile(rf"^\.{re.escape(out.name)}-[a-z0-9_]{{8}}$")
+    named = re.compile(rf"^\.{re.escape(out.name)}-(?:old-)?(\d+)-[0-9a-z_]+$")
     removed = []
     for folder in out.parent.glob(f".{glob.escape(out.name)}-*"):
-        if not folder.is_dir() or folder.is_symlink():
-            continue
         match = named.match(folder.name)
-        if match:
-            stale = int(match.group(1)) != os.getpid() and not _alive(int(match.group(1)))
-        else:
-            stale = bool(unnamed.match(folder.name)) and time.time() - folder.stat().st_mtime > _UNNAMED_STALE_SECONDS
-        if stale:
+        if match is None or folder.is_symlink() or not folder.is_dir():
+            continue
+        pid = int(match.group(1))
+        if pid != os.getpid() and not _alive(pid) and _made_here(folder, out):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
 
 
-_UNNAMED_STALE_SECONDS = 3600
+STAGING_MARKER = ".askai-staging"
+"""The file a build writes first into each folder it makes, holding the ``--out`` name."""
+
+# What a build writes into its folder, and so all a folder it may remove can hold.
+_INDEX_ENTRIES = frozenset(
+    {STAGING_MARKER, MANIFEST, DATABASE, f"{DATABASE}-journal", f"{DATABASE}-wal", f"{DATABASE}-shm", BM25_DIR,
+     DOCS, POSTS, EMBEDDINGS, LLMS_TXT, LLMS_FULL_TXT, CRAWL_STATE}
+)
+
+
+def _mark(folder: Path, out: Path) -> None:
+    (folder / STAGING_MARKER).write_text(out.name, "utf-8")
+
+
+def _made_here(folder: Path, out: Path) -> bool:
+    try:
+        if (folder / STAGING_MARKER).read_text("utf-8") != out.name:
+            return False
+        return all(entry.name in _INDEX_ENTRIES for entry in folder.iterdir())
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _alive(pid: int) -> bool:
@@ -223,11 +257,12 @@ def _write_manifest(staging: Path, summary: IndexSummary, source: str, base_url:
 def _swap(staging: Path, out: Path) -> None:
     # Two renames: the old index moves aside, the new one takes its name. A reader that
     # opened the old one keeps its open files (and memory maps) until it restarts.
+    # The aside name is new (a random suffix), so no folder of that name is ever replaced.
     aside = None
     if out.exists():
-        aside = out.with_name(f".{out.name}-old-{os.getpid()}")
-        shutil.rmtree(aside, ignore_errors=True)
+        aside = out.with_name(f".{out.name}-old-{os.getpid()}-{secrets.token_hex(4)}")
         out.rename(aside)
+        _mark(aside, out)  # an index built before the marker existed has none
     staging.rename(out)
     if aside is not None:
         shutil.rmtree(aside, ignore_errors=True)
