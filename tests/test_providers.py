@@ -16,9 +16,9 @@ import httpx2
 import pytest
 
 from askai_graph import ExtractiveWriter, LexicalCritic, Settings, build_graph, parse_critique
-from askai_graph.adapter import ChatModelAdapter
-from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
-from askai_graph.providers import (
+from askai_graph.clients.deadline import AsyncDeadlineTransport, DeadlineTransport
+from askai_graph.models.adapter import ChatModelAdapter
+from askai_graph.models.providers import (
     SCORE_SCALE,
     chat_model,
     critique_schema,

@@ -27,10 +27,9 @@ from fastapi import FastAPI
 from langchain_core.retrievers import BaseRetriever
 from typing_extensions import TypedDict
 
-from askai_graph.catalog import SiteCatalog
-from askai_graph.plaintext import plain_text
-from askai_graph.question import QuestionError, checked_question
 from askai_graph.retrieval.pages import PageRetriever
+from askai_graph.rules.catalog import SiteCatalog
+from askai_graph.rules.question import QuestionError, checked_question
 from askai_graph.server.events import Event
 from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.limits import ClientRateLimit, StreamSlots
@@ -44,7 +43,8 @@ from askai_graph.stores.runlog import RunLog
 from askai_graph.stores.thread_tokens import THREAD_TOKEN_FORMAT, is_thread_token
 from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id
 from askai_graph.summary import RunSummary
-from askai_graph.unlinking import unlinked as unlink
+from askai_graph.text.plain import plain_text
+from askai_graph.text.unlinking import unlinked as unlink
 
 logger = logging.getLogger(__name__)
 
@@ -270,7 +270,7 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 def unlinked(answer: str, summary: RunSummary | None) -> str:
-    """Return a degraded answer with no retrieved URL left in it (see ``askai_graph.unlinking``).
+    """Return a degraded answer with no retrieved URL left in it (see ``askai_graph.text.unlinking``).
 
     The graph already unlinks it; an answer from a graph elsewhere (``--graph-url``) is
     unlinked here again against the run's own URLs.

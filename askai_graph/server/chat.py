@@ -34,7 +34,8 @@ from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
 from askai_graph.server.reload import live
 from askai_graph.server.request import BadRequest, read_json, require_json
-from askai_graph.server.run import StreamingGraph, ThreadRun, run_batches
+from askai_graph.server.run import StreamingGraph, run_batches
+from askai_graph.server.thread_run import ThreadRun
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 

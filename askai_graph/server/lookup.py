@@ -35,7 +35,7 @@ from askai_graph.state import Turn
 from askai_graph.stores.threads import record_cached_turn, run_config
 
 if TYPE_CHECKING:
-    from askai_graph.server.run import ThreadRun
+    from askai_graph.server.thread_run import ThreadRun
 
 logger = logging.getLogger(__name__)
 

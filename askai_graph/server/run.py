@@ -35,18 +35,18 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 
-from askai_graph.gates import gate_statuses
-from askai_graph.prompts import FALLBACK_ANSWER
+from askai_graph.models.prompts import FALLBACK_ANSWER
+from askai_graph.rules.gates import gate_statuses
 from askai_graph.server import events
 from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
 from askai_graph.server.lookup import Looked, condenser_of, look_up, served
 from askai_graph.server.pools import settle
+from askai_graph.server.thread_run import ThreadRun
 from askai_graph.state import STATE_KEYS, AskState
-from askai_graph.stores.thread_tokens import checkpoint_thread
 from askai_graph.stores.threads import DURABILITY, run_config
 
 logger = logging.getLogger(__name__)
@@ -61,32 +61,6 @@ class StreamingGraph(Protocol):
     ) -> AsyncIterator[Any]:
         """Stream the run's progress (``output_keys=STATE_KEYS``: internals included)."""
         ...
-
-
-@dataclass(frozen=True)
-class ThreadRun:
-    """The thread a request runs on and the id of this answer."""
-
-    thread_id: str
-    """The conversation (issued by the server)."""
-    run_id: str
-    """This answer's id."""
-    max_history_turns: int = 10
-    """How many turns the thread keeps (a cached answer is recorded with the same bound)."""
-    token: str = field(default="", repr=False)
-    """The conversation's secret (``stores.thread_tokens``); never logged, so out of ``repr``."""
-
-    @property
-    def key(self) -> str:
-        """The checkpointer's thread: the hash of the id and the token, never the bare id."""
-        return checkpoint_thread(self.thread_id, self.token)
-    fresh: bool = False
-    """The thread was made for this request: it has no earlier turn to read."""
-
-    def ids(self) -> dict[str, str]:
-        """Return the ids the ``done`` event carries (the token too: only its owner sent or got it)."""
-        ids = {"thread_id": self.thread_id, "run_id": self.run_id}
-        return ids | ({"thread_token": self.token} if self.token else {})
 
 
 # Stages that are bookkeeping, not progress a reader follows (the research step says
