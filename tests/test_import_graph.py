@@ -153,6 +153,12 @@ def test_no_two_modules_import_each_other_even_for_type_checks() -> None:
     assert _cycles(DESIGN_GRAPH) == []
 
 
+def test_a_run_knows_nothing_of_the_cache_around_it() -> None:
+    # One owner (``answering``) looks up, runs on a miss and remembers; the run only streams.
+    around = {"askai_graph.server.answering", "askai_graph.server.cache"}
+    assert around & DESIGN_GRAPH["askai_graph.server.run"] == set()
+
+
 def test_the_top_level_holds_at_most_twelve_modules() -> None:
     # Everything else lives in a package named for its role (docs/ARCHITECTURE.md).
     top = sorted(path.name for path in PACKAGE.glob("*.py"))
@@ -178,5 +184,5 @@ def test_the_checker_sees_imports_inside_functions_and_enclosing_packages() -> N
     # A checker that found nothing would pass every test above.
     assert "askai_graph.graph" in GRAPH["askai_graph.cli"]  # imported inside a function
     assert "askai_graph.indexing" in GRAPH["askai_graph.models.providers"]  # via askai_graph.indexing.loader
-    assert "askai_graph.server.thread_run" in DESIGN_GRAPH["askai_graph.server.lookup"]  # under TYPE_CHECKING
-    assert "askai_graph.server.thread_run" not in GRAPH["askai_graph.server.lookup"]
+    assert "askai_graph.server.thread_run" in DESIGN_GRAPH["askai_graph.server.answering"]  # under TYPE_CHECKING
+    assert "askai_graph.server.thread_run" not in GRAPH["askai_graph.server.answering"]
