@@ -9,21 +9,21 @@ from typing import TYPE_CHECKING
 from askai_graph.lazy import lazy_exports
 
 if TYPE_CHECKING:  # the names below are imported on first use (see __getattr__)
-    from askai_graph.catalog import is_catalog_question
-    from askai_graph.condensing import Condenser, CondenseRequest
-    from askai_graph.critique import Critique, MalformedReview, ReviewCode, parse_critique
-    from askai_graph.evidence import ImageRef, SearchResult
-    from askai_graph.gates import should_expose_retrieved_links
+    from askai_graph.evidence.critique import Critique, MalformedReview, ReviewCode, parse_critique
+    from askai_graph.evidence.results import ImageRef, SearchResult
     from askai_graph.graph import build_graph
     from askai_graph.indexing.loader import load_corpus
-    from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
+    from askai_graph.models.condensing import Condenser, CondenseRequest
+    from askai_graph.models.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
+    from askai_graph.models.reviewing import Critic, ReviewRequest
+    from askai_graph.models.writing import DraftRequest, Writer
     from askai_graph.retrieval.corpus import Corpus, CorpusError, Page, Post
     from askai_graph.retrieval.pages import BM25Retriever
-    from askai_graph.reviewing import Critic, ReviewRequest
+    from askai_graph.rules.catalog import is_catalog_question
+    from askai_graph.rules.gates import should_expose_retrieved_links
     from askai_graph.settings import RunOptions, Settings
     from askai_graph.state import AskState, InputState, Outcome, ReviewFailure, Source, Turn
     from askai_graph.validation import ValidationIssue, ValidationReport, validate_draft
-    from askai_graph.writing import DraftRequest, Writer
 
 __version__ = "0.1.0"
 
@@ -33,38 +33,38 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "AskState": "askai_graph.state",
     "BM25Retriever": "askai_graph.retrieval.pages",
-    "CondenseRequest": "askai_graph.condensing",
-    "Condenser": "askai_graph.condensing",
+    "CondenseRequest": "askai_graph.models.condensing",
+    "Condenser": "askai_graph.models.condensing",
     "Corpus": "askai_graph.retrieval.corpus",
     "CorpusError": "askai_graph.retrieval.corpus",
-    "Critic": "askai_graph.reviewing",
-    "Critique": "askai_graph.critique",
-    "DraftRequest": "askai_graph.writing",
-    "ExtractiveWriter": "askai_graph.offline",
-    "ImageRef": "askai_graph.evidence",
+    "Critic": "askai_graph.models.reviewing",
+    "Critique": "askai_graph.evidence.critique",
+    "DraftRequest": "askai_graph.models.writing",
+    "ExtractiveWriter": "askai_graph.models.offline",
+    "ImageRef": "askai_graph.evidence.results",
     "InputState": "askai_graph.state",
-    "LexicalCondenser": "askai_graph.offline",
-    "LexicalCritic": "askai_graph.offline",
-    "MalformedReview": "askai_graph.critique",
+    "LexicalCondenser": "askai_graph.models.offline",
+    "LexicalCritic": "askai_graph.models.offline",
+    "MalformedReview": "askai_graph.evidence.critique",
     "Outcome": "askai_graph.state",
     "Page": "askai_graph.retrieval.corpus",
     "Post": "askai_graph.retrieval.corpus",
-    "ReviewCode": "askai_graph.critique",
+    "ReviewCode": "askai_graph.evidence.critique",
     "ReviewFailure": "askai_graph.state",
-    "ReviewRequest": "askai_graph.reviewing",
+    "ReviewRequest": "askai_graph.models.reviewing",
     "RunOptions": "askai_graph.settings",
-    "SearchResult": "askai_graph.evidence",
+    "SearchResult": "askai_graph.evidence.results",
     "Settings": "askai_graph.settings",
     "Source": "askai_graph.state",
     "Turn": "askai_graph.state",
     "ValidationIssue": "askai_graph.validation",
     "ValidationReport": "askai_graph.validation",
-    "Writer": "askai_graph.writing",
+    "Writer": "askai_graph.models.writing",
     "build_graph": "askai_graph.graph",
-    "is_catalog_question": "askai_graph.catalog",
+    "is_catalog_question": "askai_graph.rules.catalog",
     "load_corpus": "askai_graph.indexing.loader",
-    "parse_critique": "askai_graph.critique",
-    "should_expose_retrieved_links": "askai_graph.gates",
+    "parse_critique": "askai_graph.evidence.critique",
+    "should_expose_retrieved_links": "askai_graph.rules.gates",
     "validate_draft": "askai_graph.validation",
 }
 

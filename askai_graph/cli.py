@@ -22,11 +22,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from askai_graph.kept_threads import keep_token, kept_token
-from askai_graph.question import QuestionError, checked_question
+from askai_graph.rules.question import QuestionError, checked_question
 from askai_graph.settings import Settings
 from askai_graph.state import STATE_KEYS
 from askai_graph.stores.checkpoints import default_database_url
+from askai_graph.stores.kept_threads import keep_token, kept_token
 from askai_graph.stores.thread_tokens import (
     THREAD_TOKEN_FORMAT,
     checkpoint_thread,
@@ -107,7 +107,7 @@ def result_json(summary: RunSummary, token: str | None = None) -> dict[str, Any]
 
 def render_text(summary: RunSummary, token: str | None = None) -> str:
     """Return the human-readable report of a finished run (with how to follow up, given the thread's token)."""
-    from askai_graph.plaintext import printable  # page text is shown inert: a quote can hold anything
+    from askai_graph.text.plain import printable  # page text is shown inert: a quote can hold anything
 
     gates = summary.gates
     failed = [name for name, status in gates.items() if status == "failed"]
@@ -270,7 +270,7 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
     """Return the report of an ``askai index`` run: counts, changes, skips with reasons, time."""
     drafts = [skip for skip in summary.skips if skip.draft]
     files = "pages" if summary.kind == "crawl" else "files"
-    from askai_graph.plaintext import printable  # file names are shown escaped: a name can hold a newline
+    from askai_graph.text.plain import printable  # file names are shown escaped: a name can hold a newline
 
     lines = [
         f"indexed {summary.posts} posts ({summary.passages} passages) from a {summary.kind} source"
@@ -433,7 +433,7 @@ def mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 def local_model_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Serve the local model (Gemma 3 270M on llama.cpp) on 127.0.0.1 until interrupted."""
-    from askai_graph.local_model import LocalModelError, serve
+    from askai_graph.models.local import LocalModelError, serve
 
     try:
         return serve(port=args.port)

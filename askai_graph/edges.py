@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from askai_graph.gates import critic_passed, is_early_catalog_acceptance, validation_passed
+from askai_graph.rules.gates import critic_passed, is_early_catalog_acceptance, validation_passed
 from askai_graph.settings import Settings
 from askai_graph.state import AskState
 

@@ -16,12 +16,15 @@ cache) condenses once and hands the result to the run (``nodes.condense.PRECONDE
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from typing import Any, get_type_hints
+from typing import Any, cast, get_type_hints
 
 from langgraph.graph.state import CompiledStateGraph
 
 from askai_graph.settings import RunOptions
 from askai_graph.state import AskState, InputState, OutputState, Turn
+
+CondenseFirst = Callable[[str, Sequence[Turn]], Awaitable[dict[str, Any]]]
+"""Condense a question on a thread holding these turns, as the run's Condense stage would."""
 
 PUBLIC_KEYS = frozenset(get_type_hints(OutputState)) | {"__interrupt__"}
 """What a ``values`` chunk keeps: the output schema's keys (and LangGraph's interrupts)."""
@@ -30,7 +33,7 @@ PUBLIC_KEYS = frozenset(get_type_hints(OutputState)) | {"__interrupt__"}
 class AskGraph(CompiledStateGraph[AskState, RunOptions, InputState, OutputState]):
     """The compiled Ask AI graph (``build_graph`` returns one; see the module docstring)."""
 
-    condense_first: Callable[[str, Sequence[Turn]], Awaitable[dict[str, Any]]] | None = None
+    condense_first: CondenseFirst | None = None
     """Condense a question on a thread holding these turns as the run would (``build_graph`` sets it)."""
 
     def stream(self, input: Any, config: Any = None, **kwargs: Any) -> Iterator[Any]:
@@ -45,6 +48,22 @@ class AskGraph(CompiledStateGraph[AskState, RunOptions, InputState, OutputState]
         whole = kwargs.get("output_keys") is not None
         async for part in super().astream(input, config, **kwargs):
             yield part if whole else _public(part, kwargs, self.stream_mode)
+
+
+def narrowed(
+    graph: CompiledStateGraph[AskState, RunOptions, InputState, OutputState], condense_first: CondenseFirst
+) -> AskGraph:
+    """Return ``graph`` as an ``AskGraph`` whose Condense stage also runs outside a run (``condense_first``).
+
+    The class is narrowed in place, because ``StateGraph.compile`` always builds a
+    ``CompiledStateGraph``, its constructor cannot rebuild one (what ``compile`` sets
+    after construction, such as the output mapper and the serde allowlist, would be
+    lost), and a wrapper would be no ``Pregel`` for LangGraph Server to load.
+    """
+    graph.__class__ = AskGraph
+    ask = cast(AskGraph, graph)
+    ask.condense_first = condense_first
+    return ask
 
 
 def _public(part: Any, kwargs: dict[str, Any], default_mode: Any) -> Any:

@@ -14,9 +14,9 @@ from typing import Any, Literal, get_args, get_type_hints
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict
 
-from askai_graph.citations import Citation
-from askai_graph.critique import Critique
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence.citations import Citation
+from askai_graph.evidence.critique import Critique
+from askai_graph.evidence.results import SearchResult
 from askai_graph.validation import ValidationReport
 
 Outcome = Literal["accepted", "accepted_early", "degraded", "fallback"]

@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from askai_graph import build_graph  # noqa: E402
-from askai_graph.evidence import EvidencePassage  # noqa: E402
-from askai_graph.offline.critic import LexicalCritic  # noqa: E402
+from askai_graph.evidence.results import EvidencePassage  # noqa: E402
+from askai_graph.models.offline.critic import LexicalCritic  # noqa: E402
+from askai_graph.models.reviewing import ReviewRequest  # noqa: E402
 from askai_graph.retrieval.anchoring import anchor_citations  # noqa: E402
-from askai_graph.reviewing import ReviewRequest  # noqa: E402
 from askai_graph.state import STATE_KEYS  # noqa: E402
 from askai_graph.validation import validate_draft  # noqa: E402
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from askai_graph import Settings, build_graph  # noqa: E402
 from askai_graph.indexing.loader import load_corpus  # noqa: E402
-from askai_graph.providers import RETRIEVER_CEILING  # noqa: E402
+from askai_graph.models.providers import RETRIEVER_CEILING  # noqa: E402
 from askai_graph.retrieval.pages import BM25Retriever  # noqa: E402
 from askai_graph.stores.checkpoints import open_checkpointer  # noqa: E402
 from askai_graph.stores.threads import DURABILITY  # noqa: E402

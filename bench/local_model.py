@@ -27,18 +27,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from askai_graph import Settings, build_graph  # noqa: E402
-from askai_graph.evidence import evidence_slice  # noqa: E402
-from askai_graph.local_model import (  # noqa: E402
+from askai_graph.evidence.results import evidence_slice  # noqa: E402
+from askai_graph.models.local import (  # noqa: E402
     CONTEXT_TOKENS,
     MODEL_ALIAS,
     THREADS,
     LocalModelError,
     local_model_server,
 )
+from askai_graph.models.providers import chat_model, default_retriever  # noqa: E402
+from askai_graph.models.reviewing import ReviewRequest, critic_messages  # noqa: E402
+from askai_graph.models.writing import DraftRequest, writer_messages  # noqa: E402
 from askai_graph.nodes.research import to_search_results  # noqa: E402
-from askai_graph.providers import chat_model, default_retriever  # noqa: E402
-from askai_graph.reviewing import ReviewRequest, critic_messages  # noqa: E402
-from askai_graph.writing import DraftRequest, writer_messages  # noqa: E402
 
 COUNTING = "Count from 1 to 300, one number per line."
 QUESTION = "How does BM25 rank documents?"

@@ -40,9 +40,9 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["ASKAI_CORPUS"] = args.corpus
 
+    from askai_graph.models.offline.writer import ExtractiveWriter
+    from askai_graph.models.providers import default_retriever
     from askai_graph.nodes.research import to_search_results
-    from askai_graph.offline.writer import ExtractiveWriter
-    from askai_graph.providers import default_retriever
     from askai_graph.settings import Settings
 
     settings = Settings()

@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from askai_graph.local_model import free_port  # noqa: E402
+from askai_graph.models.local import free_port  # noqa: E402
 
 QUESTIONS = [
     "What is semantic caching?",

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from mistletoe import Document
 
-from askai_graph.evidence import ImageRef, SearchResult
+from askai_graph.evidence.results import ImageRef, SearchResult
 from askai_graph.validation import validate_draft
 
 LINKS = 20

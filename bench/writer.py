@@ -27,12 +27,12 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["ASKAI_CORPUS"] = args.corpus
 
+    from askai_graph.models.offline.writer import ExtractiveWriter
+    from askai_graph.models.providers import default_retriever
+    from askai_graph.models.writing import DraftRequest
     from askai_graph.nodes.research import to_search_results
-    from askai_graph.offline.writer import ExtractiveWriter
-    from askai_graph.providers import default_retriever
     from askai_graph.settings import Settings
     from askai_graph.validation import validate_draft
-    from askai_graph.writing import DraftRequest
 
     settings = Settings()
     retriever = default_retriever(settings)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from askai_graph.evidence import ImageRef, SearchResult
+from askai_graph.evidence.results import ImageRef, SearchResult
 
 LINK = "https://docs.example.com/guide/caching"
 LINK2 = "https://docs.example.com/wiki/Cache_(computing)"

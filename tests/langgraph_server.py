@@ -36,7 +36,7 @@ import httpx
 import pytest
 from langchain_core.runnables import RunnableConfig
 
-from askai_graph.local_model import free_port, stop
+from askai_graph.models.local import free_port, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 OFFLINE_ENV = {

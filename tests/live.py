@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from askai_graph.local_model import free_port
+from askai_graph.models.local import free_port
 
 __all__ = ["AskaiServe", "LiveServer", "free_port", "sse_events"]
 

@@ -6,14 +6,14 @@ import asyncio
 
 import pytest
 
-from askai_graph.adapter import ChatModelAdapter
-from askai_graph.condensing import Condenser, CondenseRequest
-from askai_graph.prompts import CONDENSE_SYSTEM, CRITIC_SYSTEM, WRITER_SYSTEM
-from askai_graph.providers import as_critic, as_writer, default_condenser
-from askai_graph.reviewing import Critic, ReviewRequest
+from askai_graph.models.adapter import ChatModelAdapter
+from askai_graph.models.condensing import Condenser, CondenseRequest
+from askai_graph.models.prompts import CONDENSE_SYSTEM, CRITIC_SYSTEM, WRITER_SYSTEM
+from askai_graph.models.providers import as_critic, as_writer, default_condenser
+from askai_graph.models.reviewing import Critic, ReviewRequest
+from askai_graph.models.writing import DraftRequest, Writer
 from askai_graph.settings import Settings
 from askai_graph.state import Turn
-from askai_graph.writing import DraftRequest, Writer
 from tests.fakes import replies
 
 QUESTION = "How does BM25 rank documents?"

@@ -10,13 +10,13 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 
 from askai_graph import Settings, build_graph
-from askai_graph.citations import QUOTE_MAX_CHARS, Citation, fragment_url, normalise_space
-from askai_graph.evidence import EvidencePassage, HeadingAnchor, SearchResult
+from askai_graph.evidence.citations import QUOTE_MAX_CHARS, Citation, fragment_url, normalise_space
+from askai_graph.evidence.results import EvidencePassage, HeadingAnchor, SearchResult
 from askai_graph.indexing.anchors import heading_anchors
+from askai_graph.models.offline.critic import LexicalCritic
+from askai_graph.models.reviewing import ReviewRequest
 from askai_graph.nodes.validation import Validate
-from askai_graph.offline.critic import LexicalCritic
 from askai_graph.retrieval.anchoring import anchor_citations
-from askai_graph.reviewing import ReviewRequest
 from askai_graph.state import STATE_KEYS, AskState
 from askai_graph.validation import Code, validate_draft
 from tests.fakes import PASSING, ConceptEmbeddings, FakeRetriever, replies
@@ -193,7 +193,7 @@ def test_a_sentence_its_anchored_passage_supports_is_grounded() -> None:
 
 
 def test_the_model_critics_rubric_judges_each_citing_sentence_against_its_passage() -> None:
-    from askai_graph.prompts import CRITIC_SYSTEM
+    from askai_graph.models.prompts import CRITIC_SYSTEM
 
     rubric = " ".join(CRITIC_SYSTEM.split())
     assert "against the one passage of that page it rests on" in rubric

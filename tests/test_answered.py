@@ -9,17 +9,17 @@ from typing import Any
 import pytest
 
 from askai_graph import LexicalCritic, Settings, build_graph, load_corpus
-from askai_graph.answer_form import _COMMAND, has_form, question_form
-from askai_graph.evidence import evidence_slice
+from askai_graph.evidence.results import evidence_slice
+from askai_graph.models.offline.writer import ExtractiveWriter
+from askai_graph.models.prompts import CRITIC_SYSTEM, FALLBACK_ANSWER, WRITER_SYSTEM
+from askai_graph.models.reviewing import ReviewRequest
+from askai_graph.models.writing import DraftRequest
 from askai_graph.nodes.research import to_search_results
-from askai_graph.offline.writer import ExtractiveWriter
-from askai_graph.prompts import CRITIC_SYSTEM, FALLBACK_ANSWER, WRITER_SYSTEM
 from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.retrieval.relevance import term_coverage
-from askai_graph.reviewing import ReviewRequest
+from askai_graph.rules.answer_form import _COMMAND, has_form, question_form
 from askai_graph.state import STATE_KEYS
-from askai_graph.text import content_terms
-from askai_graph.writing import DraftRequest
+from askai_graph.text.terms import content_terms
 from tests.fakes import FakeRetriever, post, replies, retriever, review, url
 
 SITES = Path(__file__).parent / "data" / "sites"
@@ -277,7 +277,7 @@ After the rain, mountain streams run muddy and thirsty hikers wait.
 
 def test_with_an_embedding_model_the_writer_leads_with_the_section_closest_in_meaning() -> None:
     from askai_graph import ExtractiveWriter
-    from askai_graph.writing import DraftRequest
+    from askai_graph.models.writing import DraftRequest
     from tests.fakes import ConceptEmbeddings
 
     found = to_search_results([post(1, TRAIL)], top_k=6)
@@ -386,7 +386,7 @@ def test_a_step_after_a_connective_is_an_instruction() -> None:
     ],
 )
 def test_a_name_matches_a_question_by_its_parts(name: str, match: float) -> None:
-    from askai_graph.identifiers import name_match, question_stems
+    from askai_graph.text.identifiers import name_match, question_stems
 
     assert name_match(question_stems("How do I run some setup before each test, with a fixture?"), name) == match
 
@@ -441,7 +441,7 @@ def test_the_writer_is_handed_the_gaps_and_every_rejected_draft_of_the_question(
 
 
 def test_rejected_drafts_accumulate_over_a_questions_retries(settings: Settings) -> None:
-    from askai_graph.writing import DraftRequest as Request
+    from askai_graph.models.writing import DraftRequest as Request
 
     seen: list[Request] = []
 

@@ -124,7 +124,7 @@ def test_the_config_digest_ignores_how_the_server_talks() -> None:
 
 
 def test_the_config_digest_changes_with_the_prompts(monkeypatch: pytest.MonkeyPatch) -> None:
-    from askai_graph import prompts
+    from askai_graph.models import prompts
 
     before = config_digest(Settings())
     monkeypatch.setattr(prompts, "WRITER_SYSTEM", prompts.WRITER_SYSTEM + " Be brief.")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
@@ -17,11 +17,12 @@ from httpx_sse import connect_sse
 from langgraph.checkpoint.memory import InMemorySaver
 
 from askai_graph import Settings, build_graph
+from askai_graph.models.prompts import CONDENSE_SYSTEM
 from askai_graph.nodes.condense import PRECONDENSED
-from askai_graph.prompts import CONDENSE_SYSTEM
 from askai_graph.server import create_app
-from askai_graph.server.cache import InMemoryCacheStore, SemanticCache
-from askai_graph.server.run import ThreadRun, run_batches
+from askai_graph.server.answering import answer_batches
+from askai_graph.server.cache import InMemoryCacheStore, Probe, SemanticCache
+from askai_graph.server.thread_run import ThreadRun
 from askai_graph.state import STATE_KEYS
 from askai_graph.stores.thread_tokens import checkpoint_thread
 from askai_graph.stores.threads import new_run_id, new_thread_id, run_config
@@ -45,6 +46,29 @@ class CountedRuns:
     def astream(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         self.runs += 1
         return self.graph.astream(*args, **kwargs)  # type: ignore[no-any-return]
+
+
+class CondensesInRuns(CountedRuns):
+    """The graph as a LangGraph Server's is: it condenses only inside a run (no ``condense_first``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "condense_first":
+            raise AttributeError(name)
+        return super().__getattr__(name)
+
+
+class CountedCache(SemanticCache):
+    """An answer cache whose lookups and stores are counted."""
+
+    lookups = remembered = 0
+
+    async def lookup(self, question: str) -> Probe:
+        self.lookups += 1
+        return await super().lookup(question)
+
+    async def remember(self, probe: Probe, final: Mapping[str, Any]) -> bool:
+        self.remembered += 1
+        return await super().remember(probe, final)
 
 
 def ask(base: str, message: str, done: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
@@ -141,10 +165,10 @@ def test_a_cache_hits_text_leaves_before_its_turn_is_written_and_its_done_after(
         )
         cache = SemanticCache(InMemoryCacheStore(8))
         first = ThreadRun(new_thread_id(), new_run_id(), fresh=True)
-        async for _ in run_batches(QUESTION, graph=graph, cache=cache, token_chars=24, thread=first):
+        async for _ in answer_batches(QUESTION, graph=graph, cache=cache, token_chars=24, thread=first):
             pass
         slow, thread = SlowToRecord(graph), ThreadRun(new_thread_id(), new_run_id(), fresh=True)
-        batches = run_batches(QUESTION, graph=slow, cache=cache, token_chars=24, thread=thread)
+        batches = answer_batches(QUESTION, graph=slow, cache=cache, token_chars=24, thread=thread)
         text = await anext(batches)
         assert text and {name for name, _ in text} == {"token"}  # the reader has the answer already
         done = asyncio.ensure_future(anext(batches))
@@ -155,5 +179,34 @@ def test_a_cache_hits_text_leaves_before_its_turn_is_written_and_its_done_after(
         assert name == "done" and data["cached"] is True
         history = (await graph.aget_state(run_config(thread.key))).values["history"]
         assert [turn.question for turn in history] == [QUESTION]
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("wrap", [CountedRuns, CondensesInRuns])
+def test_each_question_is_looked_up_once_and_only_a_miss_is_remembered_once(
+    settings: Settings, wrap: type[CountedRuns]
+) -> None:
+    async def scenario() -> None:
+        graph = wrap(
+            build_graph(
+                writer=replies(cited_draft(1, 2)),
+                critic=replies(PASSING),
+                retriever=retriever(1, 2),
+                settings=settings,
+                checkpointer=InMemorySaver(),
+            )
+        )
+        cache = CountedCache(InMemoryCacheStore(8))
+        dones = []
+        for _ in range(2):
+            thread = ThreadRun(new_thread_id(), new_run_id(), fresh=True)
+            batches = [batch async for batch in answer_batches(QUESTION, graph=graph, cache=cache, token_chars=24,
+                                                                 thread=thread)]  # fmt: skip
+            dones.append(batches[-1][-1][1])
+        assert [done["cached"] for done in dones] == [False, True]
+        assert (cache.lookups, cache.remembered) == (2, 1)
+        # A hit starts no run; where the question is condensed only in a run, the hit stops it.
+        assert graph.runs == (1 if wrap is CountedRuns else 2)
 
     asyncio.run(scenario())

@@ -164,7 +164,7 @@ def test_the_servers_cache_shares_the_retrievers_local_model_and_serves_its_syno
     settings: Settings, monkeypatch: pytest.MonkeyPatch, neural_extra: None
 ) -> None:
     import askai_graph.retrieval.embeddings
-    from askai_graph.providers import default_retriever
+    from askai_graph.models.providers import default_retriever
     from askai_graph.server.app import answer_cache
 
     def second_copy(_: Settings) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from askai_graph.cli import main
-from askai_graph.prompts import CLARIFY_ANSWER
+from askai_graph.models.prompts import CLARIFY_ANSWER
 
 BM25_POST = "https://course.askai.example/articles/bm25-and-lexical-search"
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from askai_graph import Critique, MalformedReview, ReviewCode, Settings, parse_critique
-from askai_graph.gates import review_failures
+from askai_graph.rules.gates import review_failures
 from tests.fakes import PASSING, review
 
 VALID = json.loads(PASSING)

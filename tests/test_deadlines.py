@@ -66,6 +66,8 @@ def test_after_eight_hung_retriever_calls_a_normal_question_is_done_within_its_d
     # With every collaborator thread hung, the question's own retrieval waits for one: a
     # fallback at the deadline, whose done waits on no worker thread (the run log has its own).
     assert events[-1][0] == "done" and events[-1][1]["outcome"] == outcome
-    assert elapsed <= DEADLINE + 1.0, f"done after {elapsed:.2f}s"
+    # A timing behaviour: unbounded, the answer would wait on the hung threads for good;
+    # 5 s over the deadline is the margin a loaded 2-core machine needs.
+    assert elapsed <= DEADLINE + 5.0, f"done after {elapsed:.2f}s"
     # The hung questions themselves end at their deadline with a fallback, never an error.
     assert [replies_[-1][1]["outcome"] for replies_ in stuck] == ["fallback"] * STUCK

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from askai_graph import Settings, ValidationIssue, ValidationReport, validate_draft
-from askai_graph.critique import parse_critique
 from askai_graph.edges import route_after_critic, route_after_research, route_after_validation
-from askai_graph.gates import review_failures
+from askai_graph.evidence.critique import parse_critique
 from askai_graph.nodes.research import to_search_results
+from askai_graph.rules.gates import review_failures
 from askai_graph.state import ReviewFailure
 from tests.fakes import PASSING, catalog_draft, post, review, url
 

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from askai_graph import BM25Retriever, Settings
 from askai_graph.cli import main
-from askai_graph.providers import default_retriever
+from askai_graph.models.providers import default_retriever
 from askai_graph.retrieval.embeddings import INSTALL_HINT, embeddings_for, min_similarity, model_key
 from tests.fakes import ReversingReranker
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from askai_graph import build_graph
-from askai_graph.citations import Citation
 from askai_graph.evaluation.dataset import EvalQuestion
 from askai_graph.evaluation.evidence import anchor_holds, is_supported, sentence_support
 from askai_graph.evaluation.metrics import evidence_scores
 from askai_graph.evaluation.report import summary_rows
 from askai_graph.evaluation.runner import QuestionResult, run_one
+from askai_graph.evidence.citations import Citation
 
 PAGE = "https://docs.example/bm25/"
 

@@ -25,7 +25,7 @@ TOP_K = Settings.model_fields["top_k"].default
 
 @pytest.fixture(scope="module")
 def retrievers(index_cache: Path, neural_extra: None) -> dict[str, Any]:
-    from askai_graph.providers import default_retriever
+    from askai_graph.models.providers import default_retriever
 
     modes = ("bm25", "hybrid")
     return {

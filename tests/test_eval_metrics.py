@@ -9,7 +9,7 @@ import pytest
 
 from askai_graph.evaluation import EvalQuestion, GateVerdict, QuestionResult, compute_metrics, runner
 from askai_graph.evaluation.metrics import false_source_cards
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence.results import SearchResult
 
 A, B, C, X, Y = (f"https://site.example/{name}" for name in "abcxy")
 PASSED = {"retrieval": "passed", "validation": "passed", "critic": "passed"}

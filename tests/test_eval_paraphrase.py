@@ -19,7 +19,7 @@ from askai_graph import load_corpus
 from askai_graph.evaluation import EvalQuestion, load_questions
 from askai_graph.retrieval.corpus import Page
 from askai_graph.retrieval.passages import split_passages
-from askai_graph.text import content_terms
+from askai_graph.text.terms import content_terms
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAPHRASES = load_questions(ROOT / "evals" / "paraphrase.jsonl")

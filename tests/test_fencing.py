@@ -12,12 +12,12 @@ import unicodedata
 
 import pytest
 
-from askai_graph.condensing import CondenseRequest, condenser_messages, format_turns, history_block
-from askai_graph.evidence import SearchResult
-from askai_graph.fencing import fence
-from askai_graph.reviewing import ReviewRequest, critic_messages
+from askai_graph.evidence.results import SearchResult
+from askai_graph.models.condensing import CondenseRequest, condenser_messages, format_turns, history_block
+from askai_graph.models.reviewing import ReviewRequest, critic_messages
+from askai_graph.models.writing import DraftRequest, format_sources, writer_messages
 from askai_graph.state import Turn
-from askai_graph.writing import DraftRequest, format_sources, writer_messages
+from askai_graph.text.fencing import fence
 
 # Delimiter look-alikes, each in the form a model would still read as the tag.
 LOOK_ALIKES = {

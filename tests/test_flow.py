@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from askai_graph import Settings, build_graph
-from askai_graph.prompts import DEGRADED_NOTICE, FALLBACK_ANSWER
+from askai_graph.models.prompts import DEGRADED_NOTICE, FALLBACK_ANSWER
 from askai_graph.state import STATE_KEYS
 from tests.fakes import (
     LOW_CONFIDENCE,

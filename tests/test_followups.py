@@ -10,9 +10,9 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from askai_graph import Settings, build_graph
-from askai_graph.gates import is_early_catalog_acceptance
-from askai_graph.offline.condenser import leans_on_history, needs_context, rewrite
-from askai_graph.prompts import CLARIFY_ANSWER
+from askai_graph.models.offline.condenser import leans_on_history, needs_context, rewrite
+from askai_graph.models.prompts import CLARIFY_ANSWER
+from askai_graph.rules.gates import is_early_catalog_acceptance
 from askai_graph.state import STATE_KEYS, Turn
 from askai_graph.validation import ValidationReport
 from tests.fakes import LOW_CONFIDENCE, PASSING, cited_draft, replies, retriever, url
@@ -225,7 +225,7 @@ def test_follow_ups_on_the_bundled_site_retrieve_the_right_post_first(settings: 
 
 
 def test_history_in_prompts_cannot_close_or_forge_its_fence() -> None:
-    from askai_graph.condensing import format_turns
+    from askai_graph.models.condensing import format_turns
 
     hostile = Turn(
         question="q",
@@ -239,7 +239,7 @@ def test_history_in_prompts_cannot_close_or_forge_its_fence() -> None:
 
 
 def test_long_answers_are_shortened_in_prompts() -> None:
-    from askai_graph.condensing import ANSWER_CHARS, format_turns
+    from askai_graph.models.condensing import ANSWER_CHARS, format_turns
 
     turn = Turn(question="q", standalone_question="q", answer="word " * 1000, outcome="accepted")
     assert len(format_turns([turn])) < ANSWER_CHARS + 100

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from askai_graph.evidence import HeadingAnchor
+from askai_graph.evidence.results import HeadingAnchor
 from askai_graph.indexing import build_index, scan_source
 from askai_graph.indexing.anchors import github_slug, heading_anchors, mkdocs_slug
 from askai_graph.indexing.html import read_html_page

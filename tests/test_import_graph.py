@@ -18,21 +18,18 @@ PACKAGE = Path(__file__).resolve().parents[1] / "askai_graph"
 
 # Lowest first: a module may import modules of its own layer and of the layers before it.
 LAYERS: list[tuple[str, frozenset[str]]] = [
-    ("foundation", frozenset({"lazy", "text", "plaintext", "deadline", "fencing", "injection", "unlinking"})),
-    ("evidence", frozenset({"evidence", "citations", "validation"})),
-    ("model", frozenset(
-        {"settings", "endpoint", "critique", "state", "summary", "catalog", "question", "answer_form", "identifiers"}
-    )),
-    ("rules", frozenset({"gates", "edges"})),
+    ("foundation", frozenset({"lazy", "text", "clients"})),
+    ("evidence", frozenset({"evidence", "validation"})),
+    ("state", frozenset({"settings", "state", "summary"})),
     ("retrieval", frozenset({"retrieval"})),
-    ("roles", frozenset({"prompts", "condensing", "writing", "reviewing", "adapter", "offline"})),
+    ("rules", frozenset({"rules", "edges"})),
     ("indexing", frozenset({"indexing"})),
+    ("models", frozenset({"models"})),
     ("stores", frozenset({"stores"})),
-    ("assembly", frozenset({"providers", "local_model"})),
-    ("graph", frozenset({"nodes", "graph", "public_output"})),
+    ("graph", frozenset({"nodes", "graph", "wiring", "public_output"})),
     ("faces", frozenset({"evaluation", "server", "mcp"})),
     ("reports", frozenset({"reporting"})),
-    ("entry", frozenset({"", "cli", "kept_threads", "__main__"})),
+    ("entry", frozenset({"", "cli", "__main__"})),
 ]
 
 
@@ -60,13 +57,13 @@ def _resolve(name: str) -> str | None:
     return name or None
 
 
-def _imported(module: str) -> Iterator[str]:
-    """Yield every module of the package that ``module`` imports at run time."""
+def _imported(module: str, *, typing_too: bool = False) -> Iterator[str]:
+    """Yield every module of the package that ``module`` imports at run time (``typing_too``: for type checks too)."""
     base = module if _is_package(module) else module.rpartition(".")[0]
 
     def walk(node: ast.AST) -> Iterator[str]:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test) and not typing_too:
                 yield from (name for branch in child.orelse for name in walk(branch))
                 continue
             if isinstance(child, ast.Import):
@@ -86,9 +83,10 @@ def _imported(module: str) -> Iterator[str]:
         target = _resolve(name) if name.startswith("askai_graph") else None
         if target is None:
             continue
-        # Importing ``a.b.c`` first runs every enclosing package's ``__init__``.
+        # Importing ``a.b.c`` first runs every enclosing package's ``__init__`` (at run time;
+        # the design graph counts the modules an import names, not what running it runs).
         parts = target.split(".")
-        for depth in range(2, len(parts)):
+        for depth in range(2, len(parts) if not typing_too else 2):
             parent = ".".join(parts[:depth])
             if not (module == parent or module.startswith(parent + ".")):
                 yield parent
@@ -96,6 +94,12 @@ def _imported(module: str) -> Iterator[str]:
 
 
 GRAPH = {module: {target for target in _imported(module) if target != module} for module in MODULES}
+# For cycles, a type-only import counts too: two modules that name each other's types
+# are one concept split in two, whichever of them imports the other only to annotate.
+# (Here an import counts for the module it names, not for the packages it runs.)
+DESIGN_GRAPH = {
+    module: {target for target in _imported(module, typing_too=True) if target != module} for module in MODULES
+}
 
 
 def _layer(module: str) -> int:
@@ -106,8 +110,8 @@ def _layer(module: str) -> int:
     raise AssertionError(f"{module} is in no layer: add it to LAYERS and docs/ARCHITECTURE.md")
 
 
-def _cycles() -> list[list[str]]:
-    """Return the strongly connected components of more than one module (Tarjan)."""
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Return the strongly connected components of more than one module in ``graph`` (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -118,7 +122,7 @@ def _cycles() -> list[list[str]]:
         index[node] = low[node] = len(index)
         stack.append(node)
         on_stack.add(node)
-        for target in sorted(GRAPH[node]):
+        for target in sorted(graph[node]):
             if target not in index:
                 visit(target)
                 low[node] = min(low[node], low[target])
@@ -135,14 +139,30 @@ def _cycles() -> list[list[str]]:
             if len(component) > 1:
                 found.append(sorted(component))
 
-    for node in sorted(GRAPH):
+    for node in sorted(graph):
         if node not in index:
             visit(node)
     return found
 
 
 def test_the_package_has_no_import_cycle() -> None:
-    assert _cycles() == []
+    assert _cycles(GRAPH) == []
+
+
+def test_no_two_modules_import_each_other_even_for_type_checks() -> None:
+    assert _cycles(DESIGN_GRAPH) == []
+
+
+def test_a_run_knows_nothing_of_the_cache_around_it() -> None:
+    # One owner (``answering``) looks up, runs on a miss and remembers; the run only streams.
+    around = {"askai_graph.server.answering", "askai_graph.server.cache"}
+    assert around & DESIGN_GRAPH["askai_graph.server.run"] == set()
+
+
+def test_the_top_level_holds_at_most_twelve_modules() -> None:
+    # Everything else lives in a package named for its role (docs/ARCHITECTURE.md).
+    top = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(top) <= 12, top
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -163,4 +183,6 @@ def test_no_module_imports_a_higher_layer() -> None:
 def test_the_checker_sees_imports_inside_functions_and_enclosing_packages() -> None:
     # A checker that found nothing would pass every test above.
     assert "askai_graph.graph" in GRAPH["askai_graph.cli"]  # imported inside a function
-    assert "askai_graph.indexing" in GRAPH["askai_graph.providers"]  # via askai_graph.indexing.loader
+    assert "askai_graph.indexing" in GRAPH["askai_graph.models.providers"]  # via askai_graph.indexing.loader
+    assert "askai_graph.server.thread_run" in DESIGN_GRAPH["askai_graph.server.answering"]  # under TYPE_CHECKING
+    assert "askai_graph.server.thread_run" not in GRAPH["askai_graph.server.answering"]

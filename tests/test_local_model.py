@@ -26,10 +26,10 @@ import pytest
 from langchain_core.messages import AIMessageChunk
 
 from askai_graph import ExtractiveWriter, Outcome, Settings, build_graph, parse_critique, should_expose_retrieved_links
-from askai_graph.adapter import ChatModelAdapter
 from askai_graph.cli import main
-from askai_graph.evidence import evidence_slice
-from askai_graph.local_model import (
+from askai_graph.evidence.results import evidence_slice
+from askai_graph.models.adapter import ChatModelAdapter
+from askai_graph.models.local import (
     CHAT_FORMAT,
     MODEL_ALIAS,
     LocalModel,
@@ -40,10 +40,10 @@ from askai_graph.local_model import (
     model_file,
     server_command,
 )
-from askai_graph.providers import chat_model
-from askai_graph.reviewing import ReviewRequest
+from askai_graph.models.providers import chat_model
+from askai_graph.models.reviewing import ReviewRequest
+from askai_graph.models.writing import DraftRequest
 from askai_graph.state import STATE_KEYS
-from askai_graph.writing import DraftRequest
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
@@ -108,8 +108,8 @@ def test_llama_cpp_ignores_max_completion_tokens(local: LocalModel) -> None:
 
 
 def test_critic_json_mode_yields_a_valid_critique(local: LocalModel, index_cache: Path) -> None:
+    from askai_graph.models.providers import default_retriever
     from askai_graph.nodes.research import to_search_results
-    from askai_graph.providers import default_retriever
 
     settings = local.settings(max_tokens=400, timeout=120, index_cache_dir=index_cache)
     results = to_search_results(default_retriever(settings).invoke(QUESTIONS[0]), 3)
@@ -220,7 +220,7 @@ def test_server_command_binds_loopback_with_the_gemma3_template(tmp_path: Path) 
         pytest.skip("ASKAI_SKIP_LOCAL_MODEL=1")
     command = server_command(tmp_path / "m.gguf", port=8123)
     options = dict(zip(command[3::2], command[4::2], strict=True))
-    assert command[:3] == [sys.executable, "-m", "askai_graph.local_model"]
+    assert command[:3] == [sys.executable, "-m", "askai_graph.models.local"]
     assert options["--host"] == "127.0.0.1" and options["--port"] == "8123"
     assert options["--chat_format"] == CHAT_FORMAT and options["--logits_all"] == "false"
     assert options["--n_threads"] == "2"

@@ -22,7 +22,7 @@ import pytest
 
 from askai_graph import Settings
 from askai_graph.cli import main
-from askai_graph.providers import default_retriever
+from askai_graph.models.providers import default_retriever
 from askai_graph.retrieval.embeddings import INSTALL_HINT, LocalEmbeddings
 from askai_graph.retrieval.hybrid import HybridRetriever
 

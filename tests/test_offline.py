@@ -16,11 +16,11 @@ from askai_graph import (
     load_corpus,
     should_expose_retrieved_links,
 )
-from askai_graph.evidence import evidence_slice
+from askai_graph.evidence.results import evidence_slice
+from askai_graph.models.reviewing import ReviewRequest
+from askai_graph.models.writing import DraftRequest
 from askai_graph.nodes.research import to_search_results
-from askai_graph.reviewing import ReviewRequest
 from askai_graph.state import STATE_KEYS
-from askai_graph.writing import DraftRequest
 from tests.fakes import huge_post, post, url
 
 SITE_URLS = {p.url for p in load_corpus().posts}

@@ -9,15 +9,15 @@ from typing import Any
 from langchain_core.documents import Document
 
 from askai_graph import LexicalCritic, Settings, build_graph, load_corpus
-from askai_graph.answer_form import topic_words
-from askai_graph.evidence import evidence_slice
+from askai_graph.evidence.results import evidence_slice
+from askai_graph.models.offline.writer import named_weight
+from askai_graph.models.prompts import FALLBACK_ANSWER
+from askai_graph.models.reviewing import ReviewRequest
 from askai_graph.nodes.research import to_search_results
-from askai_graph.offline.writer import named_weight
-from askai_graph.prompts import FALLBACK_ANSWER
 from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.retrieval.relevance import term_coverage
 from askai_graph.retrieval.sections import page_sections, rank_sections
-from askai_graph.reviewing import ReviewRequest
+from askai_graph.rules.answer_form import topic_words
 from tests.fakes import post, url
 
 # A test runner's docs: every section says "test"; one page is about TypeScript.

@@ -14,7 +14,7 @@ from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, top_do
 from askai_graph.retrieval.corpus import Page
 from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.retrieval.passages import passage_terms, split_passages
-from askai_graph.text import content_terms
+from askai_graph.text.terms import content_terms
 
 SITES = Path(__file__).parent / "data" / "sites"
 LONG = "Opening words of the page.\n\n" + "\n\n".join(

@@ -11,14 +11,14 @@ import pytest
 from markdown_it import MarkdownIt
 
 from askai_graph import build_graph, load_corpus
-from askai_graph.evidence import SearchResult
-from askai_graph.fencing import fence
-from askai_graph.plaintext import clean_question, escape_markdown, markdown_link, plain_text, printable
+from askai_graph.evidence.results import SearchResult
+from askai_graph.models.writing import format_sources
 from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.server.events import answer_events
 from askai_graph.settings import Settings
 from askai_graph.state import Source
-from askai_graph.writing import format_sources
+from askai_graph.text.fencing import fence
+from askai_graph.text.plain import clean_question, escape_markdown, markdown_link, plain_text, printable
 
 XSS = "Caching <img src=x onerror=alert(document.cookie)>"
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from askai_graph import BM25Retriever, SearchResult, Settings, build_graph, load_corpus
-from askai_graph.evidence import evidence_slice
+from askai_graph.evidence.results import evidence_slice
+from askai_graph.models.reviewing import ReviewRequest, critic_messages
+from askai_graph.models.writing import DraftRequest, writer_messages
 from askai_graph.nodes.research import to_search_results
-from askai_graph.reviewing import ReviewRequest, critic_messages
 from askai_graph.state import STATE_KEYS
-from askai_graph.writing import DraftRequest, writer_messages
 from tests.fakes import PASSING, replies
 
 POISONED_SITE = Path(__file__).parent / "data" / "poisoned_site"

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from askai_graph import ExtractiveWriter, LexicalCritic, Settings, build_graph
-from askai_graph.local_model import free_port
-from askai_graph.providers import chat_model
+from askai_graph.models.local import free_port
+from askai_graph.models.providers import chat_model
 from askai_graph.state import STATE_KEYS
 from tests.fakes import PASSING
 from tests.live import LiveServer, sse_events

@@ -16,9 +16,9 @@ import httpx2
 import pytest
 
 from askai_graph import ExtractiveWriter, LexicalCritic, Settings, build_graph, parse_critique
-from askai_graph.adapter import ChatModelAdapter
-from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
-from askai_graph.providers import (
+from askai_graph.clients.deadline import AsyncDeadlineTransport, DeadlineTransport
+from askai_graph.models.adapter import ChatModelAdapter
+from askai_graph.models.providers import (
     SCORE_SCALE,
     chat_model,
     critique_schema,
@@ -219,7 +219,9 @@ def test_deadline_ends_a_body_that_never_goes_silent() -> None:
         started = time.monotonic()
         with pytest.raises(httpx2.ReadTimeout, match="total time budget"):
             client.get("http://model.test/")
-    assert time.monotonic() - started < 1.0
+    # A timing behaviour: without the deadline the body takes 20 s; 5 s is the margin a
+    # loaded 2-core machine needs over the 0.3 s budget.
+    assert time.monotonic() - started < 5.0
 
 
 def test_deadline_leaves_a_prompt_reply_alone() -> None:
@@ -242,7 +244,7 @@ def test_async_requests_are_bounded_too() -> None:
 
     started = time.monotonic()
     asyncio.run(main())
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 5.0  # 20 s unbounded; the margin as above
 
 
 @pytest.mark.parametrize(

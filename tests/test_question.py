@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from askai_graph import Settings
-from askai_graph.question import QuestionError, checked_question
+from askai_graph.rules.question import QuestionError, checked_question
 
 
 def test_a_question_is_stripped() -> None:

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from askai_graph.evidence import HeadingAnchor, SearchResult
+from askai_graph.evidence.results import HeadingAnchor, SearchResult
 from askai_graph.retrieval.anchoring import anchor_citations
 from askai_graph.validation import Code, validate_draft
 from tests.answers import ALLOWED_IMAGES, ALLOWED_LINKS, EVIL, IMAGE, LINK, RESULTS, answer_pairs

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sse_starlette import ServerSentEvent
 
-from askai_graph.critique import Critique
+from askai_graph.evidence.critique import Critique
 from askai_graph.server.chat import _framed
 from askai_graph.server.events import answer_events, step, token_chunks
 from askai_graph.server.limits import StreamSlots

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from askai_graph import Settings, build_graph
-from askai_graph.prompts import FALLBACK_ANSWER
+from askai_graph.models.prompts import FALLBACK_ANSWER
 from askai_graph.server import create_app
 from askai_graph.server.serving import uvicorn_config
 from tests.fakes import (

@@ -22,7 +22,7 @@ from httpx_sse import connect_sse
 from langgraph.checkpoint.memory import InMemorySaver
 
 from askai_graph import Settings, build_graph
-from askai_graph.prompts import CLARIFY_ANSWER
+from askai_graph.models.prompts import CLARIFY_ANSWER
 from askai_graph.server import create_app
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import AskaiServe, LiveServer

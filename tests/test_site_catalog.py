@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from askai_graph import Settings, build_graph, load_corpus
-from askai_graph.catalog import SiteCatalog, catalog_answer, site_order_key
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence.results import SearchResult
 from askai_graph.indexing import build_index
+from askai_graph.retrieval.corpus import site_order_key
 from askai_graph.retrieval.pages import BM25Retriever
+from askai_graph.rules.catalog import SiteCatalog, catalog_answer
 from askai_graph.state import STATE_KEYS
 from tests.fakes import retriever
 

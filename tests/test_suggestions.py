@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from askai_graph import Settings, build_graph
-from askai_graph.providers import default_retriever
+from askai_graph.models.providers import default_retriever
 from askai_graph.server import create_app
 from askai_graph.server.suggestions import as_question, catalog_suggestions
 from tests.fakes import PASSING, cited_draft, replies, retriever

@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from askai_graph.text import SHORT_TEXT_CHARS, STOP_WORDS, content_terms, stem, words
+from askai_graph.text.terms import SHORT_TEXT_CHARS, STOP_WORDS, content_terms, stem, words
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")

@@ -14,7 +14,7 @@ from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
 from typing_extensions import get_type_hints
 
 from askai_graph import AskState, Critique, ReviewFailure, SearchResult, Settings, Source, build_graph
-from askai_graph.citations import Citation
+from askai_graph.evidence.citations import Citation
 from askai_graph.state import CONVERSATION_KEYS, STATE_KEYS, Turn, checkpoint_types, new_turn_state
 from askai_graph.validation import ValidationIssue, ValidationReport
 from tests.fakes import PASSING, cited_draft, replies, retriever, review, url

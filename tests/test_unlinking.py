@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from askai_graph.unlinking import unlinked
+from askai_graph.text.unlinking import unlinked
 
 PAGE = "https://docs.example.com/guide/caching"
 IMAGE = "https://docs.example.com/img/cache.png"

@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from askai_graph.evidence import ImageRef, SearchResult
+from askai_graph.evidence.results import ImageRef, SearchResult
 from askai_graph.validation import validate_draft
 
 SEGMENT = st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-", min_size=1, max_size=8).filter(

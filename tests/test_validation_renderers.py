@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from askai_graph.evidence import ImageRef, SearchResult
+from askai_graph.evidence.results import ImageRef, SearchResult
 from askai_graph.validation import validate_draft
 
 LINK = "https://docs.example.com/a"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from askai_graph.evidence import ImageRef, SearchResult
+from askai_graph.evidence.results import ImageRef, SearchResult
 from askai_graph.validation import ALL_CODES, validate_draft
 
 LINK1 = "https://site.example/posts/1"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from askai_graph.evidence import ImageRef, SearchResult
+from askai_graph.evidence.results import ImageRef, SearchResult
 from askai_graph.validation import validate_draft
 
 LINK1 = "https://site.example/posts/1"

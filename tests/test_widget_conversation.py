@@ -20,7 +20,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from playwright.sync_api import expect
 
 from askai_graph import Settings, build_graph
-from askai_graph.prompts import CLARIFY_ANSWER
+from askai_graph.models.prompts import CLARIFY_ANSWER
 from askai_graph.server import create_app
 from tests.browser import ask, host_page, open_widget, received
 from tests.fakes import PASSING, cited_draft, replies, retriever, url

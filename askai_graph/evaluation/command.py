@@ -79,7 +79,7 @@ def _load_baseline(path: Path) -> dict[str, Any]:
 
 def _default_graph(settings: Settings) -> tuple[StreamableGraph, dict[str, Any]]:
     from askai_graph.graph import build_graph
-    from askai_graph.providers import default_retriever
+    from askai_graph.models.providers import default_retriever
     from askai_graph.retrieval.embeddings import model_key
 
     retriever = default_retriever(settings)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from askai_graph.citations import Citation, best_citations
+from askai_graph.evidence.citations import Citation, best_citations
 
 SUPPORTED = 0.6
 """Share of a sentence's content terms its passage must hold (the offline Critic's ``min_support``)."""

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from askai_graph.evaluation.dataset import EvalQuestion, Kind
 from askai_graph.evaluation.evidence import anchor_holds, sentence_support
-from askai_graph.gates import critic_passed
+from askai_graph.rules.gates import critic_passed
 from askai_graph.state import STATE_KEYS, AskState
 from askai_graph.summary import RunSummary, final_state
 

@@ -21,7 +21,7 @@ import re
 import unicodedata
 from typing import Any
 
-from askai_graph.evidence import HeadingAnchor
+from askai_graph.evidence.results import HeadingAnchor
 from askai_graph.indexing.markup import clean_prose, fenced_lines, plain_line
 from askai_graph.retrieval.passages import first_heading_in
 

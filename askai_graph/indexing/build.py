@@ -22,11 +22,11 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from askai_graph.indexing.crawlstate import STATE as CRAWL_STATE
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, Skip
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES
-from askai_graph.indexing.sources import Source, open_source
-from askai_graph.indexing.crawlstate import STATE as CRAWL_STATE
 from askai_graph.indexing.llmstxt import LLMS_FULL_TXT, LLMS_TXT
+from askai_graph.indexing.sources import Source, open_source
 from askai_graph.indexing.store import (
     BM25_DIR,
     DATABASE,

@@ -2,7 +2,7 @@
 
 ``llms.txt`` is Markdown in the llmstxt.org layout: an H1 with the site's title, a
 blockquote with a one-line summary, then H2 sections (the site's nav sections) listing
-every page in the site's own order (the catalog's, ``catalog.site_order_key``) as
+every page in the site's own order (the catalog's, ``retrieval.corpus.site_order_key``) as
 ``- [title](url): summary``. ``llms-full.txt`` holds every page's text in the same
 order, each with its URL (and its title, when its text does not open with it).
 
@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import NamedTuple, Protocol
 from urllib.parse import urlsplit
 
-from askai_graph.catalog import site_order_key
-from askai_graph.plaintext import escape_markdown, markdown_link, plain_text
-from askai_graph.retrieval.corpus import Corpus, Page
+from askai_graph.retrieval.corpus import Corpus, Page, site_order_key
+from askai_graph.text.plain import escape_markdown, markdown_link, plain_text
 
 LLMS_TXT = "llms.txt"
 LLMS_FULL_TXT = "llms-full.txt"

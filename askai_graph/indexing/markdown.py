@@ -35,7 +35,7 @@ from askai_graph.indexing.nav import NavPlace
 from askai_graph.indexing.sites import SiteProfile
 from askai_graph.indexing.urls import file_date, folder_url, page_url, resolve
 from askai_graph.retrieval.corpus import CorpusError, Page, make_page
-from askai_graph.text import sentences
+from askai_graph.text.terms import sentences
 
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")

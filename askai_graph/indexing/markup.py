@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from askai_graph.plaintext import plain_text, strip_html_tags
+from askai_graph.text.plain import plain_text, strip_html_tags
 
 _FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})(.*)$")
 _ATTR = r"(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+))"

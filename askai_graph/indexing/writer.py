@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.catalog import site_order_key
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.llmstxt import write_index_llms_files
 from askai_graph.indexing.sources import Unit, duplicate
@@ -41,7 +40,7 @@ from askai_graph.indexing.store import (
     post_row,
 )
 from askai_graph.retrieval.bm25 import Vocabulary, build_bm25
-from askai_graph.retrieval.corpus import CorpusError, Page, fingerprint_of, page_digest
+from askai_graph.retrieval.corpus import CorpusError, Page, fingerprint_of, page_digest, site_order_key
 from askai_graph.retrieval.dense import DTYPE, EMBED_BATCH, embed_texts
 from askai_graph.retrieval.passages import dense_text, passage_text, split_passages
 

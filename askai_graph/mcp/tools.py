@@ -4,7 +4,7 @@
 own stream cap, per-client rate limit, thread leases, question limit, deadline, answer
 cache and run log: an agent gets no more, and no less, than a reader of ``/api/chat``.
 
-- ``ask_docs`` runs ``run.run_batches``, the very events the SSE stream frames, and
+- ``ask_docs`` runs ``answering.answer_batches``, the very events the SSE stream frames, and
   folds them into one result. ``sources`` is in it only when the ``sources`` event was
   sent, that is when the Source Gate passed.
 - ``search_docs`` returns retrieved passages, each marked ``endorsed: false``: they are
@@ -27,10 +27,10 @@ from fastapi import FastAPI
 from langchain_core.retrievers import BaseRetriever
 from typing_extensions import TypedDict
 
-from askai_graph.catalog import SiteCatalog
-from askai_graph.plaintext import plain_text
-from askai_graph.question import QuestionError, checked_question
 from askai_graph.retrieval.pages import PageRetriever
+from askai_graph.rules.catalog import SiteCatalog
+from askai_graph.rules.question import QuestionError, checked_question
+from askai_graph.server.answering import answer_batches
 from askai_graph.server.events import Event
 from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.limits import ClientRateLimit, StreamSlots
@@ -38,13 +38,13 @@ from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, flat, recorded
 from askai_graph.server.reload import live
 from askai_graph.server.request import BadRequest
-from askai_graph.server.run import run_batches
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 from askai_graph.stores.thread_tokens import THREAD_TOKEN_FORMAT, is_thread_token
 from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id
 from askai_graph.summary import RunSummary
-from askai_graph.unlinking import unlinked as unlink
+from askai_graph.text.plain import plain_text
+from askai_graph.text.unlinking import unlinked as unlink
 
 logger = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ class DocsTools:
                 raise
             try:
                 recorder = RecordingGraph(graph)
-                run = run_batches(
+                run = answer_batches(
                     question,
                     graph=recorder,
                     cache=cache,
@@ -270,7 +270,7 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 def unlinked(answer: str, summary: RunSummary | None) -> str:
-    """Return a degraded answer with no retrieved URL left in it (see ``askai_graph.unlinking``).
+    """Return a degraded answer with no retrieved URL left in it (see ``askai_graph.text.unlinking``).
 
     The graph already unlinks it; an answer from a graph elsewhere (``--graph-url``) is
     unlinked here again against the run's own URLs.

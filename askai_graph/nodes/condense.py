@@ -20,11 +20,11 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from askai_graph.condensing import Condenser, CondenseRequest, recent_turns
-from askai_graph.offline.condenser import LexicalCondenser, leans_on_history, needs_context
-from askai_graph.plaintext import clean_question
+from askai_graph.models.condensing import Condenser, CondenseRequest, recent_turns
+from askai_graph.models.offline.condenser import LexicalCondenser, leans_on_history, needs_context
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, Turn, new_turn_state
+from askai_graph.text.plain import clean_question
 
 logger = logging.getLogger(__name__)
 _LEXICAL = LexicalCondenser()

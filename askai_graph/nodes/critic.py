@@ -6,12 +6,12 @@ import asyncio
 import logging
 from typing import Any
 
-from askai_graph.condensing import recent_turns
-from askai_graph.critique import MalformedReview, ReviewCode, parse_critique
-from askai_graph.evidence import analysed_inline, evidence_slice
-from askai_graph.gates import review_failures
+from askai_graph.evidence.critique import MalformedReview, ReviewCode, parse_critique
+from askai_graph.evidence.results import analysed_inline, evidence_slice
+from askai_graph.models.condensing import recent_turns
+from askai_graph.models.reviewing import Critic, ReviewRequest
 from askai_graph.nodes.writer import reads_history
-from askai_graph.reviewing import Critic, ReviewRequest
+from askai_graph.rules.gates import review_failures
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, RejectedDraft, ReviewFailure, researched_question, retrieved_urls
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from askai_graph.prompts import CLARIFY_ANSWER, DEGRADED_NOTICE, FALLBACK_ANSWER
+from askai_graph.models.prompts import CLARIFY_ANSWER, DEGRADED_NOTICE, FALLBACK_ANSWER
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, retrieved_urls
-from askai_graph.unlinking import unlinked
+from askai_graph.text.unlinking import unlinked
 
 
 def accept(state: AskState, settings: Settings) -> dict[str, Any]:

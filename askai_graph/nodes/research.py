@@ -10,12 +10,12 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ValidationError
 
-from askai_graph.catalog import SiteCatalog, is_catalog_question
-from askai_graph.evidence import HeadingAnchor, ImageRef, SearchResult
-from askai_graph.injection import gives_orders
+from askai_graph.evidence.results import HeadingAnchor, ImageRef, SearchResult
 from askai_graph.retrieval.pages import PageRetriever
+from askai_graph.rules.catalog import SiteCatalog, is_catalog_question
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, researched_question
+from askai_graph.text.injection import gives_orders
 
 logger = logging.getLogger(__name__)
 

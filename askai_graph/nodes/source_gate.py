@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from askai_graph.gates import cited_page_urls, display_sources, gate_statuses, should_expose_retrieved_links
+from askai_graph.rules.gates import cited_page_urls, display_sources, gate_statuses, should_expose_retrieved_links
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, Turn, researched_question
 

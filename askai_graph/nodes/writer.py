@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from askai_graph.catalog import is_catalog_question
-from askai_graph.condensing import recent_turns
+from askai_graph.models.condensing import recent_turns
+from askai_graph.models.writing import DraftRequest, Writer
+from askai_graph.rules.catalog import is_catalog_question
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, researched_question
-from askai_graph.writing import DraftRequest, Writer
 
 logger = logging.getLogger(__name__)
 

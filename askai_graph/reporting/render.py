@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from askai_graph.plaintext import escape_markdown, strip_invisible
 from askai_graph.reporting.analysis import SiteReport
+from askai_graph.text.plain import escape_markdown, strip_invisible
 
 
 def _top(counter: Counter[str], n: int = 5) -> str:

@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.citations import (
+from askai_graph.evidence.citations import (
     FENCE_LINE,
     QUOTE_MAX_CHARS,
     Citation,
@@ -34,9 +34,9 @@ from askai_graph.citations import (
     heading_url,
     normalise_space,
 )
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence.results import SearchResult
 from askai_graph.retrieval.sections import Section, page_sections
-from askai_graph.text import content_terms, sentence_terms, sentences
+from askai_graph.text.terms import content_terms, sentence_terms, sentences
 
 logger = logging.getLogger(__name__)
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from askai_graph.text import STOP_WORDS, stem, words
+from askai_graph.text.terms import STOP_WORDS, stem, words
 
 K1 = 1.5
 B = 0.75

@@ -6,6 +6,7 @@ is ``askai_graph.indexing.loader``'s job; this module only defines what is loade
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -13,8 +14,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
 
-from askai_graph.evidence import HeadingAnchor, ImageRef
-from askai_graph.plaintext import clean_page
+from askai_graph.evidence.results import HeadingAnchor, ImageRef
+from askai_graph.text.plain import clean_page
 
 
 class CorpusError(ValueError):
@@ -61,6 +62,33 @@ class Corpus(BaseModel):
     """SHA-256 over the posts' content; keys caches and indexes."""
     index: Annotated[Any, SkipValidation] = Field(default=None, exclude=True, repr=False)
     """The built index (``askai_graph.indexing.IndexReader``) the posts come from, if any."""
+
+
+def site_order_key(weight: float | None, date: str | None, title: str, url: str) -> tuple[object, ...]:
+    """Return the sort key that puts a site's pages in the site's own order.
+
+    Pages with an explicit position (front matter ``weight``/``order``/
+    ``sidebar_position``) come first, lowest first; then dated pages, newest first; then
+    the rest by title. The URL breaks ties, so the order is total and stable.
+    """
+    if weight is not None:
+        return (0, weight, 0.0, title.casefold(), url)
+    stamp = _timestamp(date)
+    if stamp is not None:
+        return (1, 0.0, -stamp, title.casefold(), url)
+    return (2, 0.0, 0.0, title.casefold(), url)
+
+
+def _timestamp(date: str | None) -> float | None:
+    if not date:
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(date.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    return parsed.timestamp()
 
 
 def make_page(record: dict[str, Any], where: str = "post") -> Page:

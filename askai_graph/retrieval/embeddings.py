@@ -210,8 +210,8 @@ def openai_embeddings(settings: Settings, *, transport: httpx.MockTransport | No
     from langchain_openai import OpenAIEmbeddings
     from openai import DefaultAsyncHttpxClient, DefaultHttpxClient
 
-    from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
-    from askai_graph.endpoint import endpoint_kwargs, is_openai
+    from askai_graph.clients.deadline import AsyncDeadlineTransport, DeadlineTransport
+    from askai_graph.clients.endpoint import endpoint_kwargs, is_openai
 
     kwargs: dict[str, Any] = {
         "model": settings.embeddings_model or OPENAI_MODEL,

@@ -20,15 +20,8 @@ from pydantic import Field, PrivateAttr
 from askai_graph.retrieval.bm25 import BM25Index
 from askai_graph.retrieval.dense import DenseIndex, open_dense
 from askai_graph.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
-from askai_graph.retrieval.pages import (
-    PASSAGES_PER_PAGE,
-    PageHit,
-    PageRetriever,
-    default_cache_dir,
-    group_pages,
-    lexical_passages,
-    open_bm25,
-)
+from askai_graph.retrieval.hits import PageHit, group_pages
+from askai_graph.retrieval.pages import PASSAGES_PER_PAGE, PageRetriever, default_cache_dir, lexical_passages, open_bm25
 
 DEFAULT_DEPTH = 30
 

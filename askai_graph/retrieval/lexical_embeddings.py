@@ -25,7 +25,7 @@ import math
 
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.text import STOP_WORDS, stem, words
+from askai_graph.text.terms import STOP_WORDS, stem, words
 
 NEGATIONS = frozenset({"no", "not", "nor", "never", "without", "cannot", "none", "neither"})
 """Words folded into the single term ``not`` (as is every ``...n't`` contraction)."""

@@ -21,7 +21,6 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -32,12 +31,12 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from askai_graph.catalog import site_order_key
 from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, top_documents
-from askai_graph.retrieval.corpus import Corpus, Page
+from askai_graph.retrieval.corpus import Corpus, Page, site_order_key
+from askai_graph.retrieval.hits import PageHit, group_pages
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
 from askai_graph.retrieval.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
-from askai_graph.text import content_terms
+from askai_graph.text.terms import content_terms
 
 logger = logging.getLogger(__name__)
 # Passages ranked per page returned: enough that k pages survive the grouping.
@@ -65,29 +64,6 @@ def page_to_document(post: Page, content: str | None = None) -> Document:
             "anchors": [anchor.model_dump() for anchor in post.anchors],
         },
     )
-
-
-@dataclass(frozen=True)
-class PageHit:
-    """One ranked page: its score and its matching passages."""
-
-    post_id: int
-    """The page (row id in a built index, position in an in-memory corpus)."""
-    score: float
-    """The page's score in its ranking (its best passage's, or the fused score)."""
-    passages: tuple[int, ...]
-    """Its matching passages (document ids), best first."""
-    similarity: float | None = None
-    """Its best passage's cosine similarity to the question, when a dense ranking found it."""
-
-
-def group_pages(ranked: Sequence[tuple[int, float]], post_of: dict[int, int]) -> list[PageHit]:
-    """Group ranked passages ``(document, score)`` by page; a page ranks by its best passage."""
-    pages: dict[int, list[tuple[int, float]]] = {}
-    for document, score in ranked:
-        pages.setdefault(post_of[document], []).append((document, score))
-    order = sorted(pages.items(), key=lambda item: -item[1][0][1])  # stable: ties keep passage order
-    return [PageHit(post_id, hits[0][1], tuple(doc for doc, _ in hits)) for post_id, hits in order]
 
 
 class PageRetriever(BaseRetriever):

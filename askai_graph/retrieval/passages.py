@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from askai_graph.retrieval.corpus import Page
-from askai_graph.text import content_terms
+from askai_graph.text.terms import content_terms
 
 # About 600 words: a typical article stays whole, a long reference page splits by section.
 DEFAULT_PASSAGE_CHARS = 4000

@@ -20,7 +20,7 @@ from collections import OrderedDict
 
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.plaintext import clean_question
+from askai_graph.text.plain import clean_question
 
 QUESTION_CACHE_SIZE = 4096
 """Questions kept (least recently used dropped): 4096 x 384 floats is about 13 MB as Python lists."""

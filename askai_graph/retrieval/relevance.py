@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from askai_graph.retrieval.bm25 import EMPTY_TOKEN, BM25Index, term_weights
-from askai_graph.text import content_terms
+from askai_graph.text.terms import content_terms
 
 if TYPE_CHECKING:
-    from askai_graph.retrieval.pages import PageHit
+    from askai_graph.retrieval.hits import PageHit
 
 DEFAULT_MIN_TERM_COVERAGE = 0.25
 """The default floor (``Settings.min_term_coverage``), measured as the module docstring says."""

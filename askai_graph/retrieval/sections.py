@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence.results import SearchResult
 from askai_graph.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 from askai_graph.retrieval.passages import split_sections
-from askai_graph.text import content_terms
+from askai_graph.text.terms import content_terms
 
 K1 = 1.2
 B = 0.75

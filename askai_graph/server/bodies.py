@@ -14,7 +14,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from askai_graph.question import QuestionError, checked_question
+from askai_graph.rules.question import QuestionError, checked_question
 from askai_graph.server.same_question import clean_question
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import Rating

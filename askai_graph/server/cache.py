@@ -171,7 +171,7 @@ def config_digest(settings: Settings) -> str:
     package version and every prompt constant. A setting added to the answer group
     counts by itself; the serving, indexing and store groups never do.
     """
-    from askai_graph import prompts
+    from askai_graph.models import prompts
 
     config = settings.model_dump(mode="json", include=set(group_fields(type(settings), AnswerSettings)))
     texts = {name: value for name, value in vars(prompts).items() if name.isupper() and isinstance(value, str)}

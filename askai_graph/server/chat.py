@@ -3,7 +3,7 @@
 Content type first (``request.require_json``), then full (the stream cap, ``limits``),
 then the client's rate limit, then the body (``request.read_json`` into
 ``bodies.ChatBody``), a stream slot and the thread's lease (``leases``); then the
-events of ``run.run_batches``, logged by ``recording``, leave as SSE, each batch of
+events of ``answering.answer_batches``, logged by ``recording``, leave as SSE, each batch of
 events ready together in one write. sse-starlette
 supplies the heartbeat comments, the ``Cache-Control: no-store`` and
 ``X-Accel-Buffering: no`` headers, and notices a client disconnect; ``run`` turns that
@@ -24,6 +24,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 from starlette.types import Receive, Scope, Send
 
+from askai_graph.server.answering import answer_batches
 from askai_graph.server.bodies import ChatBody
 from askai_graph.server.cache import SemanticCache
 from askai_graph.server.events import Event
@@ -34,7 +35,8 @@ from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
 from askai_graph.server.reload import live
 from askai_graph.server.request import BadRequest, read_json, require_json
-from askai_graph.server.run import StreamingGraph, ThreadRun, run_batches
+from askai_graph.server.run import StreamingGraph
+from askai_graph.server.thread_run import ThreadRun
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 
@@ -94,7 +96,7 @@ def _answer(
     """Stream the answer to ``question`` on ``thread``, logged in ``run_log``, holding ``slot`` to its end."""
     recorder = RecordingGraph(graph)
     run = recorded(
-        run_batches(
+        answer_batches(
             question,
             graph=recorder,
             cache=cache,
@@ -157,7 +159,7 @@ async def _framed(
 ) -> AsyncIterator[bytes]:
     """Frame each batch of events as one write, every event with an ``id`` (1, 2, 3... within the stream).
 
-    A batch is what was ready together (``run.run_batches``): steps that finished while
+    A batch is what was ready together (``answering.answer_batches``): steps that finished while
     the stream was busy, or the final answer's tokens, ``sources`` and ``done``, with the
     steps before them. ``release`` the thread at the end.
     """

@@ -29,10 +29,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-from askai_graph.gates import critic_passed, validation_passed
-from askai_graph.plaintext import plain_text, strip_invisible
+from askai_graph.rules.gates import critic_passed, validation_passed
 from askai_graph.state import AskState, Source
 from askai_graph.summary import RunSummary
+from askai_graph.text.plain import plain_text, strip_invisible
 
 EventName = Literal["step", "token", "sources", "done", "error"]
 Event = tuple[EventName, Any]

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from askai_graph.server.outages import ThreadsUnreachable
 from askai_graph.server.request import BadRequest
-from askai_graph.server.run import ThreadRun
+from askai_graph.server.thread_run import ThreadRun
 from askai_graph.settings import Settings
 from askai_graph.stores.thread_tokens import checkpoint_thread, new_thread_token
 from askai_graph.stores.threads import new_run_id, new_thread_id, thread_status

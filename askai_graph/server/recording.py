@@ -2,7 +2,7 @@
 
 The server's run loop stays as it is. ``RecordingGraph`` wraps the graph for one request
 and remembers its latest state and how long each stage took; ``recorded`` wraps the
-request's event stream (``run.run_batches``; ``flat`` unbatches it), gives ``done`` its
+request's event stream (``answering.answer_batches``; ``flat`` unbatches it), gives ``done`` its
 ``run_id`` (keeping one already there) and writes the record just before ``done``
 leaves, so a reader's feedback on that id can never arrive before the run it rates. A
 failing run log is logged and skipped: it never costs the reader the answer.

@@ -205,7 +205,7 @@ def default_reloader(
     """
     from askai_graph.graph import build_graph
     from askai_graph.indexing import is_built_index
-    from askai_graph.providers import default_retriever
+    from askai_graph.models.providers import default_retriever
 
     def make_graph(retriever: BaseRetriever, checkpointer: Any) -> StreamingGraph:
         return build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer)

@@ -1,32 +1,26 @@
-"""Run one question: consult the cache, else stream the graph in its own task.
+"""Stream one graph run in its own task, as batches of SSE events; the cache is the caller's (``answering``).
 
 Why a task and a queue: when a client disconnects, Starlette (and sse-starlette) close
 the response generator inside an anyio cancel scope, and a ``graph.astream`` iterated
 directly in that generator keeps running to completion (langgraph issue #5682). Running
 ``astream`` in a separate ``asyncio`` task that feeds a queue, and cancelling that task
-in the generator's ``finally``, stops the graph at its next await: no further model
-calls are made for a client that left.
+when the stream closes, stops the graph at its next await: no further model calls are
+made for a client that left.
 
 Tokens are only produced after the graph has finished, that is after the Source Gate
 made the final decision, so a rejected draft can never reach the reader.
 
-The semantic cache is keyed by the *standalone* question: a follow-up ("how do I tune
-it?") only means something with its thread. The question is condensed and looked up
-before any run starts (``lookup``): a hit is recorded in the thread like any answer and
-streams only tokens and ``done``, with no graph run at all; a miss runs the graph from
-that condensation. (A graph that cannot condense outside a run, such as a LangGraph
-Server's, is looked up once its run's Condense stage has finished; a hit then cancels
-that run.) An answer whose Writer or Critic
-read the thread's earlier turns (``history_read``) is never stored: it may carry what one
-reader said there (a name, an instruction) and must not be served to another.
+Besides its batches, a run's stream says two things to whoever drives it, at the moment
+they become true: ``Condensed`` once the first stage finished (the standalone question is
+known, so a graph that cannot condense outside a run can still be looked up), and
+``Finished`` once the answer is final, before its events (so it can be remembered before
+a reader has it). The driver may ``stop`` the run (and wait for it) or ``abandon`` it at
+its deadline; closing the stream cancels it.
 
-Every question has a deadline (``request_timeout_seconds``): when it passes, the graph
-task is cancelled (an async model call or retriever stops at once; a blocking call in
-a worker thread is abandoned, its result ignored) and the stream ends like any
-unanswerable question: the fallback message and ``done`` with outcome ``fallback``.
-The deadline bounds the cache lookup too; nothing after it waits on a worker thread
-that a hung collaborator may hold (``pools``): storing the answer in the cache and the
-run-log write wait at most ``pools.SETTLE_SECONDS``, in a pool of their own.
+Past its deadline the graph task is cancelled (an async model call or retriever stops at
+once; a blocking call in a worker thread is abandoned, its result ignored) and the stream
+ends like any unanswerable question: the fallback message and ``done`` with outcome
+``fallback``.
 """
 
 from __future__ import annotations
@@ -35,18 +29,17 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 
-from askai_graph.gates import gate_statuses
-from askai_graph.prompts import FALLBACK_ANSWER
+from langchain_core.runnables import RunnableConfig
+
+from askai_graph.models.prompts import FALLBACK_ANSWER
+from askai_graph.rules.gates import gate_statuses
 from askai_graph.server import events
-from askai_graph.server.cache import Probe, SemanticCache
 from askai_graph.server.events import Event
-from askai_graph.server.lookup import Looked, condenser_of, look_up, served
-from askai_graph.server.pools import settle
+from askai_graph.server.thread_run import ThreadRun
 from askai_graph.state import STATE_KEYS, AskState
-from askai_graph.stores.thread_tokens import checkpoint_thread
 from askai_graph.stores.threads import DURABILITY, run_config
 
 logger = logging.getLogger(__name__)
@@ -63,35 +56,32 @@ class StreamingGraph(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class ThreadRun:
-    """The thread a request runs on and the id of this answer."""
-
-    thread_id: str
-    """The conversation (issued by the server)."""
-    run_id: str
-    """This answer's id."""
-    max_history_turns: int = 10
-    """How many turns the thread keeps (a cached answer is recorded with the same bound)."""
-    token: str = field(default="", repr=False)
-    """The conversation's secret (``stores.thread_tokens``); never logged, so out of ``repr``."""
-
-    @property
-    def key(self) -> str:
-        """The checkpointer's thread: the hash of the id and the token, never the bare id."""
-        return checkpoint_thread(self.thread_id, self.token)
-    fresh: bool = False
-    """The thread was made for this request: it has no earlier turn to read."""
-
-    def ids(self) -> dict[str, str]:
-        """Return the ids the ``done`` event carries (the token too: only its owner sent or got it)."""
-        ids = {"thread_id": self.thread_id, "run_id": self.run_id}
-        return ids | ({"thread_token": self.token} if self.token else {})
-
-
 # Stages that are bookkeeping, not progress a reader follows (the research step says
 # whether the question was rewritten).
 SILENT_NODES = frozenset({"condense"})
+
+Batch = list[Event]
+"""Events ready at the same moment: they leave the server in one write."""
+
+
+@dataclass(frozen=True)
+class Condensed:
+    """The run's first stage finished: the question it works on is known (no event: a note to the driver)."""
+
+    standalone: str
+    """The standalone question."""
+    needs_context: bool
+    """Whether the question leans on turns its thread lacks."""
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The run ended with an answer; its events come next (no event: a note to the driver)."""
+
+    final: AskState
+    """The run's final state."""
+    history_read: bool
+    """Whether a Writer or Critic read the thread's earlier turns for it."""
 
 
 @dataclass(frozen=True)
@@ -102,146 +92,133 @@ class _Failed:
 _END = object()
 
 
-async def _pump(
-    graph: StreamingGraph, question: str, queue: asyncio.Queue[Any], thread: ThreadRun | None, looked: Looked | None
-) -> None:
-    """Feed ``(mode, chunk)`` pairs, then an optional failure, then ``_END`` into ``queue``."""
-    config = run_config(thread.key, thread.run_id) if thread is not None else None
-    if looked is not None:  # condensed before the run: Condense reuses it
-        config = looked.run_config(config)
-    try:
-        modes = ["updates", "values"]
-        durability = DURABILITY if thread is not None and getattr(graph, "checkpointer", None) else None
-        # The graph's output schema hides retrieved results and verdicts; the steps, the
-        # cache and the run log need them, and apply the gates themselves (``events``).
-        # Every channel of a compiled graph (a custom one too), else the Ask AI state's keys.
-        whole = getattr(graph, "stream_channels_asis", STATE_KEYS)
-        stream = graph.astream(
-            {"question": question}, config, stream_mode=modes, durability=durability, output_keys=whole
-        )
-        async for item in stream:
-            queue.put_nowait(item)
-    except Exception as exc:
-        queue.put_nowait(_Failed(exc))
-    finally:
-        queue.put_nowait(_END)
+class Run:
+    """One graph run on ``question``, streamed in a task of its own until ``deadline`` (``time.monotonic``)."""
 
+    def __init__(
+        self,
+        graph: StreamingGraph,
+        question: str,
+        *,
+        token_chars: int,
+        thread: ThreadRun | None = None,
+        deadline: float | None = None,
+        deadline_seconds: float | None = None,
+        configurable: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Prepare the run (``configurable``: more of the run's config; ``deadline_seconds``: for the log)."""
+        self.graph, self.question, self.token_chars, self.thread = graph, question, token_chars, thread
+        self.deadline, self.deadline_seconds = deadline, deadline_seconds
+        self.configurable = dict(configurable or {})
+        self.final: AskState = {"question": question}
+        self._task: asyncio.Task[None] | None = None
 
-Batch = list[Event]
-"""Events ready at the same moment: they leave the server in one write."""
+    async def batches(self) -> AsyncGenerator[Batch | Condensed | Finished, None]:
+        """Yield the SSE contract's events for the run (see ``events``), in batches of those ready together.
 
+        One ``step`` per completed stage, then tokens, ``sources`` if the Source Gate
+        passed, and ``done``; an unexpected exception yields a single ``error`` instead
+        and ends the stream. A provider failure is not an exception here: the graph turns
+        it into a failed gate. On a ``thread``, the graph runs on it and ``done`` carries
+        its ids. Past the deadline the run is abandoned and ends as a fallback.
+        ``Condensed`` comes before the first stage's step, ``Finished`` before the answer's
+        events.
 
-async def run_batches(
-    question: str,
-    *,
-    graph: StreamingGraph,
-    cache: SemanticCache | None,
-    token_chars: int,
-    thread: ThreadRun | None = None,
-    deadline_seconds: float | None = None,
-) -> AsyncGenerator[Batch, None]:
-    """Yield the SSE contract's events for one question (see ``events``), in batches of those ready together.
-
-    A cache hit yields only tokens and ``done``. Otherwise: one ``step`` per completed
-    stage, then tokens, ``sources`` if the Source Gate passed, and ``done``; an
-    unexpected exception yields a single ``error`` instead and ends the stream. A
-    provider failure is not an exception here: the graph turns it into a failed gate.
-    On a ``thread``, the graph runs on it and ``done`` carries its ids. Past
-    ``deadline_seconds`` the run is abandoned and ends as a fallback.
-
-    A batch ends where the next event is not ready yet: stages that finished while the
-    stream was busy share one, and the final answer travels with the last steps. No
-    event waits for another that is not ready, so batching never delays progress.
-    """
-    deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
-    ids = thread.ids() if thread is not None else None
-    condense = condenser_of(graph) if cache is not None else None
-    looked: Looked | None = None
-    if cache is not None and condense is not None:
+        A batch ends where the next event is not ready yet: stages that finished while the
+        stream was busy share one, and the final answer travels with the last steps. No
+        event waits for another that is not ready, so batching never delays progress.
+        """
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._task = asyncio.create_task(self._pump(queue), name="askai-graph-run")
+        ids = self.thread.ids() if self.thread is not None else None
+        condensed = False
+        history_read = False
+        batch: Batch = []
         try:
-            looked = await _within(look_up(graph, condense, cache, question, *_thread_of(thread)), deadline)
-        except TimeoutError:
-            logger.warning("question abandoned at its deadline of %gs while condensing", deadline_seconds)
-            yield list(events.answer_events(_timed_out({"question": question}), token_chars=token_chars, ids=ids))
-            return
-        except Exception:
-            logger.exception("condensing or looking up the question failed")
-            yield [events.error()]
-            return
-        if looked.hit is not None:
-            hit = served(looked.hit, graph, thread, question, looked.standalone, token_chars, looked.history, deadline)
-            async for part in hit:
-                yield part
-            return
-    queue: asyncio.Queue[Any] = asyncio.Queue()
-    task = asyncio.create_task(_pump(graph, question, queue, thread, looked), name="askai-graph-run")
-    probe: Probe | None = looked.probe if looked is not None else None
-    consulted = looked is not None
-    history_read = False
-    batch: Batch = []
-    try:
-        final: AskState = {"question": question}
-        while True:
-            if batch and queue.empty():  # nothing else is ready: what is, leaves now
-                yield batch
-                batch = []
-            try:
-                item = queue.get_nowait() if not queue.empty() else await _next(queue, deadline)
-            except TimeoutError:
-                yield _abandoned(task, final, deadline_seconds, token_chars, ids)
-                return
-            if item is _END:
-                break
-            if isinstance(item, _Failed):
-                logger.error("graph run failed", exc_info=item.error)
+            while True:
+                if batch and queue.empty():  # nothing else is ready: what is, leaves now
+                    yield batch
+                    batch = []
+                try:
+                    item = queue.get_nowait() if not queue.empty() else await within(queue.get(), self.deadline)
+                except TimeoutError:
+                    yield self.abandon()
+                    return
+                if item is _END:
+                    break
+                if isinstance(item, _Failed):
+                    logger.error("graph run failed", exc_info=item.error)
+                    yield [*batch, events.error()]
+                    return
+                mode, chunk = item
+                if mode == "values":
+                    self.final = chunk
+                    continue
+                for node, update in chunk.items():
+                    if not isinstance(update, Mapping):
+                        continue
+                    history_read = history_read or bool(update.get("history_read"))
+                    if not condensed:  # the first stage: nothing of this run has been sent yet
+                        condensed = True
+                        standalone = str(update.get("standalone_question") or self.question)
+                        yield Condensed(standalone, bool(update.get("needs_context")))
+                    if node not in SILENT_NODES:
+                        batch.append(events.step(node, update, cast(AskState, {**self.final, **update})))
+            final = self.final
+            if not final.get("outcome") or "answer" not in final:
+                logger.error("graph run ended without an outcome")
                 yield [*batch, events.error()]
                 return
-            mode, chunk = item
-            if mode == "values":
-                final = chunk
-                continue
-            for node, update in chunk.items():
-                if not isinstance(update, Mapping):
-                    continue
-                history_read = history_read or bool(update.get("history_read"))
-                if cache is not None and not consulted:
-                    consulted = True
-                    standalone = str(update.get("standalone_question") or question)
-                    # A question that leans on turns this thread lacks is never answered from cache.
-                    try:
-                        if not update.get("needs_context"):
-                            probe = await _within(cache.lookup(standalone), deadline)
-                    except TimeoutError:
-                        yield _abandoned(task, final, deadline_seconds, token_chars, ids)
-                        return
-                    if probe is not None and probe.hit is not None:
-                        await _stop(task)
-                        async for part in served(probe.hit, graph, thread, question, standalone, token_chars,
-                                                 deadline=deadline):  # fmt: skip
-                            yield [*batch, *part]
-                            batch = []
-                        return
-                if node not in SILENT_NODES:
-                    batch.append(events.step(node, update, cast(AskState, {**final, **update})))
-        if not final.get("outcome") or "answer" not in final:
-            logger.error("graph run ended without an outcome")
-            yield [*batch, events.error()]
-            return
-        # A Writer or Critic read the thread's earlier turns (a name, an instruction a reader
-        # typed): such an answer is this reader's, never served to another who asks the same.
-        if not history_read:
-            await _remember(cache, probe, final)
-        yield [*batch, *events.answer_events(final, cached=False, token_chars=token_chars, ids=ids)]
-    finally:
-        # Not awaited: awaiting inside a cancelled anyio scope would be cancelled again.
-        task.cancel()
+            yield Finished(final, history_read)
+            yield [*batch, *events.answer_events(final, cached=False, token_chars=self.token_chars, ids=ids)]
+        finally:
+            # Not awaited: awaiting inside a cancelled anyio scope would be cancelled again.
+            self.cancel()
+
+    def cancel(self) -> None:
+        """Cancel the graph task, without waiting for it."""
+        if self._task is not None:
+            self._task.cancel()
+
+    async def stop(self) -> None:
+        """Cancel the run and wait for it, so its checkpoint writes settle before the caller's."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.wait({self._task})
+
+    def abandon(self) -> Batch:
+        """Cancel the run at its deadline and return the fallback's events (nothing here can wait)."""
+        self.cancel()
+        logger.warning("question abandoned at its deadline of %gs; answering with the fallback", self.deadline_seconds)
+        ids = self.thread.ids() if self.thread is not None else None
+        return list(events.answer_events(timed_out(self.final), cached=False, token_chars=self.token_chars, ids=ids))
+
+    async def _pump(self, queue: asyncio.Queue[Any]) -> None:
+        """Feed ``(mode, chunk)`` pairs, then an optional failure, then ``_END`` into ``queue``."""
+        thread, graph = self.thread, self.graph
+        config: RunnableConfig | None = run_config(thread.key, thread.run_id) if thread is not None else None
+        if self.configurable:
+            base: RunnableConfig = config or {}
+            config = {**base, "configurable": {**base.get("configurable", {}), **self.configurable}}
+        try:
+            modes = ["updates", "values"]
+            durability = DURABILITY if thread is not None and getattr(graph, "checkpointer", None) else None
+            # The graph's output schema hides retrieved results and verdicts; the steps, the
+            # cache and the run log need them, and apply the gates themselves (``events``).
+            # Every channel of a compiled graph (a custom one too), else the Ask AI state's keys.
+            whole = getattr(graph, "stream_channels_asis", STATE_KEYS)
+            stream = graph.astream(
+                {"question": self.question}, config, stream_mode=modes, durability=durability, output_keys=whole
+            )
+            async for item in stream:
+                queue.put_nowait(item)
+        except Exception as exc:
+            queue.put_nowait(_Failed(exc))
+        finally:
+            queue.put_nowait(_END)
 
 
-async def _next(queue: asyncio.Queue[Any], deadline: float | None) -> Any:
-    return await _within(queue.get(), deadline)
-
-
-async def _within(step: Awaitable[T], deadline: float | None) -> T:
+async def within(step: Awaitable[T], deadline: float | None) -> T:
     """Await ``step`` until ``deadline`` (monotonic); ``TimeoutError`` past it.
 
     ``asyncio.timeout``, not ``wait_for``: no task is made for each awaited event.
@@ -252,37 +229,10 @@ async def _within(step: Awaitable[T], deadline: float | None) -> T:
         return await step
 
 
-def _abandoned(
-    task: asyncio.Task[None], final: AskState, seconds: float | None, token_chars: int, ids: Mapping[str, str] | None
-) -> list[Event]:
-    """Cancel the run at its deadline and return the fallback's events (pure: nothing here can wait)."""
-    task.cancel()
-    logger.warning("question abandoned at its deadline of %gs; answering with the fallback", seconds)
-    return list(events.answer_events(_timed_out(final), cached=False, token_chars=token_chars, ids=ids))
-
-
-def _thread_of(thread: ThreadRun | None) -> tuple[str | None, bool]:
-    # The checkpointer knows the thread by its key (id and token hashed), never the bare id.
-    return (None, True) if thread is None else (thread.key, thread.fresh)
-
-
-def _timed_out(state: AskState) -> dict[str, Any]:
+def timed_out(state: AskState) -> dict[str, Any]:
     """The final state of a run abandoned at its deadline: a fallback, no sources."""
     gates = gate_statuses(state)
     # The stage that was running never finished: it failed, like a provider timeout.
     if gates["retrieval"] == "passed" and gates["critic"] != "failed":
         gates["critic" if gates["validation"] == "passed" else "validation"] = "failed"
     return {**state, "answer": FALLBACK_ANSWER, "outcome": "fallback", "sources": [], "gates": gates}
-
-
-async def _stop(task: asyncio.Task[None]) -> None:
-    """Cancel the run and wait for it, so its checkpoint writes settle before ours."""
-    task.cancel()
-    await asyncio.wait({task})
-
-
-async def _remember(cache: SemanticCache | None, probe: Probe | None, final: Mapping[str, Any]) -> None:
-    # Stored before the tokens are sent: a client leaving mid-answer loses nothing. At
-    # most ``SETTLE_SECONDS``: the answer never waits on a slow cache store.
-    if cache is not None and probe is not None:
-        await settle(cache.remember(probe, final), what="storing the answer in the cache")

@@ -36,8 +36,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from askai_graph.plaintext import clean_question as clean_question  # the form its keys are built from
-from askai_graph.text import STOP_WORDS
+from askai_graph.text.plain import clean_question as clean_question  # the form its keys are built from
+from askai_graph.text.terms import STOP_WORDS
 
 # A token: a word (any script) with inner ``.``, ``-``, ``'``, ``/`` joints and trailing
 # ``+``/``#`` (``node.js``, ``gpt-4``, ``3.5``, ``c++``, ``c#``, ``i/o``); a leading ``.``

@@ -17,8 +17,8 @@ from fastapi import APIRouter, Request
 from langchain_core.retrievers import BaseRetriever
 from pydantic import BaseModel
 
-from askai_graph.catalog import SiteCatalog, index_page
 from askai_graph.nodes.research import to_search_results
+from askai_graph.rules.catalog import SiteCatalog, index_page
 from askai_graph.settings import Settings
 
 MAX_SUGGESTIONS = 3

@@ -57,8 +57,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from askai_graph.citations import Citation
-from askai_graph.evidence import SearchResult, allowed_image_urls, allowed_link_urls
+from askai_graph.evidence.citations import Citation
+from askai_graph.evidence.results import SearchResult, allowed_image_urls, allowed_link_urls
 from askai_graph.validation.blocks import plain_indented_code, scan_blocks
 from askai_graph.validation.citations import check_citations
 from askai_graph.validation.codes import ALL_CODES, Code

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from askai_graph.citations import (
+from askai_graph.evidence.citations import (
     QUOTE_MAX_CHARS,
     Citation,
     fragment_texts,
@@ -22,7 +22,7 @@ from askai_graph.citations import (
     normalise_space,
     plain_quote,
 )
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence.results import SearchResult
 from askai_graph.validation.codes import Code
 from askai_graph.validation.report import ValidationIssue
 

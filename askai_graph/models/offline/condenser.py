@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 
-from askai_graph.condensing import CondenseRequest
-from askai_graph.text import STOP_WORDS, stem, words
+from askai_graph.models.condensing import CondenseRequest
+from askai_graph.text.terms import STOP_WORDS, stem, words
 
 MAX_CARRIED_TERMS = 8
 

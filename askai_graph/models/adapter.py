@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from langchain_core.messages import BaseMessage
 
-from askai_graph.condensing import CondenseRequest, condenser_messages
-from askai_graph.reviewing import ReviewRequest, critic_messages
-from askai_graph.writing import DraftRequest, writer_messages
+from askai_graph.models.condensing import CondenseRequest, condenser_messages
+from askai_graph.models.reviewing import ReviewRequest, critic_messages
+from askai_graph.models.writing import DraftRequest, writer_messages
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

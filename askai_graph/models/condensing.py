@@ -14,9 +14,9 @@ from typing import Protocol, runtime_checkable
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
-from askai_graph.fencing import fence
-from askai_graph.prompts import CONDENSE_SYSTEM, CONDENSE_USER, HISTORY_BLOCK, HISTORY_TURN
+from askai_graph.models.prompts import CONDENSE_SYSTEM, CONDENSE_USER, HISTORY_BLOCK, HISTORY_TURN
 from askai_graph.state import Turn
+from askai_graph.text.fencing import fence
 
 ANSWER_CHARS = 500
 """Characters of each earlier answer a model sees: enough to resolve "it", not a transcript."""

@@ -19,7 +19,7 @@ The rule is conservative by design: a false positive would let a low-confidence 
 stop after one pass.
 
 A catalog question is answered from the site's own catalog, not from search hits for
-the word "articles": its pages in the site's order (``site_order_key``), which any
+the word "articles": its pages in the site's order (``retrieval.corpus.site_order_key``), which any
 retriever offering ``catalog(limit)`` (``SiteCatalog``) provides. ``catalog_answer``
 writes it: each nav section under its label, each page as a link with its nav title
 and its one-line plain-text summary, and, when the site has more pages than were
@@ -28,14 +28,13 @@ listed, "and N more" with a link to the site's index page if that page was liste
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Protocol, runtime_checkable
 
 from langchain_core.documents import Document
 
-from askai_graph import plaintext
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence.results import SearchResult
+from askai_graph.text import plain as plaintext
 
 CATALOG_INTRO = "Here is what the site has:"
 """Few content words on purpose: the intro must not claim a word ("articles") the site may never use."""
@@ -78,33 +77,6 @@ def is_catalog_question(question: str) -> bool:
     """Return whether ``question`` asks for the catalog of the site's content."""
     text = normalize_question(question)
     return any(pattern.search(text) for pattern in _COMPILED)
-
-
-def site_order_key(weight: float | None, date: str | None, title: str, url: str) -> tuple[object, ...]:
-    """Return the sort key that puts a site's pages in the site's own order.
-
-    Pages with an explicit position (front matter ``weight``/``order``/
-    ``sidebar_position``) come first, lowest first; then dated pages, newest first; then
-    the rest by title. The URL breaks ties, so the order is total and stable.
-    """
-    if weight is not None:
-        return (0, weight, 0.0, title.casefold(), url)
-    stamp = _timestamp(date)
-    if stamp is not None:
-        return (1, 0.0, -stamp, title.casefold(), url)
-    return (2, 0.0, 0.0, title.casefold(), url)
-
-
-def _timestamp(date: str | None) -> float | None:
-    if not date:
-        return None
-    try:
-        parsed = dt.datetime.fromisoformat(date.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=dt.UTC)
-    return parsed.timestamp()
 
 
 @runtime_checkable

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from askai_graph.text import STOP_WORDS, content_terms, stem
+from askai_graph.text.terms import STOP_WORDS, content_terms, stem
 
 AnswerForm = Literal["instruction", "value", "reason", "explanation"]
 

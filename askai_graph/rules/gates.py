@@ -8,10 +8,13 @@ Routers (``edges.py``) and nodes both call these, so a rule lives in exactly one
 
 from __future__ import annotations
 
-from askai_graph.catalog import is_catalog_question
-from askai_graph.citations import Citation, best_citations
-from askai_graph.critique import Critique, ReviewCode
-from askai_graph.evidence import SearchResult
+from collections.abc import Mapping
+from typing import Any, cast
+
+from askai_graph.evidence.citations import Citation, best_citations
+from askai_graph.evidence.critique import Critique, ReviewCode
+from askai_graph.evidence.results import SearchResult
+from askai_graph.rules.catalog import is_catalog_question
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, GateStatus, ReviewFailure, Source, researched_question
 from askai_graph.validation import ValidationReport
@@ -86,13 +89,26 @@ def is_early_catalog_acceptance(state: AskState, settings: Settings) -> bool:
     return len(cited_page_urls(state)) >= settings.catalog_min_sources
 
 
-def should_expose_retrieved_links(state: AskState) -> bool:
+def should_expose_retrieved_links(state: AskState | Mapping[str, Any]) -> bool:
     """Return whether source cards may be shown: the Source Gate rule, exactly.
 
     Results exist AND no Validation failure AND no Critic failure, where low confidence
     counts as a Critic failure and a missing validation or review counts as a failure.
+
+    ``state`` is the whole state (the checkpoint, ``output_keys=STATE_KEYS``) or what
+    ``invoke`` returns: the public output holds no retrieved results or verdicts, only
+    the ``gates`` the run recorded from them (``gate_statuses``), which say the same.
     """
-    return bool(state.get("search_results")) and validation_passed(state) and critic_passed(state)
+    if "gates" in state and not _holds_verdicts(state):
+        gates = state["gates"] or {}
+        return all(gates.get(gate) == "passed" for gate in ("retrieval", "validation", "critic"))
+    whole = cast(AskState, state)
+    return bool(whole.get("search_results")) and validation_passed(whole) and critic_passed(whole)
+
+
+def _holds_verdicts(state: Mapping[str, Any]) -> bool:
+    """Whether ``state`` carries what the gates are decided from (else it is the public output)."""
+    return any(key in state for key in ("search_results", "validation", "critique", "review_failures"))
 
 
 def gate_statuses(state: AskState) -> dict[str, GateStatus]:

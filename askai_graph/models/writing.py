@@ -7,13 +7,13 @@ from typing import Protocol, runtime_checkable
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
-from askai_graph.condensing import history_block
-from askai_graph.evidence import SearchResult
-from askai_graph.fencing import fence
-from askai_graph.plaintext import markdown_link
-from askai_graph.prompts import SOURCE_BLOCK, WRITER_FEEDBACK, WRITER_SYSTEM, WRITER_USER
+from askai_graph.evidence.results import SearchResult
+from askai_graph.models.condensing import history_block
+from askai_graph.models.prompts import SOURCE_BLOCK, WRITER_FEEDBACK, WRITER_SYSTEM, WRITER_USER
 from askai_graph.retrieval.sections import section_slice
 from askai_graph.state import Turn
+from askai_graph.text.fencing import fence
+from askai_graph.text.plain import markdown_link
 
 
 class DraftRequest(BaseModel):

@@ -25,14 +25,14 @@ from functools import lru_cache
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from askai_graph import plaintext
-from askai_graph.answer_form import AnswerForm, has_form, question_form
-from askai_graph.catalog import catalog_answer
-from askai_graph.evidence import SearchResult, analysed_inline
-from askai_graph.identifiers import best_name_match, question_stems
+from askai_graph.evidence.results import SearchResult, analysed_inline
+from askai_graph.models.writing import DraftRequest
 from askai_graph.retrieval.sections import CodeBlock, Section, fenced, page_sections, rank_sections
-from askai_graph.text import content_terms, sentence_terms
-from askai_graph.writing import DraftRequest
+from askai_graph.rules.answer_form import AnswerForm, has_form, question_form
+from askai_graph.rules.catalog import catalog_answer
+from askai_graph.text import plain as plaintext
+from askai_graph.text.identifiers import best_name_match, question_stems
+from askai_graph.text.terms import content_terms, sentence_terms
 
 # Quote only whole sentences (a capital first, a full stop last), never list fragments,
 # and stop adding sentences once they match far worse than the best one.
@@ -101,7 +101,7 @@ class ExtractiveWriter:
 
     @staticmethod
     def _catalog(results: list[SearchResult]) -> str:
-        # The site's table of contents: by nav section, "and N more" (askai_graph.catalog).
+        # The site's table of contents: by nav section, "and N more" (askai_graph.rules.catalog).
         return catalog_answer(results) if results else NOTHING_FOUND
 
     def ranked_sections(self, question: str, results: list[SearchResult]) -> list[tuple[Section, float]]:

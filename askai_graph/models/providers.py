@@ -21,17 +21,17 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 import httpx2 as httpx  # the HTTP client the OpenAI SDK (3.x) runs on
 from langchain_core.documents import BaseDocumentCompressor
 
-from askai_graph.adapter import ChatModelAdapter
-from askai_graph.condensing import Condenser
-from askai_graph.critique import Critique
-from askai_graph.deadline import AsyncDeadlineTransport, DeadlineTransport
-from askai_graph.endpoint import endpoint_kwargs, max_tokens_field
+from askai_graph.clients.deadline import AsyncDeadlineTransport, DeadlineTransport
+from askai_graph.clients.endpoint import endpoint_kwargs, max_tokens_field
+from askai_graph.evidence.critique import Critique
 from askai_graph.indexing.loader import corpus_for
-from askai_graph.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
+from askai_graph.models.adapter import ChatModelAdapter
+from askai_graph.models.condensing import Condenser
+from askai_graph.models.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
+from askai_graph.models.reviewing import Critic
+from askai_graph.models.writing import Writer
 from askai_graph.retrieval.pages import BM25Retriever, PageRetriever
-from askai_graph.reviewing import Critic
 from askai_graph.settings import Settings
-from askai_graph.writing import Writer
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings

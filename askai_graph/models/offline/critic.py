@@ -12,7 +12,7 @@ Signals, each in [0, 1]:
   make up a third of the draft, or a whole quoted paragraph.
 - **intent_alignment**: the draft has the form asked for: a linked list of posts for a
   catalog question; otherwise prose that engages the question *and* the form its
-  wording asks for (``askai_graph.answer_form``): an instruction (a code block, command,
+  wording asks for (``askai_graph.rules.answer_form``): an instruction (a code block, command,
   option, setting or imperative step) for a how-to or which-option question, a value
   for a default / how-many / which-value question, a reason for a why question. A
   draft without that form talks around the question: intent fails, and the missing
@@ -39,14 +39,22 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
-from askai_graph.answer_form import FRAMING_TERMS, GAPS, AnswerForm, asked_verb, has_form, question_form, topic_words
-from askai_graph.catalog import is_catalog_question
-from askai_graph.evidence import EvidencePassage
-from askai_graph.injection import gives_orders
-from askai_graph.offline.grounding import claim_support
+from askai_graph.evidence.results import EvidencePassage
+from askai_graph.models.offline.grounding import claim_support
+from askai_graph.models.reviewing import ReviewRequest
 from askai_graph.retrieval.sections import Section, code_blocks, page_sections, term_rarity, topic_coverage
-from askai_graph.reviewing import ReviewRequest
-from askai_graph.text import STOP_WORDS, content_terms, sentences, stem, words
+from askai_graph.rules.answer_form import (
+    FRAMING_TERMS,
+    GAPS,
+    AnswerForm,
+    asked_verb,
+    has_form,
+    question_form,
+    topic_words,
+)
+from askai_graph.rules.catalog import is_catalog_question
+from askai_graph.text.injection import gives_orders
+from askai_graph.text.terms import STOP_WORDS, content_terms, sentences, stem, words
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _LIST_LINK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)]+\)", re.MULTILINE)

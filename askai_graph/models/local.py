@@ -98,7 +98,7 @@ def server_command(
     if importlib.util.find_spec("llama_cpp") is None:
         raise LocalModelError(f"llama-cpp-python is not installed: {INSTALL_HINT}")
     return [
-        sys.executable, "-m", "askai_graph.local_model",  # llama_cpp.server's CLI, see run_llama_server
+        sys.executable, "-m", "askai_graph.models.local",  # llama_cpp.server's CLI, see run_llama_server
         "--model", str(model),
         "--model_alias", MODEL_ALIAS,
         "--host", host,
@@ -238,7 +238,7 @@ def _text(message: dict[str, Any]) -> str:
 def run_llama_server() -> None:
     """Run ``llama_cpp.server``'s own CLI with Gemma 3's template and a clean environment.
 
-    This is the server process's entry point (``python -m askai_graph.local_model ARGS``).
+    This is the server process's entry point (``python -m askai_graph.models.local ARGS``).
     """
     # Imported by name: an optional extra, absent where mypy may run.
     chat_format = importlib.import_module("llama_cpp.llama_chat_format")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from askai_graph.evidence import SearchResult
+from askai_graph.evidence.results import SearchResult
 from askai_graph.retrieval.anchoring import anchored_support
 
 

@@ -7,12 +7,12 @@ from typing import Protocol, runtime_checkable
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict
 
-from askai_graph.condensing import history_block
-from askai_graph.evidence import EvidencePassage
-from askai_graph.fencing import fence
-from askai_graph.prompts import CRITIC_SYSTEM, CRITIC_USER
+from askai_graph.evidence.results import EvidencePassage
+from askai_graph.models.condensing import history_block
+from askai_graph.models.prompts import CRITIC_SYSTEM, CRITIC_USER
+from askai_graph.models.writing import format_sources
 from askai_graph.state import Turn
-from askai_graph.writing import format_sources
+from askai_graph.text.fencing import fence
 
 
 class ReviewRequest(BaseModel):

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from askai_graph.text import content_terms, sentence_terms
+from askai_graph.text.terms import content_terms, sentence_terms
 
 
 class ImageRef(BaseModel):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from askai_graph.text import STOP_WORDS, stem
+from askai_graph.text.terms import STOP_WORDS, stem
 
 _SPAN = re.compile(r"`([^`\n]+)`")
 # The name a code span gives: its first identifier ("beforeEach(fn, timeout)" names

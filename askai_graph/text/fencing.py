@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from askai_graph.plaintext import strip_invisible
+from askai_graph.text.plain import strip_invisible
 
 TAGS = ("source", "draft", "turn")
 """The block names the prompts use (``prompts.py``)."""
