@@ -24,6 +24,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from askai_graph import __version__
 from askai_graph.mcp.tools import (
     MAX_SEARCH_RESULTS,
     STDIO_CLIENT,
@@ -165,7 +166,9 @@ def _quietly(build: Callable[[], MCPServer[Any]]) -> MCPServer[Any]:
 
 def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
     """Return the SDK server declaring ``ask_docs``, ``search_docs`` and ``list_pages``."""
-    server: MCPServer[Any] = _quietly(lambda: MCPServer(name="askai-graph", instructions=INSTRUCTIONS))
+    server: MCPServer[Any] = _quietly(
+        lambda: MCPServer(name="askai-graph", version=__version__, instructions=INSTRUCTIONS)
+    )
     limit = mcp.settings.max_question_chars
     read_only = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 
