@@ -125,7 +125,8 @@ eval-compare: $(VENV)/.installed-test
 base-install-check:
 	PYTHON=$(PYTHON) .ci/base-install
 
-# The unit tests alone (about 10 s; no servers, no network): the loop while editing.
+# The unit tests alone (no servers, no network): 2,276 tests, about 2½ minutes on 2 cores
+# (158 CPU s measured; the renderer differential and the local embedding model take most).
 unit: $(VENV)/.installed-test $(RENDERERS)/node_modules/.installed
 	$(BIN)/pytest -m "not integration" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
