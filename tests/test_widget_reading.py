@@ -99,6 +99,25 @@ def test_a_new_answer_starts_at_the_top_of_the_dialogs_view(page: Any, server: s
     assert answer_top < place["height"] / 3, answer_top
 
 
+def test_a_reader_who_scrolled_up_while_waiting_is_left_where_they_are(page: Any, server: str) -> None:
+    keep(page, server, ["First question?", "Second question?"])
+    held: list[Any] = []
+    page.route("**/api/chat", lambda route: held.append(route))  # answered when the test says so
+    page.goto(host_page(page, server))
+    page.locator("[data-askai-open]").click()
+    page.locator("[data-askai-input]").fill("Third question?")
+    page.locator("[data-askai-input]").press("Enter")
+    settled(page, "root.querySelectorAll('[data-askai-turn]').length === 3")
+    body = page.locator("[data-askai]").locator("[data-askai-body]")
+    assert body.evaluate("b => b.scrollTop") > 0  # the new turn was brought into view
+    body.evaluate("b => { b.scrollTop = 0; }")  # the reader goes back to the first answer
+    while not held:
+        page.wait_for_timeout(50)
+    held[0].fulfill(status=200, content_type="text/event-stream", body=answer(f"Third question?\n\n{LONG}"))
+    settled(page, DONE)
+    assert body.evaluate("b => b.scrollTop") == 0
+
+
 def test_after_a_reload_the_dialog_opens_at_the_latest_turn(page: Any, server: str) -> None:
     keep(page, server, ["First question?", "Second question?", "Third question?"])
     page.goto(host_page(page, server))
