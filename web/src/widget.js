@@ -122,6 +122,7 @@ class AskAiWidget extends HTMLElement {
     // persist="local": another tab changed the shared conversation; show it here while idle.
     this.onStorage = (event) => {
       if (this.state === "streaming" || !this.conversation.changedBy(event)) return;
+      if (this.el.transcript.contains(this.shadowRoot.activeElement)) return; // a reader mid-comment keeps the form
       this.conversation.load();
       this.current = null;
       this.el.transcript.replaceChildren();
