@@ -42,10 +42,17 @@ $(VENV)/.installed-test: pyproject.toml $(if $(findstring local,$(TEST_EXTRAS)),
 	$(BIN)/python -m pip install --quiet --find-links $(LLAMA_WHEELS) -e '.[$(TEST_EXTRAS)]'
 	@touch $@
 
+# Two `make test` runs on one machine may both get here: each builds into a folder of its
+# own and renames the finished wheel into place, so neither writes over the other's build
+# nor lets a pip --find-links read a half-written wheel.
 $(LLAMA_WHEEL): | $(BIN)/python
 	mkdir -p $(LLAMA_WHEELS)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip wheel --quiet --no-deps --no-cache-dir \
-		--no-binary llama-cpp-python -w $(LLAMA_WHEELS) 'llama-cpp-python==$(LLAMA_CPP_VERSION)'
+	build=$$(mktemp -d "$(LLAMA_WHEELS)/.build.XXXXXX") && \
+	if CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip wheel --quiet --no-deps --no-cache-dir \
+		--no-binary llama-cpp-python -w "$$build" 'llama-cpp-python==$(LLAMA_CPP_VERSION)'; then \
+	  for wheel in "$$build"/*.whl; do mv -f "$$wheel" "$(LLAMA_WHEELS)/" || exit 1; done; \
+	  rm -rf "$$build"; \
+	else rm -rf "$$build"; exit 1; fi
 	@touch $@
 
 # Three questions, three endings: accepted with sources, a catalog answer accepted early
@@ -118,7 +125,8 @@ eval-compare: $(VENV)/.installed-test
 base-install-check:
 	PYTHON=$(PYTHON) .ci/base-install
 
-# The unit tests alone (about 10 s; no servers, no network): the loop while editing.
+# The unit tests alone (no servers, no network): 2,276 tests, about 2½ minutes on 2 cores
+# (158 CPU s measured; the renderer differential and the local embedding model take most).
 unit: $(VENV)/.installed-test $(RENDERERS)/node_modules/.installed
 	$(BIN)/pytest -m "not integration" $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 

@@ -130,10 +130,31 @@ def render_text(summary: RunSummary, token: str | None = None) -> str:
             if source.quote:
                 lines.append(f"      \u201c{printable(source.quote)}\u201d")
     else:
-        lines.append("sources: none shown (the Source Gate did not pass)")
+        lines.append(f"sources: none shown. {no_cards_reason(summary)}")
     if summary.thread_id and token:
         lines.append(f"follow up: askai ask --thread {summary.thread_id} --thread-token {token} QUESTION")
     return "\n".join(lines)
+
+
+# What a reader saw when an answer came without source cards, and why: one plain line per
+# outcome, in the words the widget's gate notice uses.
+_NO_CARDS = {
+    "accepted_early": "The reader saw this catalog answer without source cards: it cites enough pages "
+    "to be accepted, but the Critic was not confident (low confidence), and cards need a confident review.",
+    "degraded": "The reader saw this text with a notice that it could not be fully verified: "
+    "no draft passed review, so no page is shown as its source.",
+    "fallback": "The reader saw this fixed message: no draft passed the checks, so no page is shown as a source.",
+}
+
+
+def no_cards_reason(summary: RunSummary) -> str:
+    """Return one plain line on what the reader saw without source cards, and why."""
+    if summary.gates.get("retrieval") == "failed":
+        return "The reader saw this message: no page of the site covers the question."
+    if summary.cached:
+        return "The reader saw a cached answer: source cards come only with a freshly reviewed answer."
+    otherwise = "The reader saw this answer without source cards: it did not pass every check."
+    return _NO_CARDS.get(summary.outcome, otherwise)
 
 
 def answer_turn(graph: Any, question: str, thread: Thread, *, verbose: bool) -> RunSummary:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.documents import Document
 
 from askai_graph import Settings, build_graph
-from askai_graph.evidence.citations import QUOTE_MAX_CHARS, Citation, fragment_url, normalise_space
+from askai_graph.evidence.citations import QUOTE_MAX_CHARS, Citation, fragment_url, normalise_space, plain_heading
 from askai_graph.evidence.results import EvidencePassage, HeadingAnchor, SearchResult
 from askai_graph.indexing.anchors import heading_anchors
 from askai_graph.models.offline.critic import LexicalCritic
@@ -214,6 +215,42 @@ def test_an_accepted_answers_card_carries_its_section_quote_and_anchor() -> None
     [card] = final["sources"]
     assert (card.section, card.anchor_url) == ("Expiry", f"{PAGE}#expiry")
     assert card.quote == "Entries expire after ten minutes, and a new index empties the cache at once."
+
+
+ASYNC_TEXT = """# Async support
+
+## [AsyncIO](https://docs.python.org/3/library/asyncio.html)
+
+AsyncIO is the standard library's event loop, and the client runs on it with no extra install.
+"""
+
+
+def test_a_cards_section_is_the_headings_plain_text_not_its_markdown() -> None:
+    anchors = [{"heading": "[AsyncIO](https://docs.python.org/3/library/asyncio.html)", "id": "asyncio"}]
+    page = Document(page_content=ASYNC_TEXT, metadata={"source_url": PAGE, "title": "Async", "anchors": anchors})
+    draft = f"The client runs on the AsyncIO event loop with no extra install ([Async]({PAGE}))."
+    graph = build_graph(writer=replies(draft), critic=replies(PASSING), retriever=FakeRetriever(documents=[page]))
+    final = graph.invoke({"question": "Does the client run on AsyncIO?"})
+    [card] = final["sources"]
+    # What the CLI, /api/chat, MCP and the widget all show: the heading as the page renders it.
+    assert (card.section, card.anchor_url) == ("AsyncIO", f"{PAGE}#asyncio")
+
+
+@pytest.mark.parametrize(
+    ("heading", "shown"),
+    [
+        ("[AsyncIO](https://docs.python.org/3/library/asyncio.html)", "AsyncIO"),
+        ('Using [Trio](https://trio.example "Trio") or [AnyIO][anyio]', "Using Trio or AnyIO"),
+        ("![logo](logo.png) Install", "logo Install"),
+        ("The `max_tokens` setting, **in short**", "The max_tokens setting, in short"),
+        ("`[not](a link)` in code", "[not](a link) in code"),
+        ("snake_case_names stay *as written*", "snake_case_names stay as written"),
+        ("<https://example.org/x> and a \\* star", "https://example.org/x and a * star"),
+        ("Plain heading", "Plain heading"),
+    ],
+)
+def test_plain_heading_is_what_a_renderer_shows(heading: str, shown: str) -> None:
+    assert plain_heading(heading) == shown
 
 
 def test_a_retriever_with_malformed_anchors_gets_text_fragment_cards() -> None:

@@ -41,7 +41,11 @@ def test_ask_reports_the_failed_gate_and_withheld_sources(capsys: pytest.Capture
     out = capsys.readouterr().out
     assert "outcome: accepted_early" in out
     assert "(failed: critic; low_confidence)" in out
-    assert "sources: none shown" in out
+    # One plain line says what the reader saw and why it has no cards.
+    assert (
+        "sources: none shown. The reader saw this catalog answer without source cards: it cites enough pages "
+        "to be accepted, but the Critic was not confident (low confidence), and cards need a confident review."
+    ) in out.splitlines()
 
 
 def test_ask_json_prints_only_a_json_object(capsys: pytest.CaptureFixture[str]) -> None:

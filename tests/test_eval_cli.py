@@ -115,7 +115,31 @@ def test_a_baseline_that_is_not_a_report_is_a_usage_error(
     assert "is not an askai eval report" in capsys.readouterr().err
 
 
-def test_a_baseline_from_another_corpus_or_model_is_noted(
+def test_a_baseline_from_another_corpus_fails_and_says_to_re_measure_it(
+    questions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["eval", str(questions), "--out", str(tmp_path / "base")]) == 0
+    report = json.loads((tmp_path / "base" / "report.json").read_text())
+    now = report["config"]["corpus"]
+    report["config"]["corpus"] = "ee39686a5ff574bc190c5f4bbb843e4353ce8afc7bf0d403160a04430b2ebde2"
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps(report))
+    capsys.readouterr()
+    assert main(["eval", str(questions), "--out", str(tmp_path / "now"), "--baseline", str(stale)]) == 1
+    assert (
+        f"askai: regression: the baseline was measured on another corpus (ee39686a5ff5…, this run's is {now[:12]}…): "
+        "re-measure it (make eval-baseline) and commit it with the change"
+    ) in capsys.readouterr().err
+
+
+def test_the_committed_baseline_was_measured_on_the_bundled_site_as_it_is() -> None:
+    from askai_graph.indexing.loader import bundled_corpus
+
+    baseline = json.loads((Path(__file__).parent.parent / "evals" / "baseline.json").read_text())
+    assert baseline["config"]["corpus"] == bundled_corpus().fingerprint
+
+
+def test_a_baseline_from_another_model_is_noted(
     questions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["eval", str(questions), "--out", str(tmp_path / "base")]) == 0

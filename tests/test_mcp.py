@@ -91,6 +91,16 @@ def ask(target: Target, *arguments: dict[str, Any]) -> list[Any]:
     return session(target, calls)  # type: ignore[no-any-return]
 
 
+def test_the_server_names_itself_with_the_packages_version(target: Target) -> None:
+    import askai_graph
+
+    async def calls(client: Client) -> Any:
+        return client.server_info
+
+    info = session(target, calls)
+    assert (info.name, info.version) == ("askai-graph", askai_graph.__version__)
+
+
 def test_ask_docs_on_an_accepted_question_returns_its_sources(target: Target) -> None:
     (reply,) = ask(target, {"question": ACCEPTED})
     answer = result_of(reply)

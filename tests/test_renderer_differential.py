@@ -249,10 +249,13 @@ def test_the_cards_anchor_urls_of_accepted_answers_link_only_into_retrieved_page
 
 QUOTED = "https://en.example.org/wiki/Don't_Panic"
 PIPED = "https://fonts.example.com/css?family=A|B"
+PARENS = "https://en.example.org/wiki/Cache_(computing)"
 GRID_RESULTS = [
     SearchResult(title="Towel", source_url=QUOTED, content="."),
     SearchResult(title="Fonts", source_url=PIPED, content="."),
+    SearchResult(title="Cache", source_url=PARENS, content="."),
 ]
+GRID_LINKS = [QUOTED, PIPED, PARENS]
 # Shapes an independent grid of drafts x renderer configurations found leaking through the gate.
 GRID_LEAKS = [
     f"See {QUOTED}' now.",  # linkify-it pairs the quotes: ".../Don't_Panic'"
@@ -265,22 +268,28 @@ GRID_LEAKS = [
     "| a | b |\n|---|---|\n| x |www.evil.example |\n",  # www. at a cell's start (marked, micromark)
     # marked ends a list item at a lazy "``` y`" line (no fence to CommonMark): the code span stays open
     "- `x ```\nhttps://evil.example/x\n``` y` 3\n",
+    # marked pairs emphasis before a link whose text holds brackets: the URL's "_" closes it (bench/render_grid.py)
+    f"See _[a [b] c]({PARENS})_ now.",
+    f"See __[the [cache] page]({PARENS})__ now.",
 ]
 GRID_CONTROLS = [
     f"See {QUOTED} now.",
     f"Fonts: <{PIPED}>.",
     f"| a | b |\n|---|---|\n| [towel]({QUOTED}) | c |\n",
+    f"See [a [b] c]({PARENS}) now.",
+    f"See _[cache]({PARENS})_ now.",
+    f"See *[a [b] c]({PARENS})* now.",
 ]
 
 
 @pytest.mark.parametrize("draft", GRID_LEAKS)
 def test_a_shape_the_grid_found_leaking_is_rejected(harness: RendererHarness, draft: str) -> None:
-    rendering = harness.render(draft, [QUOTED, PIPED], [])
+    rendering = harness.render(draft, GRID_LINKS, [])
     assert rendering.leaks(), "no renderer leaks this draft any more: the row proves nothing"
     assert not validate_draft(draft, GRID_RESULTS).ok
 
 
 @pytest.mark.parametrize("draft", GRID_CONTROLS)
 def test_its_look_alike_that_leaks_nowhere_is_accepted(harness: RendererHarness, draft: str) -> None:
-    assert not harness.render(draft, [QUOTED, PIPED], []).leaks()
+    assert not harness.render(draft, GRID_LINKS, []).leaks()
     assert validate_draft(draft, GRID_RESULTS).ok, validate_draft(draft, GRID_RESULTS).errors

@@ -17,7 +17,7 @@ from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
 from tests.browser import ask, axe_violations
 from tests.fakes import PASSING, ScriptedChatModel, cited_draft, replies, retriever
-from tests.live import LiveServer
+from tests.live import LiveServer, free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
 
@@ -27,6 +27,7 @@ QUESTION = "How do retrieval and caching work?"
 def host_page(request: Request) -> HTMLResponse:
     """A static page of "another site" embedding the widget from ``?api=``, as the README shows."""
     api = html.escape(request.query_params["api"])
+    endpoint = html.escape(request.query_params.get("endpoint", request.query_params["api"]))
     inline = " inline" if request.query_params.get("inline") else ""
     return HTMLResponse(
         f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>My blog</title>
@@ -34,7 +35,7 @@ def host_page(request: Request) -> HTMLResponse:
         <style>* {{ color: red !important; font-size: 40px !important; }}
         section {{ display: none !important; }}</style>
         </head><body><main><h1>My blog</h1><p>A post.</p>
-        <askai-widget endpoint="{api}"{inline}></askai-widget></main></body></html>"""
+        <askai-widget endpoint="{endpoint}"{inline}></askai-widget></main></body></html>"""
     )
 
 
@@ -68,9 +69,22 @@ def test_embedding_is_refused_from_an_origin_not_in_cors_origins(page: Any, inde
         page.goto(f"{site}/?api={api}&inline=1")
         ask(page, QUESTION)
     expect(page.locator("[data-askai]")).to_have_attribute("data-state", "error")
-    expect(page.locator("[data-askai-error]")).to_contain_text("Could not reach the Ask AI server")
+    # Told apart from a network failure: the server is up and refused this page's origin.
+    expect(page.locator("[data-askai-error] p")).to_have_text(
+        f"The Ask AI server refused this site ({site}). Its owner can allow it with ASKAI_CORS_ORIGINS."
+    )
     expect(page.locator("a[data-askai-source]")).to_have_count(0)
     assert writer.calls == 0  # the browser never sent the question
+
+
+def test_a_server_that_cannot_be_reached_is_a_network_failure(page: Any, index_cache: Any, site: str) -> None:
+    with api_server(index_cache, replies(cited_draft(1))) as api:
+        closed = f"http://127.0.0.1:{free_port()}"  # widget.js from the server, questions to a closed port
+        page.goto(f"{site}/?api={api}&endpoint={closed}&inline=1")
+        ask(page, QUESTION)
+    expect(page.locator("[data-askai-error] p")).to_have_text(
+        "Could not reach the Ask AI server. Check your connection and try again."
+    )
 
 
 def test_embedding_is_refused_by_default(page: Any, index_cache: Any, site: str) -> None:

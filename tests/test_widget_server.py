@@ -74,6 +74,38 @@ def test_without_cors_origins_no_origin_is_allowed(index_cache: Any) -> None:
     assert "access-control-allow-origin" not in response.headers
 
 
+def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "askai_graph.server.web"]
+
+
+def test_a_refused_preflight_logs_one_line_naming_the_origin_and_the_setting(
+    base: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("WARNING", logger="askai_graph.server.web")
+    for _ in range(3):  # every reader of the page asks: the log says it once
+        httpx.options(f"{base}/api/chat", headers={"Origin": "https://other.example", **PREFLIGHT})
+    httpx.options(f"{base}/api/chat", headers={"Origin": ALLOWED, **PREFLIGHT})  # allowed: nothing to say
+    assert refusals(caplog) == [
+        "refused a cross-origin request from https://other.example to /api/chat: a page there embeds the widget; "
+        f"allow it with ASKAI_CORS_ORIGINS={ALLOWED},https://other.example"
+    ]
+
+
+def test_without_cors_origins_a_preflight_is_logged_too(index_cache: Any, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("WARNING", logger="askai_graph.server.web")
+    settings = Settings(index_cache_dir=index_cache)
+    graph = build_graph(
+        writer=replies(cited_draft(1)), critic=replies(PASSING), retriever=retriever(1), settings=settings
+    )
+    with LiveServer(create_app(graph, settings)) as url:
+        assert httpx.options(f"{url}/api/chat", headers={"Origin": ALLOWED, **PREFLIGHT}).status_code == 405
+        assert httpx.options(f"{url}/api/chat").status_code == 405  # no Origin: not a preflight, no line
+    assert refusals(caplog) == [
+        f"refused a cross-origin request from {ALLOWED} to /api/chat: a page there embeds the widget; "
+        f"allow it with ASKAI_CORS_ORIGINS={ALLOWED}"
+    ]
+
+
 def test_cors_origins_are_read_comma_separated_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASKAI_CORS_ORIGINS", "https://blog.example, http://127.0.0.1:8000/")
     assert Settings().cors_origins == ("https://blog.example", "http://127.0.0.1:8000")

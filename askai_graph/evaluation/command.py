@@ -150,7 +150,7 @@ def run_eval(
         out = args.out / mode if mode else args.out
         report = _run(run_graph, questions, run_settings, config, out, baseline, label=mode)
         metrics_by_run[mode] = report["metrics"]
-        found = _problems(report["metrics"], baseline, args.tolerance)
+        found = _other_corpus(baseline, config) + _problems(report["metrics"], baseline, args.tolerance)
         problems += [f"{mode}: {line}" if mode else line for line in found]
         if found and baseline is not None:
             changed += [f"{mode}: {line}" if mode else line for line in changed_outcomes(report, baseline)[:20]]
@@ -193,7 +193,7 @@ def _run(
     from askai_graph.evaluation.runner import run_questions
 
     if baseline is not None:
-        for key in ("corpus", "retrieval", "embeddings", "writer", "critic"):
+        for key in ("retrieval", "embeddings", "writer", "critic"):
             before, now = baseline.get("config", {}).get(key), config.get(key)
             if before and now and before != now:
                 print(f"askai: note: the baseline's {key} was {before}, this run's is {now}", file=sys.stderr)
@@ -212,6 +212,21 @@ def _run(
         chart = None
     (out / "report.md").write_text(render_markdown(report, chart=chart), encoding="utf-8")
     return report
+
+
+def _other_corpus(baseline: dict[str, Any] | None, config: dict[str, Any]) -> list[str]:
+    """Return the failure of a baseline measured on other pages: its figures compare nothing.
+
+    The corpus fingerprint changes with any page or with what the engine reads of a page
+    (anchors, nav sections), so a mismatch means the baseline is stale: re-measure it.
+    """
+    before, now = (baseline or {}).get("config", {}).get("corpus"), config.get("corpus")
+    if not (before and now and before != now):
+        return []
+    return [
+        f"the baseline was measured on another corpus ({before[:12]}…, this run's is {now[:12]}…): "
+        "re-measure it (make eval-baseline) and commit it with the change"
+    ]
 
 
 def _problems(metrics: dict[str, Any], baseline: dict[str, Any] | None, tolerance: float) -> list[str]:

@@ -28,6 +28,18 @@ _FRAGMENT_WORDS = 8
 HEADING_LINE = re.compile(r"^ {0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _MARKUP = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|[*_`~]+")
+# A heading's inline Markdown, as a browser would show it: code spans keep their text
+# verbatim; links and images show their text; autolinks their URL; emphasis and
+# strikethrough lose their markers (underscores inside a word are text: ``max_tokens``).
+_CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+_INLINE_LINK = re.compile(
+    r"!?\[((?:[^\[\]\\]|\\.)*)\]"  # [text] or ![alt]
+    r"(?:\((?:<[^<>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"  # (dest "title")
+    r"|\[[^\[\]]*\])"  # or [reference]
+)
+_AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*|[^<>\s@]+@[^<>\s@]+)>")
+_EMPHASIS = re.compile(r"(?<![\w\\*~])(\*{1,3}|_{1,3}|~~)(?=\S)(.+?)(?<=\S)\1(?![\w*~])")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 class Citation(BaseModel):
@@ -68,6 +80,34 @@ def normalise_space(text: str) -> str:
 def plain_quote(quote: str) -> str:
     """Return ``quote`` without Markdown markup (link targets, emphasis, code ticks): the text a browser shows."""
     return normalise_space(_MARKUP.sub(lambda m: m.group(1) or "", quote))
+
+
+def plain_heading(heading: str) -> str:
+    """Return a section heading as readers see it rendered: ``[AsyncIO](https://…)`` is ``AsyncIO``.
+
+    Headings are cut from the page's Markdown as written; a card, the CLI and MCP show
+    them as plain text, so their inline markup goes (code spans stay as their text).
+    """
+    parts = _CODE_SPAN.split(heading)
+    # split() yields text, fence, code, fence, code, ...: every third item after the first is code.
+    shown = []
+    for i, part in enumerate(parts):
+        if i % 3 == 2:
+            shown.append(part.strip() if part.strip() else part)
+        elif i % 3 == 0:
+            shown.append(_plain_inline(part))
+    return normalise_space("".join(shown))
+
+
+def _plain_inline(text: str) -> str:
+    for _ in range(3):  # links in emphasis, emphasis in link text: a few layers at most
+        before = text
+        text = _INLINE_LINK.sub(lambda m: m.group(1), text)
+        text = _AUTOLINK.sub(lambda m: m.group(1), text)
+        text = _EMPHASIS.sub(lambda m: m.group(2), text)
+        if text == before:
+            break
+    return _ESCAPED.sub(lambda m: m.group(1), text)
 
 
 def heading_url(url: str, anchor: str) -> str:

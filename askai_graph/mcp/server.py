@@ -15,6 +15,7 @@ carried by ``thread_id`` in the tool arguments, not by an MCP session, so any wo
 # annotations, which name this function's locals (the question limit of these settings).
 import logging
 from collections.abc import Callable
+from importlib.metadata import version
 from typing import Annotated, Any
 
 from fastapi import FastAPI
@@ -165,7 +166,9 @@ def _quietly(build: Callable[[], MCPServer[Any]]) -> MCPServer[Any]:
 
 def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
     """Return the SDK server declaring ``ask_docs``, ``search_docs`` and ``list_pages``."""
-    server: MCPServer[Any] = _quietly(lambda: MCPServer(name="askai-graph", instructions=INSTRUCTIONS))
+    server: MCPServer[Any] = _quietly(
+        lambda: MCPServer(name="askai-graph", version=version("askai-graph"), instructions=INSTRUCTIONS)
+    )
     limit = mcp.settings.max_question_chars
     read_only = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 

@@ -11,10 +11,15 @@ origin, so the request is never sent. The same header lets an allowed page ``imp
 the Mermaid chunks (module scripts are fetched with CORS); ``widget.js`` itself is a
 classic script, which any page may load. CORS is middleware of the whole app, so
 ``cors`` returns it for ``create_app`` to install; ``router`` has the routes.
+
+A refused origin is invisible on the page (the browser reports a network failure), so
+the server logs it: one warning per origin a preflight was refused for, naming the
+origin and ``ASKAI_CORS_ORIGINS``.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from fastapi import APIRouter
@@ -22,8 +27,11 @@ from fastapi.responses import FileResponse
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from askai_graph.settings import Settings
+
+logger = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).parent / "static"
 """The committed build of ``web/`` (``make web`` rewrites it)."""
@@ -68,11 +76,53 @@ def router(settings: Settings) -> APIRouter:
     return routes
 
 
+_LOGGED_ORIGINS = 256
+"""Refused origins remembered per process, so a busy page logs once, not on every reader's question."""
+
+
+class RefusedOriginLog:
+    """ASGI middleware: log the origin of a CORS preflight the configured origins refuse, once."""
+
+    def __init__(self, app: ASGIApp, allowed: tuple[str, ...]) -> None:
+        """Wrap ``app``; ``allowed`` is ``Settings.cors_origins``."""
+        self.app = app
+        self.allowed = frozenset(allowed)
+        self.logged: set[str] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Log a refused preflight's origin (the first time), then pass the request on unchanged."""
+        if scope["type"] == "http" and scope["method"] == "OPTIONS" and "*" not in self.allowed:
+            headers = dict(scope["headers"])
+            origin = headers.get(b"origin", b"").decode("latin-1")
+            preflight = b"access-control-request-method" in headers
+            if preflight and origin and origin not in self.allowed and origin not in self.logged:
+                if len(self.logged) < _LOGGED_ORIGINS:
+                    self.logged.add(origin)
+                logger.warning(
+                    "refused a cross-origin request from %s to %s: a page there embeds the widget; "
+                    "allow it with ASKAI_CORS_ORIGINS=%s",
+                    printable_origin(origin),
+                    scope["path"],
+                    ",".join([*sorted(self.allowed), printable_origin(origin)]),
+                )
+        await self.app(scope, receive, send)
+
+
+def printable_origin(origin: str) -> str:
+    """Return ``origin`` (a request header, so anything) safe for one log line, and short."""
+    return "".join(c if c.isprintable() and not c.isspace() else "?" for c in origin[:200])
+
+
 def cors(settings: Settings) -> list[Middleware]:
-    """Return the middleware that lets the configured other origins call the API (none: same origin only)."""
+    """Return the middleware that lets the configured other origins call the API (none: same origin only).
+
+    Outermost, the log of refused origins (a refusal the page cannot explain to anyone).
+    """
+    refused = Middleware(RefusedOriginLog, allowed=tuple(settings.cors_origins))
     if not settings.cors_origins:
-        return []
+        return [refused]
     return [
+        refused,
         Middleware(
             CORSMiddleware,
             allow_origins=list(settings.cors_origins),

@@ -162,8 +162,11 @@ def _link_syntax_in_code(content: str, walk: Walk) -> None:
         walk.destinations.append(Destination("link", html.unescape(url), "link in indented code"))
 
 
-def _flatten(tokens: Iterable[Any], walk: Walk, record_code: bool) -> str:
-    """Collect the links in ``tokens``; return their text with constructs as placeholders."""
+def _flatten(tokens: Iterable[Any], walk: Walk, record_code: bool, emphasis: str = "") -> str:
+    """Collect the links in ``tokens``; return their text with constructs as placeholders.
+
+    ``emphasis`` holds the delimiter characters of the emphasis the tokens sit in.
+    """
     parts: list[str] = []
     for token in tokens:
         name = type(token).__name__
@@ -176,9 +179,12 @@ def _flatten(tokens: Iterable[Any], walk: Walk, record_code: bool) -> str:
             style = "reference" if token.dest_type in _REFERENCE_TYPES else "inline"
             if name == "Link":
                 walk.destinations.append(Destination("link", token.target, f"{style} link"))
+                cut = _cut_by_emphasis(token, emphasis)
+                if cut is not None:
+                    walk.destinations.append(Destination("link", cut, "link that marked cuts at an emphasis delimiter"))
             else:
                 walk.destinations.append(Destination("image", token.src, f"{style} image"))
-            _scan_text(_flatten(token.children, walk, record_code), walk)  # link text or image description
+            _scan_text(_flatten(token.children, walk, record_code, emphasis), walk)  # link text or image description
             parts.append(PLACEHOLDER)
         elif name in _CONSTRUCTS:
             if name == "AutoLink":
@@ -194,12 +200,27 @@ def _flatten(tokens: Iterable[Any], walk: Walk, record_code: bool) -> str:
         elif name in _DELIMITED or name == "Strikethrough":
             # Delimiters stay in the text: a renderer may run a URL on through them.
             mark = token.delimiter * _DELIMITED[name] if name in _DELIMITED else "~~"
-            parts.append(mark + _flatten(token.children, walk, record_code) + mark)
+            parts.append(mark + _flatten(token.children, walk, record_code, emphasis + mark[0]) + mark)
         elif token.children is not None:
-            parts.append(_flatten(token.children, walk, record_code))
+            parts.append(_flatten(token.children, walk, record_code, emphasis))
         else:
             parts.append(getattr(token, "content", PLACEHOLDER))
     return "".join(parts)
+
+
+def _cut_by_emphasis(link: Any, emphasis: str) -> str | None:
+    """The URL marked makes live of an inline ``link`` inside ``_``/``*`` emphasis, when it differs.
+
+    marked masks a link's brackets before it pairs emphasis delimiters, but not a link
+    whose text holds brackets of its own (an image, ``[b]``): an emphasis delimiter in
+    its bare destination then closes the emphasis it sits in, and marked links the URL
+    up to there (``_[![d](i)](https://x/Cache_(y))_`` makes ``https://x/Cache`` live).
+    """
+    if link.dest_type != "uri" or not any(type(child).__name__ == "Image" or "[" in getattr(child, "content", "")
+                                          for child in link.children):  # fmt: skip
+        return None
+    cuts = [link.target.find(mark) for mark in set(emphasis) & {"_", "*"} if mark in link.target]
+    return link.target[: min(cuts)] if cuts else None
 
 
 def _scan_text(text: str, walk: Walk) -> None:

@@ -62,6 +62,17 @@ export async function sendFeedback(endpoint, body) {
   if (!response.ok) throw await refusal(response);
 }
 
+/** Whether the server at `endpoint` answers at all: an opaque ("no-cors") request, which CORS
+ * never blocks, so it fails only when the server cannot be reached. */
+export async function reachable(endpoint) {
+  try {
+    await fetch(new URL("healthz", endpoint), { mode: "no-cors", cache: "no-store" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The server's starter questions (none when it has none or cannot be reached). */
 export async function fetchSuggestions(endpoint) {
   try {

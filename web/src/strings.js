@@ -1,6 +1,6 @@
 // Every string the reader sees, in English. A site in another language passes its own as
 // JSON in the `strings` attribute; a missing or non-string key keeps the English default.
-// `{n}` stands for a number (the attempt, the HTTP status).
+// `{n}` stands for a number (the attempt, the HTTP status) or the page's origin.
 export const STRINGS = Object.freeze({
   launcher: "Ask AI",
   title: "Ask AI",
@@ -25,6 +25,7 @@ export const STRINGS = Object.freeze({
   stopped: "Stopped.",
   waiting: "An earlier answer in this conversation is still being written; your question follows it.",
   expired: "That conversation had expired, so this question starts a new one.",
+  linkWaits: "The link's question is in the box below: press Ask to add it to this conversation, or New conversation to start over.",
   cached: "Answered from cache",
   sources: "Sources",
   cachedNoSources: "Source cards are shown only with a freshly reviewed answer.",
@@ -35,6 +36,7 @@ export const STRINGS = Object.freeze({
   failedNoSources: "Sources are hidden because the answer did not pass every check.",
   cutOff: "The answer was cut off. Please try again.",
   unreachable: "Could not reach the Ask AI server. Check your connection and try again.",
+  originRefused: "The Ask AI server refused this site ({n}). Its owner can allow it with ASKAI_CORS_ORIGINS.",
   failed: "Something went wrong while answering.",
   httpStatus: "The server answered {n}.",
   tooMany: "Too many questions in a short time; wait a moment and try again.",

@@ -190,6 +190,6 @@ export class Turn {
       this.pending = false;
     }
     this.showRating();
-    this.widget.conversation.save();
+    this.widget.conversation.changed(record);
   }
 }

@@ -3,7 +3,7 @@
 // shadow root, a conversation with follow-ups. The hooks (data-askai, data-state,
 // data-askai-input, -answer, -source, -gate-notice, -stop, -new, -feedback, -suggestion,
 // -copy, -copy-answer, -share, -turn) are a public contract: site owners' tests depend on them.
-import { fetchSuggestions, HttpError, streamChat } from "./api.js";
+import { fetchSuggestions, HttpError, reachable, streamChat } from "./api.js";
 import { Conversation, KEPT_TURNS } from "./conversation.js";
 import { isShortcut, shortcutKey, trapFocus } from "./dialog.js";
 import { createRenderer } from "./markdown.js";
@@ -23,6 +23,13 @@ const WAIT_LIMIT_MS = 120_000;
 
 function withSlash(url) {
   return url.endsWith("/") ? url : `${url}/`;
+}
+
+/** The focused element, inside shadow roots too (where the reader was before the dialog opened). */
+function focusedElement() {
+  let element = document.activeElement;
+  while (element?.shadowRoot?.activeElement) element = element.shadowRoot.activeElement;
+  return element;
 }
 
 function pause(ms, signal) {
@@ -112,6 +119,17 @@ class AskAiWidget extends HTMLElement {
 
     this.conversation = new Conversation(this.endpoint, this.getAttribute("persist"));
     for (const record of this.conversation.turns) this.restore(record);
+    // persist="local": another tab changed the shared conversation; show it here while idle.
+    this.onStorage = (event) => {
+      if (this.state === "streaming" || !this.conversation.changedBy(event)) return;
+      if (this.el.transcript.contains(this.shadowRoot.activeElement)) return; // a reader mid-comment keeps the form
+      this.conversation.load();
+      this.current = null;
+      this.el.transcript.replaceChildren();
+      for (const record of this.conversation.turns) this.restore(record);
+      this.showIdle();
+    };
+    window.addEventListener("storage", this.onStorage);
     this.setState("idle");
     this.showIdle();
     if (this.inline) this.loadSuggestions();
@@ -122,6 +140,7 @@ class AskAiWidget extends HTMLElement {
     // A widget removed from the page stops its answer, so the server cancels the run.
     this.stop();
     document.removeEventListener("keydown", this.onShortcut);
+    window.removeEventListener("storage", this.onStorage);
   }
 
   get endpoint() {
@@ -135,18 +154,49 @@ class AskAiWidget extends HTMLElement {
   }
 
   open() {
+    if (!this.inline && this.el.panel.hidden) this.returnFocus = focusedElement();
     this.el.panel.hidden = false;
     this.el.backdrop.hidden = this.inline;
     this.el.launcher.setAttribute("aria-expanded", "true");
     this.el.input.focus();
     this.loadSuggestions();
+    // Opened (again, or after a reload): at the latest turn, not at the conversation's start.
+    if (this.state !== "streaming") this.showTurn(this.el.transcript.lastElementChild);
   }
 
+  /** Close the dialog; focus goes back where the reader was before it opened (else the launcher). */
   closePanel() {
     this.el.panel.hidden = true;
     this.el.backdrop.hidden = true;
     this.el.launcher.setAttribute("aria-expanded", "false");
+    const back = this.returnFocus;
+    this.returnFocus = null;
+    if (back && back.isConnected && back !== document.body && !this.el.panel.contains(back)) {
+      back.focus();
+      if (focusedElement() === back) return;
+    }
     this.el.launcher.focus();
+  }
+
+  /** Scroll the dialog's body so `turn` starts at its top (the page scrolls an inline widget). */
+  showTurn(turn) {
+    if (!turn) return;
+    const { body } = this.el;
+    const notice = this.el.threadNotice;
+    // The first turn shows the notice above it (why a new conversation started), if any.
+    const top = !notice.hidden && turn === this.el.transcript.firstElementChild ? notice : turn;
+    body.scrollTop += top.getBoundingClientRect().top - body.getBoundingClientRect().top - parseFloat(getComputedStyle(body).paddingTop);
+    this.autoScrolled = body.scrollTop;
+  }
+
+  /** Keep the streaming turn in view as it grows, unless the reader has scrolled up since it started. */
+  follow() {
+    if (!this.following || !this.current) return;
+    if (this.el.body.scrollTop < this.autoScrolled - 2) {
+      this.following = false; // the reader scrolled up: leave the view where they put it
+      return;
+    }
+    this.showTurn(this.current.node);
   }
 
   setState(state) {
@@ -200,7 +250,9 @@ class AskAiWidget extends HTMLElement {
     if (this.state !== "streaming") this.showIdle();
   }
 
-  /** `?askai=QUESTION` on the page opens the widget and asks it, as a conversation of its own. */
+  /** `?askai=QUESTION` on the page opens the widget and asks it, as a conversation of its own.
+   * A conversation already in progress is not replaced unasked: the question waits in the box,
+   * and a notice says to press Ask to add it, or New conversation to start over. */
   askFromLink() {
     if (!this.linkParam) return;
     const url = new URL(location.href);
@@ -209,6 +261,15 @@ class AskAiWidget extends HTMLElement {
     // Asked once: a reload of the page goes on with the conversation instead of asking again.
     url.searchParams.delete(this.linkParam);
     history.replaceState(history.state, "", url.href);
+    if (this.conversation.turns.length) {
+      if (!this.inline) this.open();
+      this.el.input.value = question.trim();
+      this.el.threadNotice.textContent = this.t.linkWaits;
+      this.el.threadNotice.hidden = false;
+      this.el.body.scrollTop = 0;
+      this.el.input.focus();
+      return;
+    }
     this.newConversation();
     if (!this.inline) this.open();
     this.ask(question);
@@ -237,6 +298,7 @@ class AskAiWidget extends HTMLElement {
   ask(rawQuestion) {
     const question = (rawQuestion || "").trim();
     if (!question || this.state === "streaming") return false;
+    if (!this.el.threadNotice.hidden && this.el.threadNotice.textContent === this.t.linkWaits) this.el.threadNotice.hidden = true;
     this.run(question);
     return true;
   }
@@ -262,7 +324,10 @@ class AskAiWidget extends HTMLElement {
     const { transcript } = this.el;
     transcript.append(this.current.node);
     while (transcript.children.length > KEPT_TURNS) transcript.firstElementChild.remove();
-    this.current.node.scrollIntoView({ block: "nearest" });
+    // The new turn moves to the top of the view as it starts, and the answer streams in below it.
+    this.following = true;
+    if (this.inline) this.current.node.scrollIntoView({ block: "nearest" });
+    else this.showTurn(this.current.node);
     this.el.status.textContent = this.t.searching;
     this.el.steps.replaceChildren();
     this.el.error.hidden = true;
@@ -274,6 +339,8 @@ class AskAiWidget extends HTMLElement {
     this.begin(question);
     const controller = (this.controller = new AbortController());
     this.setState("streaming");
+    // persist="local": the thread another tab's latest answer is on (storage holds the truth).
+    if (this.conversation.storage) this.conversation.load();
     const body = { message: question };
     if (this.conversation.threadId) body.thread_id = this.conversation.threadId;
     if (body.thread_id && this.conversation.threadToken) body.thread_token = this.conversation.threadToken;
@@ -292,14 +359,18 @@ class AskAiWidget extends HTMLElement {
         return;
       } catch (error) {
         if (error.name === "AbortError") return;
-        if (!(error instanceof HttpError)) return this.fail(this.t.unreachable);
+        if (!(error instanceof HttpError)) return this.fail(await this.unreachable());
         if (error.status === 404 && body.thread_id) {
-          // The thread expired on the server: this question starts a new conversation.
+          // The thread expired on the server: this question starts a new conversation, on
+          // screen as in storage (the old turns go), under a notice that says so.
           delete body.thread_id;
           delete body.thread_token;
           this.conversation.clear();
+          for (const node of [...this.el.transcript.children]) if (node !== this.current.node) node.remove();
           this.el.threadNotice.textContent = this.t.expired;
           this.el.threadNotice.hidden = false;
+          if (this.inline) this.el.threadNotice.scrollIntoView({ block: "nearest" });
+          else this.showTurn(this.current.node);
           continue;
         }
         if (error.status === 409 && Date.now() - started < WAIT_LIMIT_MS) {
@@ -315,6 +386,16 @@ class AskAiWidget extends HTMLElement {
         return this.fail(this.refusal(error));
       }
     }
+  }
+
+  /** Why the request failed without an answer: a browser hides whether the server refused
+   * this page's origin (CORS) or could not be reached at all. A second, opaque request
+   * (mode "no-cors", which CORS does not block) tells them apart: if it gets through, the
+   * server is up and refused the origin. */
+  async unreachable() {
+    const endpoint = new URL(this.endpoint);
+    if (endpoint.origin === location.origin) return this.t.unreachable;
+    return (await reachable(endpoint)) ? format(this.t.originRefused, location.origin) : this.t.unreachable;
   }
 
   refusal(error) {
@@ -358,6 +439,7 @@ class AskAiWidget extends HTMLElement {
       this.firstToken = false;
       performance.mark("askai:first-token");
       this.current.render();
+      this.follow();
       performance.mark("askai:first-text");
       requestAnimationFrame(() => performance.mark("askai:first-frame"));
       return;
@@ -366,6 +448,7 @@ class AskAiWidget extends HTMLElement {
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
       this.current.render();
+      this.follow();
     });
   }
 
@@ -374,6 +457,7 @@ class AskAiWidget extends HTMLElement {
     this.frame = 0;
     const turn = this.current;
     turn.finish(done, this.sources);
+    this.follow();
     this.conversation.add(turn.record, token);
     this.el.status.textContent = this.t.ready;
     this.setState("done");
