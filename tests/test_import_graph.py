@@ -18,7 +18,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "askai_graph"
 
 # Lowest first: a module may import modules of its own layer and of the layers before it.
 LAYERS: list[tuple[str, frozenset[str]]] = [
-    ("foundation", frozenset({"lazy", "text", "plaintext", "deadline", "fencing", "injection", "unlinking"})),
+    ("foundation", frozenset(
+        {"lazy", "text", "plaintext", "deadline", "fencing", "injection", "unlinking", "masking"}
+    )),
     ("evidence", frozenset({"evidence", "citations", "validation"})),
     ("model", frozenset(
         {"settings", "endpoint", "critique", "state", "summary", "catalog", "question", "answer_form", "identifiers"}
