@@ -43,6 +43,7 @@ from askai_graph.reviewing import Critic
 from askai_graph.settings import RunOptions, Settings
 from askai_graph.state import AskState, InputState, OutputState, Turn
 from askai_graph.stores.checkpoints import with_state_types
+from askai_graph.stores.masked_checkpoints import masking_checkpoints
 from askai_graph.writing import Writer
 
 if TYPE_CHECKING:  # imported by whoever builds a chat model, never at start-up
@@ -175,7 +176,8 @@ def build_graph(
     for end in ("accept", "accept_early", "degrade", "fallback"):
         builder.add_edge(end, "source_gate")
     builder.add_edge("source_gate", END)
-    graph = builder.compile(checkpointer=with_state_types(checkpointer), name="askai")
+    # What a thread stores is masked like every other store (``stores.masked_checkpoints``).
+    graph = builder.compile(checkpointer=masking_checkpoints(with_state_types(checkpointer)), name="askai")
     # LangGraph compiles into its own class; AskGraph only narrows what ``stream`` values show.
     graph.__class__ = AskGraph
     ask = cast(AskGraph, graph)

@@ -38,9 +38,11 @@ from askai_graph.server.pools import collaborators
 from askai_graph.server.pruning import pruning
 from askai_graph.server.reload import Generation, IndexReloader, default_reloader
 from askai_graph.server.request import BadRequest, refused
+from askai_graph.server.retention import retention
 from askai_graph.server.run import StreamingGraph
 from askai_graph.settings import Settings
 from askai_graph.stores.pruning import PruneCounts
+from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog, open_run_log
 from askai_graph.validation.parsing import load_parser
 
@@ -100,6 +102,7 @@ def create_app(
     # MCP at /mcp (askai_graph.mcp): the tools share /api/chat's limits, threads, cache and run log.
     # The SDK is imported by the first /mcp request, not here (``mcp.endpoint``).
     leases = ThreadLeases(settings)
+    readers = ReaderHash(settings.reader_hash_key)  # a client address is only ever kept as this hash
     mcp = MCPEndpoint(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log)
     # Opened in this order when the app starts, closed in the reverse order when it stops.
     # The collaborators' pool first, so it closes last (``pools``: bookkeeping never waits on it).
@@ -107,6 +110,7 @@ def create_app(
         partial(collaborators, settings.collaborator_threads),
         closing(owned_store),
         *served.resources, closing(questions), closing(ratings), closing(slots), mcp.running,
+        partial(retention, run_log, settings.runlog_retention_days),
     ]
     app = FastAPI(
         title="askai-graph",
@@ -123,8 +127,10 @@ def create_app(
     # opens only in the lifespan), its answer cache and corpus facts, swapped together on reload.
     app.state.live, app.state.reloader = served.live, served.reloader
     # Every route module is added the same way: a router built from what its routes need.
-    app.include_router(chat.router(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log))
-    app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log))
+    app.include_router(
+        chat.router(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log, readers=readers)
+    )
+    app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log, readers=readers))
     app.include_router(health.router(pruned))
     app.include_router(suggestions.router(settings))
     app.include_router(web.router(settings))

@@ -28,7 +28,7 @@ from askai_graph.server.bodies import ChatBody
 from askai_graph.server.cache import SemanticCache
 from askai_graph.server.events import Event
 from askai_graph.server.leases import ThreadLeases
-from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, client_address
+from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, reader_of
 from askai_graph.server.openapi import CHAT_RESPONSES, request_body
 from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
@@ -36,6 +36,7 @@ from askai_graph.server.reload import live
 from askai_graph.server.request import BadRequest, read_json, require_json
 from askai_graph.server.run import StreamingGraph, ThreadRun, run_batches
 from askai_graph.settings import Settings
+from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog
 
 SEP = "\n"
@@ -44,7 +45,13 @@ BUSY = "the server is answering as many questions as it can; retry shortly"
 
 
 def router(
-    settings: Settings, *, slots: StreamSlots, rate_limit: ClientRateLimit, leases: ThreadLeases, run_log: RunLog | None
+    settings: Settings,
+    *,
+    slots: StreamSlots,
+    rate_limit: ClientRateLimit,
+    leases: ThreadLeases,
+    run_log: RunLog | None,
+    readers: ReaderHash,
 ) -> APIRouter:
     """Return the ``POST /api/chat`` route, answering from what the app serves now (``reload.live``)."""
     routes = APIRouter()
@@ -67,7 +74,8 @@ def router(
         # Full first: refusing costs nothing and, unlike a 429, uses none of the client's quota.
         if await slots.full():
             raise BadRequest(503, BUSY, retry_after=settings.retry_after_seconds)
-        wait = await rate_limit.admit(client_address(request))
+        reader = reader_of(request, readers)
+        wait = await rate_limit.admit(reader)
         if wait is not None:
             detail = f"rate limit of {settings.rate_limit} per client reached; retry later"
             raise BadRequest(429, detail, retry_after=wait)
@@ -76,7 +84,7 @@ def router(
         if slot is None:
             raise BadRequest(503, BUSY, retry_after=settings.retry_after_seconds)
         thread, release = await _claim(leases, graph, body.thread_id, body.thread_token, slot, settings)
-        return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log)
+        return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log, reader)
 
     return routes
 
@@ -90,6 +98,7 @@ def _answer(
     slot: Slot,
     settings: Settings,
     run_log: RunLog | None,
+    reader: str,
 ) -> Response:
     """Stream the answer to ``question`` on ``thread``, logged in ``run_log``, holding ``slot`` to its end."""
     recorder = RecordingGraph(graph)
@@ -106,6 +115,7 @@ def _answer(
         recorder=recorder,
         run_log=run_log,
         run_id=thread.run_id,
+        reader=reader,
     )
     return _SlotResponse(
         slot,

@@ -3,7 +3,9 @@
 - **Client identity.** The remote address; behind a reverse proxy listed in
   ``trusted_proxies`` (``ASKAI_TRUSTED_PROXIES``), the nearest ``X-Forwarded-For`` hop
   that is not itself a trusted proxy (uvicorn's ``ProxyHeadersMiddleware`` does this;
-  an untrusted peer's header is ignored, so a client cannot pick its own identity).
+  an untrusted peer's header is ignored, so a client cannot pick its own identity),
+  kept only as its keyed hash (``stores.readers.ReaderHash``): the rate limits' counts,
+  in process or in Redis, and the run log never hold the address itself.
 - **Rate limits.** One type, ``ClientRateLimit``, for ``/api/chat`` (``rate_limit``
   questions per client) and ``/api/feedback`` (``feedback_per_minute`` ratings), each
   under its own name: a moving window of the ``limits`` library, counted in process, or
@@ -32,6 +34,8 @@ from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
 from starlette.requests import Request
+
+from askai_graph.stores.readers import ReaderHash
 
 logger = logging.getLogger(__name__)
 
@@ -147,6 +151,11 @@ def rate_limit_for(spec: str, *, name: str, cache_url: str | None) -> ClientRate
 def client_address(request: Request) -> str:
     """Return who is asking: the client's address (already resolved through trusted proxies)."""
     return request.client.host if request.client else "unknown"
+
+
+def reader_of(request: Request, readers: ReaderHash) -> str:
+    """Return the keyed hash that stands for the client (what rate limits count and the run log keeps)."""
+    return readers(client_address(request))
 
 
 def trusted_hosts(setting: str) -> list[str]:
