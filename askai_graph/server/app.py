@@ -27,7 +27,7 @@ from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from askai_graph.mcp.endpoint import MCPEndpoint
-from askai_graph.server import chat, feedback, health, llms, suggestions, web
+from askai_graph.server import admin, chat, feedback, health, llms, suggestions, web
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.collector import tune_collector
 from askai_graph.server.leases import ThreadLeases
@@ -134,6 +134,7 @@ def create_app(
     app.include_router(health.router(pruned))
     app.include_router(suggestions.router(settings))
     app.include_router(web.router(settings))
+    app.include_router(admin.router(settings, run_log=run_log))
     app.include_router(llms.router())
     describe_events(app)
     return app

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from askai_graph.masking import mask
+from askai_graph.stores.runlog.overview import Overview, compute_overview
 from askai_graph.stores.runlog.record import Rating, RunRecord
 
 logger = logging.getLogger(__name__)
@@ -115,6 +116,10 @@ class RunLog(Protocol):
 
     def prune(self, before: datetime) -> int:
         """Delete the runs (and their feedback) recorded before ``before``; return how many."""
+        ...
+
+    def overview(self, since: datetime) -> Overview:
+        """Return the dashboard's overview of the runs recorded at or after ``since``."""
         ...
 
     def forget_run(self, run_id: str) -> int:
@@ -289,6 +294,16 @@ class SqlRunLog:
             data["cached"] = bool(data["cached"])
             records.append(RunRecord.model_validate(data))
         return records
+
+    def overview(self, since: datetime) -> Overview:
+        """Return the dashboard's overview of the runs recorded at or after ``since`` (``runlog.overview``).
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        self.flush()
+        with self._cursor() as cursor:
+            return compute_overview(cursor, self._p, since)
 
     def prune(self, before: datetime) -> int:
         """Delete the runs (and their feedback) recorded before ``before``, in batches; return how many.
