@@ -145,3 +145,16 @@ def test_nothing_the_reader_pasted_reaches_any_store(settings: Settings, tmp_pat
     assert b"BM25" in stored  # the stores were read
     for value in pasted:
         assert value.encode() not in stored and value.encode().hex() not in stored.decode(errors="replace"), value
+
+
+def test_a_rate_limit_counts_a_keyed_hash_never_the_address() -> None:
+    from limits.aio.storage import MemoryStorage
+
+    from askai_graph.server.limits import ClientRateLimit
+
+    storage = MemoryStorage()
+    limit = ClientRateLimit("1/minute", storage, readers=ReaderHash("k1"))
+    assert asyncio.run(limit.admit("203.0.113.9")) is None
+    assert asyncio.run(limit.admit("203.0.113.9")) is not None  # the same reader is counted
+    kept = repr(vars(storage))
+    assert "203.0.113.9" not in kept and ReaderHash("k1")("203.0.113.9") in kept

@@ -95,14 +95,14 @@ def create_app(
     pruned = PruneCounts()  # expired threads deleted in the background, shown on /healthz
     served = _served(graph, settings, namespace, partial(_cache, settings, store, embeddings), pruned)
     run_log = _run_log(settings, run_log)
-    questions = rate_limit_for(settings.rate_limit, name="askai-chat", cache_url=settings.cache_url)
+    readers = ReaderHash(settings.reader_hash_key)  # a client address is only ever kept as this hash
+    questions = rate_limit_for(settings.rate_limit, name="askai-chat", cache_url=settings.cache_url, readers=readers)
     per_minute = f"{settings.feedback_per_minute}/minute"
-    ratings = rate_limit_for(per_minute, name="askai-feedback", cache_url=settings.cache_url)
+    ratings = rate_limit_for(per_minute, name="askai-feedback", cache_url=settings.cache_url, readers=readers)
     slots = _stream_slots(settings)
     # MCP at /mcp (askai_graph.mcp): the tools share /api/chat's limits, threads, cache and run log.
     # The SDK is imported by the first /mcp request, not here (``mcp.endpoint``).
     leases = ThreadLeases(settings)
-    readers = ReaderHash(settings.reader_hash_key)  # a client address is only ever kept as this hash
     mcp = MCPEndpoint(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log)
     # Opened in this order when the app starts, closed in the reverse order when it stops.
     # The collaborators' pool first, so it closes last (``pools``: bookkeeping never waits on it).
@@ -130,7 +130,7 @@ def create_app(
     app.include_router(
         chat.router(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log, readers=readers)
     )
-    app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log, readers=readers))
+    app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log))
     app.include_router(health.router(pruned))
     app.include_router(suggestions.router(settings))
     app.include_router(web.router(settings))

@@ -28,7 +28,7 @@ from askai_graph.server.bodies import ChatBody
 from askai_graph.server.cache import SemanticCache
 from askai_graph.server.events import Event
 from askai_graph.server.leases import ThreadLeases
-from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, reader_of
+from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, client_address, reader_of
 from askai_graph.server.openapi import CHAT_RESPONSES, request_body
 from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
@@ -74,8 +74,7 @@ def router(
         # Full first: refusing costs nothing and, unlike a 429, uses none of the client's quota.
         if await slots.full():
             raise BadRequest(503, BUSY, retry_after=settings.retry_after_seconds)
-        reader = reader_of(request, readers)
-        wait = await rate_limit.admit(reader)
+        wait = await rate_limit.admit(client_address(request))
         if wait is not None:
             detail = f"rate limit of {settings.rate_limit} per client reached; retry later"
             raise BadRequest(429, detail, retry_after=wait)
@@ -83,6 +82,7 @@ def router(
         slot = await slots.try_acquire()
         if slot is None:
             raise BadRequest(503, BUSY, retry_after=settings.retry_after_seconds)
+        reader = reader_of(request, readers)
         thread, release = await _claim(leases, graph, body.thread_id, body.thread_token, slot, settings)
         return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log, reader)
 

@@ -27,19 +27,16 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from askai_graph.server.bodies import FeedbackBody
-from askai_graph.server.limits import ClientRateLimit, reader_of
+from askai_graph.server.limits import ClientRateLimit, client_address
 from askai_graph.server.openapi import FEEDBACK_RESPONSES, request_body
 from askai_graph.server.pools import bookkeeping
 from askai_graph.server.request import BadRequest, read_json, require_json
 from askai_graph.settings import Settings
-from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable
 from askai_graph.stores.runlog.store import STORE_TIMEOUT_SECONDS
 
 
-def router(
-    settings: Settings, *, rate_limit: ClientRateLimit, run_log: RunLog | None, readers: ReaderHash
-) -> APIRouter:
+def router(settings: Settings, *, rate_limit: ClientRateLimit, run_log: RunLog | None) -> APIRouter:
     """Return the ``POST /api/feedback`` route, storing ratings in ``run_log``."""
     routes = APIRouter()
     body_limit = 4096 + 4 * settings.max_feedback_chars  # a UTF-8 character is at most 4 bytes
@@ -53,7 +50,7 @@ def router(
     )
     async def feedback(request: Request) -> JSONResponse:
         """Rate an answer: ``{"run_id", "rating": "up"|"down", "comment"?}``."""
-        wait = await rate_limit.admit(reader_of(request, readers))
+        wait = await rate_limit.admit(client_address(request))
         if wait is not None:
             detail = f"too much feedback: at most {settings.feedback_per_minute} posts a minute"
             raise BadRequest(429, detail, retry_after=wait)

@@ -85,11 +85,14 @@ class ClientRateLimit:
         *,
         name: str = "askai-chat",
         close: Callable[[], Awaitable[None]] | None = None,
+        readers: ReaderHash | None = None,
     ) -> None:
         """Parse ``spec`` (e.g. ``"30/minute"`` or ``"30/minute;5/second"``); empty means no limit.
 
         ``name`` keeps one limit's counts apart from another's in a shared storage;
-        ``close`` releases the storage's connections (``aclose``).
+        ``close`` releases the storage's connections (``aclose``); ``readers`` turns a
+        client's address into the keyed hash counted in its place (a random key when
+        ``None``), so no storage ever holds an address.
 
         Raises:
             ValueError: ``spec`` is not in the ``limits`` notation.
@@ -98,12 +101,13 @@ class ClientRateLimit:
         self.limiter = MovingWindowRateLimiter(storage or MemoryStorage())
         self.name = name
         self._close = close
+        self._readers = readers or ReaderHash(None)
         self._down = False
 
     async def admit(self, client: str) -> int | None:
-        """Count one request for ``client``; return ``None`` if allowed (or uncountable), else seconds to wait."""
+        """Count one request for ``client`` (its keyed hash); return ``None`` if allowed, else seconds to wait."""
         try:
-            wait = await self._count(client)
+            wait = await self._count(self._readers(client))
         except StorageError as exc:
             if not self._down:
                 self._down = True
@@ -128,10 +132,15 @@ class ClientRateLimit:
             await self._close()
 
 
-def rate_limit_for(spec: str, *, name: str, cache_url: str | None) -> ClientRateLimit:
-    """Return the rate limit ``spec`` named ``name``, counted in Redis at ``cache_url`` if set, else in process."""
+def rate_limit_for(
+    spec: str, *, name: str, cache_url: str | None, readers: ReaderHash | None = None
+) -> ClientRateLimit:
+    """Return the rate limit ``spec`` named ``name``, counted in Redis at ``cache_url`` if set, else in process.
+
+    ``readers`` hashes the client addresses counted (``ClientRateLimit``).
+    """
     if not cache_url or not spec.strip():
-        return ClientRateLimit(spec, name=name)
+        return ClientRateLimit(spec, name=name, readers=readers)
     import redis.asyncio as aioredis
     from limits.aio.storage import RedisStorage
 
@@ -145,7 +154,7 @@ def rate_limit_for(spec: str, *, name: str, cache_url: str | None) -> ClientRate
         key_prefix="askai:limits",
         connection_pool=pool,  # type: ignore[arg-type]  # passed to redis-py; limits types options narrowly
     )
-    return ClientRateLimit(spec, storage, name=name, close=pool.disconnect)
+    return ClientRateLimit(spec, storage, name=name, close=pool.disconnect, readers=readers)
 
 
 def client_address(request: Request) -> str:
@@ -154,7 +163,7 @@ def client_address(request: Request) -> str:
 
 
 def reader_of(request: Request, readers: ReaderHash) -> str:
-    """Return the keyed hash that stands for the client (what rate limits count and the run log keeps)."""
+    """Return the keyed hash that stands for the client (what the run log keeps; the rate limits hash alike)."""
     return readers(client_address(request))
 
 
