@@ -65,36 +65,39 @@ class Overview(BaseModel):
 
 
 def compute_overview(cursor: Any, placeholder: str, since: datetime) -> Overview:
-    """Return the overview of the runs recorded at or after ``since``, read through DB-API ``cursor``."""
-    p = placeholder
-    start = since.astimezone(UTC).isoformat()
+    """Return the overview of the runs recorded at or after ``since``, read through DB-API ``cursor``.
+
+    One scan of the period's narrow columns (a covering index, ``store._INDEXES``), in
+    the order the index holds them, summed here: measured faster than a ``GROUP BY``,
+    a ``COUNT(DISTINCT)`` and a sorted read, each of which needs a temporary B-tree
+    (``bench/admin_overview.py``).
+    """
     cursor.execute(
-        "SELECT substr(created_at, 1, 10), outcome, COUNT(*), SUM(cached),"
-        " SUM(CASE WHEN rating = 'up' THEN 1 ELSE 0 END), SUM(CASE WHEN rating = 'down' THEN 1 ELSE 0 END)"
-        f" FROM askai_runs WHERE created_at >= {p} GROUP BY substr(created_at, 1, 10), outcome",
-        (start,),
+        "SELECT substr(created_at, 1, 10), outcome, cached, rating, reader, latency_ms"
+        f" FROM askai_runs WHERE created_at >= {placeholder}",
+        (since.astimezone(UTC).isoformat(),),
     )
-    days: dict[str, Day] = {}
+    per_day: dict[tuple[str, str], int] = {}
+    readers: set[str] = set()
+    latencies: list[float] = []
     overview = Overview(since=since)
-    for day, outcome, count, cached, up, down in cursor.fetchall():
-        days.setdefault(day, Day(day=day)).outcomes[outcome] = int(count)
-        overview.outcomes[outcome] = overview.outcomes.get(outcome, 0) + int(count)
-        overview.cached += int(cached or 0)
-        overview.thumbs_up += int(up or 0)
-        overview.thumbs_down += int(down or 0)
-    overview.days = [days[day] for day in sorted(days)]
-    cursor.execute(f"SELECT COUNT(DISTINCT reader) FROM askai_runs WHERE created_at >= {p}", (start,))
-    overview.readers = int(cursor.fetchone()[0] or 0)
-    total = overview.total
-    if total:
-        overview.p50_ms = _nth_latency(cursor, p, start, (total - 1) // 2)
-        overview.p95_ms = _nth_latency(cursor, p, start, min(total - 1, int(0.95 * total)))
+    cached = up = down = 0
+    for day, outcome, hit, rating, reader, latency in cursor.fetchall():
+        per_day[day, outcome] = per_day.get((day, outcome), 0) + 1
+        cached += bool(hit)
+        up += rating == "up"
+        down += rating == "down"
+        if reader is not None:
+            readers.add(reader)
+        latencies.append(latency)
+    days: dict[str, Day] = {}
+    for (day, outcome), count in sorted(per_day.items()):
+        days.setdefault(day, Day(day=day)).outcomes[outcome] = count
+        overview.outcomes[outcome] = overview.outcomes.get(outcome, 0) + count
+    overview.days = list(days.values())
+    overview.cached, overview.thumbs_up, overview.thumbs_down, overview.readers = cached, up, down, len(readers)
+    if latencies:
+        latencies.sort()
+        overview.p50_ms = float(latencies[(len(latencies) - 1) // 2])
+        overview.p95_ms = float(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))])
     return overview
-
-
-def _nth_latency(cursor: Any, p: str, start: str, offset: int) -> float:
-    cursor.execute(
-        f"SELECT latency_ms FROM askai_runs WHERE created_at >= {p} ORDER BY latency_ms LIMIT 1 OFFSET {int(offset)}",
-        (start,),
-    )
-    return float(cursor.fetchone()[0])
