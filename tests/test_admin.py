@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -171,3 +172,58 @@ def contextlib_database(backend: str, tmp_path: Path) -> Any:
     if backend == "sqlite":
         return contextlib.nullcontext(f"sqlite:///{tmp_path / 'runs.sqlite'}")
     return postgres_database(POSTGRES)
+
+
+HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)> "quoted" & [link](javascript:alert(3))'
+
+
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
+)
+def test_the_questions_list_filters_opens_a_run_and_exports_csv(
+    settings: Settings, tmp_path: Path, backend: str
+) -> None:
+    hostile = run(HOSTILE, at=NOW - timedelta(hours=2), outcome="fallback", rating="down", comment="=HYPERLINK(\"x\")")
+    plain = run("How does 50% of the cache_size work?", at=NOW - timedelta(hours=1), outcome="accepted")
+    old = run("Too old to list", at=NOW - timedelta(days=10), outcome="fallback")
+    with contextlib_database(backend, tmp_path) as database:
+        log = open_run_log(database)
+        try:
+            for record in (hostile, plain, old):
+                log.record(record)
+            application = app(settings, log)
+            cookies = {"askai_admin": signed_in(application)}
+
+            def get(path: str) -> httpx.Response:
+                return call(application, "GET", path, cookies=cookies)
+
+            listed = get("/admin/questions?days=7").text
+            fallbacks = get("/admin/questions?days=7&outcome=fallback").text
+            by_text = get("/admin/questions?days=7&text=50%25").text
+            underscore = get("/admin/questions?days=7&text=he_c").text
+            opened = get(f"/admin/runs/{hostile.run_id}")
+            csv_text = get("/admin/questions.csv?days=7&rating=down").text
+            unknown, malformed = get(f"/admin/runs/{uuid.uuid4()}"), get("/admin/runs/not-a-run-id")
+        finally:
+            log.close()
+    assert "2 shown" in listed and "Too old to list" not in listed
+    assert "1 shown" in fallbacks and "How does 50%" not in fallbacks
+    assert "1 shown" in by_text and "How does 50% of the cache_size work?" in by_text
+    assert "0 shown" in underscore  # ``_`` is a character, not a LIKE wildcard
+    # Reader text is text: nothing of it became markup.
+    for page in (listed, opened.text):
+        assert "<script>alert" not in page and "<img src=x" not in page
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;" in page
+        assert 'href="javascript' not in page
+    assert opened.status_code == 200 and "fallback after 3 draft(s)" in opened.text
+    assert "low_confidence" in opened.text and "https://site.example/b" in opened.text
+    lines = csv_text.splitlines()
+    assert lines[0].startswith("created_at,run_id,question,standalone_question,outcome")
+    assert len(lines) == 2 and hostile.run_id in lines[1] and "'=HYPERLINK" in lines[1]
+    assert (unknown.status_code, malformed.status_code) == (404, 422)
+
+
+def test_signed_out_the_csv_is_401_and_the_questions_redirect(settings: Settings, run_log: RunLog) -> None:
+    application = app(settings, run_log)
+    assert call(application, "GET", "/admin/questions.csv").status_code == 401
+    assert call(application, "GET", "/admin/questions").headers["location"] == "/admin/login"

@@ -12,6 +12,11 @@ POST /admin/logout    ``csrf=...``: drops the cookie (``403`` without the sessio
 GET  /admin           the overview (``?days=1|7|30|90``, default 7); signed out: 303 to
                       the sign-in form
 GET  /admin/api/overview  the same as JSON; signed out: ``401``
+GET  /admin/questions the questions of a period, filtered (``outcome``, ``rating`` up,
+                      down or none, ``text``), newest first; each opens its run
+GET  /admin/questions.csv  the same list as CSV (formula-looking cells prefixed ``'``)
+GET  /admin/runs/ID   one run: standalone question, gates, failure codes, the Critic's
+                      gaps, cited, shown and retrieved URLs (as text), time per stage
 GET  /admin/admin.css the pages' style sheet
 ====================  ==================================================================
 
@@ -29,8 +34,18 @@ from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from pydantic import ValidationError
 
-from askai_graph.server.admin_pages import ADMIN_HEADERS, CSS, PERIODS, login_page, overview_page
+from askai_graph.server.admin_pages import (
+    ADMIN_HEADERS,
+    CSS,
+    PERIODS,
+    login_page,
+    overview_page,
+    questions_csv,
+    questions_page,
+    run_page,
+)
 from askai_graph.server.admin_session import (
     AdminSessions,
     clear_session_cookie,
@@ -41,8 +56,10 @@ from askai_graph.server.pools import bookkeeping
 from askai_graph.server.request import BadRequest, read_body
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable
-from askai_graph.stores.runlog.overview import Overview
+from askai_graph.stores.runlog.overview import Overview, RunQuery
+from askai_graph.stores.runlog.record import RunRecord
 from askai_graph.stores.runlog.store import STORE_TIMEOUT_SECONDS
+from askai_graph.stores.threads import is_thread_id
 
 FORM_LIMIT = 4096
 """Largest sign-in or sign-out form accepted, in bytes."""
@@ -118,6 +135,60 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
         days = days_of(request)
         body = overview_page(await overview(days), days, sessions.csrf(session), run_log=run_log is not None)
         return html(body)
+
+    def query_of(request: Request) -> RunQuery:
+        params = request.query_params
+        try:
+            return RunQuery.model_validate(
+                {key: params[key] for key in ("outcome", "rating", "text") if params.get(key)}
+            )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise BadRequest(422, f"{first['loc'][0]}: {first['msg']}") from None
+
+    def logged() -> RunLog:
+        if run_log is None:
+            raise BadRequest(404, "the run log is off (ASKAI_RUN_LOG=false)")
+        return run_log
+
+    async def store(call: Any, *args: Any) -> Any:
+        try:
+            return await asyncio.wait_for(bookkeeping(call, *args), STORE_TIMEOUT_SECONDS * 2)
+        except (RunLogUnavailable, TimeoutError):
+            raise BadRequest(503, "the run log is unavailable right now; try again shortly", retry_after=5) from None
+
+    async def found_runs(request: Request) -> tuple[list[RunRecord], RunQuery, int]:
+        days, query = days_of(request), query_of(request)
+        since = datetime.now(UTC) - timedelta(days=days)
+        return await store(logged().find, since, query), query, days
+
+    @routes.get("/admin/questions")
+    async def questions(request: Request) -> Response:
+        session = sessions.session_of(request)
+        if session is None:
+            return RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
+        runs, query, days = await found_runs(request)
+        return html(questions_page(runs, query, days, sessions.csrf(session)))
+
+    @routes.get("/admin/questions.csv")
+    async def questions_export(request: Request) -> Response:
+        if sessions.session_of(request) is None:
+            return JSONResponse({"detail": "sign in at /admin/login first"}, status_code=401, headers=ADMIN_HEADERS)
+        runs, _, _ = await found_runs(request)
+        headers = ADMIN_HEADERS | {"Content-Disposition": 'attachment; filename="askai-questions.csv"'}
+        return Response(questions_csv(runs), media_type="text/csv; charset=utf-8", headers=headers)
+
+    @routes.get("/admin/runs/{run_id}")
+    async def one_run(request: Request, run_id: str) -> Response:
+        session = sessions.session_of(request)
+        if session is None:
+            return RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
+        if not is_thread_id(run_id):
+            raise BadRequest(422, "not a run id")
+        found = await store(logged().run, run_id)
+        if found is None:
+            raise BadRequest(404, f"no run {run_id} in the run log")
+        return html(run_page(found, sessions.csrf(session)))
 
     @routes.get("/admin/api/overview")
     async def overview_json(request: Request) -> Response:

@@ -9,9 +9,13 @@ readers and for copying.
 
 from __future__ import annotations
 
+import csv
 import html
+import io
+from urllib.parse import urlencode
 
-from askai_graph.stores.runlog.overview import OUTCOMES, Overview
+from askai_graph.stores.runlog.overview import OUTCOMES, Overview, RunQuery
+from askai_graph.stores.runlog.record import RunRecord
 
 ADMIN_HEADERS = {
     "Content-Security-Policy": (
@@ -58,7 +62,7 @@ def page(title: str, body: str, *, csrf: str | None = None) -> str:
     nav = ""
     if csrf is not None:
         nav = (
-            '<header><a href="/admin">Overview</a>'
+            '<header><a href="/admin">Overview</a><a href="/admin/questions">Questions</a>'
             '<form method="post" action="/admin/logout">'
             f'<input type="hidden" name="csrf" value="{_text(csrf)}"><button type="submit">Sign out</button>'
             "</form></header>"
@@ -161,3 +165,84 @@ def chart(overview: Overview, width: int = 720, height: int = 200) -> str:
         f'<svg role="img" aria-label="{_text(label)}" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" data-chart="questions-per-day">{"".join(rects)}</svg>'
     )
+
+
+def questions_page(runs: list[RunRecord], query: RunQuery, days: int, csrf: str) -> str:
+    """Return the filterable list of questions; each opens its run (``run_page``)."""
+
+    def option(value: str, current: str | None, label: str) -> str:
+        selected = " selected" if value == (current or "") else ""
+        return f'<option value="{_text(value)}"{selected}>{_text(label)}</option>'
+
+    outcomes = option("", query.outcome, "any") + "".join(option(o, query.outcome, o) for o in OUTCOMES)
+    ratings = "".join(option(v, query.rating, label) for v, label in
+                      (("", "any"), ("up", "up"), ("down", "down"), ("none", "not rated")))  # fmt: skip
+    periods = "".join(option(str(n), str(days), f"last {n} days") for n in PERIODS)
+    filters = (
+        '<form method="get" action="/admin/questions">'
+        f'<label for="days">Period</label><select id="days" name="days">{periods}</select>'
+        f'<label for="outcome">Outcome</label><select id="outcome" name="outcome">{outcomes}</select>'
+        f'<label for="rating">Thumbs</label><select id="rating" name="rating">{ratings}</select>'
+        f'<label for="text">Text</label><input id="text" name="text" value="{_text(query.text)}" maxlength="200">'
+        ' <button type="submit">Filter</button></form>'
+    )
+    params = urlencode({"days": days, **query.model_dump(exclude={"limit"}, exclude_none=True, exclude_defaults=True)})
+    export = f'<p><a href="/admin/questions.csv?{_text(params)}">Export these as CSV</a></p>'
+    rows = "".join(
+        f"<tr><td>{_text(run.created_at.strftime('%Y-%m-%d %H:%M'))}</td>"
+        f'<td><a href="/admin/runs/{_text(run.run_id)}">{_text(run.question)}</a></td>'
+        f"<td>{_text(run.outcome)}</td><td>{_text(run.rating or '')}</td><td>{_text(run.comment or '')}</td></tr>"
+        for run in runs
+    )
+    table = (
+        "<table><tr><th>time (UTC)</th><th>question</th><th>outcome</th><th>thumbs</th><th>comment</th></tr>"
+        f"{rows}</table>"
+    )
+    return page("Questions", filters + export + f"<p>{len(runs)} shown, newest first.</p>" + table, csrf=csrf)
+
+
+def run_page(run: RunRecord, csrf: str) -> str:
+    """Return one run: what each stage decided, the URLs as text, the time per stage."""
+
+    def listed(items: list[str]) -> str:
+        return "<ul>" + "".join(f"<li>{_text(item)}</li>" for item in items) + "</ul>" if items else "<p>none</p>"
+
+    facts = [
+        ("Question", run.question),
+        ("Standalone question", run.standalone_question or run.question),
+        ("Outcome", f"{run.outcome} after {run.attempts} draft(s){' (cached)' if run.cached else ''}"),
+        ("Gates", ", ".join(f"{gate} {status}" for gate, status in run.gates.items()) or "none"),
+        ("Failure codes", ", ".join(run.failure_codes) or "none"),
+        ("Thumbs", f"{run.rating or 'not rated'}{': ' + run.comment if run.comment else ''}"),
+        ("Time to answer", f"{run.latency_ms:,.0f} ms"),
+    ]
+    rows = "".join(f"<tr><th>{_text(name)}</th><td>{_text(value)}</td></tr>" for name, value in facts)
+    stages = "".join(f"<tr><td>{_text(stage)}</td><td>{ms:,.1f} ms</td></tr>" for stage, ms in run.stage_ms.items())
+    body = (
+        f"<table>{rows}</table><h2>Critic's gaps</h2>{listed(run.gaps)}"
+        f"<h2>Cited URLs</h2>{listed(run.cited_urls)}<h2>Shown as source cards</h2>{listed(run.source_urls)}"
+        f"<h2>Retrieved URLs</h2>{listed(run.retrieved_urls)}"
+        f"<h2>Time per stage</h2><table><tr><th>stage</th><th>time</th></tr>{stages}</table>"
+    )
+    return page("Run", body, csrf=csrf)
+
+
+CSV_COLUMNS = ("created_at", "run_id", "question", "standalone_question", "outcome", "attempts", "cached", "rating",
+               "comment", "latency_ms", "cited_urls")  # fmt: skip
+
+
+def questions_csv(runs: list[RunRecord]) -> str:
+    """Return ``runs`` as CSV; a cell a spreadsheet would read as a formula is prefixed with ``'``."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for run in runs:
+        data = run.model_dump(mode="json")
+        data["cited_urls"] = " ".join(run.cited_urls)
+        writer.writerow([_cell(data[column]) for column in CSV_COLUMNS])
+    return out.getvalue()
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

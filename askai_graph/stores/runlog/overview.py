@@ -10,11 +10,26 @@ so its first ten characters are the UTC day).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 OUTCOMES = ("accepted", "accepted_early", "degraded", "fallback")
+
+
+class RunQuery(BaseModel):
+    """The dashboard's filter of the questions list."""
+
+    model_config = ConfigDict(frozen=True)
+
+    outcome: Literal["accepted", "accepted_early", "degraded", "fallback"] | None = None
+    """Only runs that ended so."""
+    rating: Literal["up", "down", "none"] | None = None
+    """Only runs rated so (``none``: not rated)."""
+    text: str = Field("", max_length=200)
+    """Only questions containing this text (case-insensitive)."""
+    limit: int = Field(200, ge=1, le=10_000)
+    """At most this many runs, newest first."""
 
 
 class Day(BaseModel):

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from askai_graph.masking import mask
-from askai_graph.stores.runlog.overview import Overview, compute_overview
+from askai_graph.stores.runlog.overview import Overview, RunQuery, compute_overview
 from askai_graph.stores.runlog.record import Rating, RunRecord
 
 logger = logging.getLogger(__name__)
@@ -123,6 +123,14 @@ class RunLog(Protocol):
 
     def overview(self, since: datetime) -> Overview:
         """Return the dashboard's overview of the runs recorded at or after ``since``."""
+        ...
+
+    def find(self, since: datetime, query: RunQuery) -> list[RunRecord]:
+        """Return the newest runs since ``since`` that match ``query``, newest first."""
+        ...
+
+    def run(self, run_id: str) -> RunRecord | None:
+        """Return one run, or ``None`` when unknown."""
         ...
 
     def forget_run(self, run_id: str) -> int:
@@ -289,14 +297,7 @@ class SqlRunLog:
         with self._cursor() as cursor:
             cursor.execute(sql + " ORDER BY created_at", params)
             rows = cursor.fetchall()
-        records = []
-        for row in rows:
-            data = dict(zip(_COLUMNS, row, strict=True))
-            for column in _JSON_FIELDS:
-                data[column] = json.loads(data[column])
-            data["cached"] = bool(data["cached"])
-            records.append(RunRecord.model_validate(data))
-        return records
+        return [_record(row) for row in rows]
 
     def overview(self, since: datetime) -> Overview:
         """Return the dashboard's overview of the runs recorded at or after ``since`` (``runlog.overview``).
@@ -307,6 +308,46 @@ class SqlRunLog:
         self.flush()
         with self._cursor() as cursor:
             return compute_overview(cursor, self._p, since)
+
+    def find(self, since: datetime, query: RunQuery) -> list[RunRecord]:
+        """Return at most ``query.limit`` runs since ``since`` matching ``query``, newest first.
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        p = self._p
+        where, params = [f"created_at >= {p}"], [since.astimezone(UTC).isoformat()]
+        if query.outcome:
+            where.append(f"outcome = {p}")
+            params.append(query.outcome)
+        if query.rating == "none":
+            where.append("rating IS NULL")
+        elif query.rating:
+            where.append(f"rating = {p}")
+            params.append(query.rating)
+        if query.text:
+            # The stored text is masked: a search for a pasted value finds nothing, by design.
+            escaped = query.text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            where.append(f"LOWER(question) LIKE {p} ESCAPE '\\'")
+            params.append(f"%{escaped}%")
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM askai_runs WHERE {' AND '.join(where)}"
+        sql += f" ORDER BY created_at DESC LIMIT {int(query.limit)}"
+        self.flush()
+        with self._cursor() as cursor:
+            cursor.execute(sql, params)
+            return [_record(row) for row in cursor.fetchall()]
+
+    def run(self, run_id: str) -> RunRecord | None:
+        """Return one run (``None`` when unknown).
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        self.flush()
+        with self._cursor() as cursor:
+            cursor.execute(f"SELECT {', '.join(_COLUMNS)} FROM askai_runs WHERE run_id = {self._p}", (run_id,))
+            row = cursor.fetchone()
+        return None if row is None else _record(row)
 
     def prune(self, before: datetime) -> int:
         """Delete the runs (and their feedback) recorded before ``before``, in batches; return how many.
@@ -354,6 +395,15 @@ class SqlRunLog:
         except RunLogUnavailable as exc:
             logger.error("%s; %d answers kept in memory are lost", exc, self.pending)
         self._close()
+
+
+def _record(row: Any) -> RunRecord:
+    """Return the record of one ``_COLUMNS`` row."""
+    data = dict(zip(_COLUMNS, row, strict=True))
+    for column in _JSON_FIELDS:
+        data[column] = json.loads(data[column])
+    data["cached"] = bool(data["cached"])
+    return RunRecord.model_validate(data)
 
 
 def _watchdog(connection: Any) -> threading.Timer | None:
