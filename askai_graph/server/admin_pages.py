@@ -23,11 +23,13 @@ ADMIN_HEADERS = {
         "frame-ancestors 'none'; base-uri 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" with the
+    # page's own form POSTs, which the CSRF check must refuse.
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
 }
-"""Every dashboard response's headers: no script, no framing, nothing cached or leaked in a Referer."""
+"""Every dashboard response's headers: no script, no framing, nothing cached, no Referer to another site."""
 
 PERIODS = (1, 7, 30, 90)
 """The periods the overview offers, in days."""
@@ -38,6 +40,7 @@ CSS = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 0; color: #1b1b1b; background: #fafafa; }
 header { display: flex; gap: 1.5rem; align-items: center; padding: .75rem 1.5rem; background: #1b1b1b; }
 header a, header button { color: #fff; }
+header button { background: transparent; border: 1px solid #fff; border-radius: .25rem; cursor: pointer; }
 header form { margin-left: auto; }
 main { padding: 1.5rem; max-width: 72rem; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); gap: 1rem; }
