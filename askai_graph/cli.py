@@ -15,6 +15,7 @@ import gc
 import importlib
 import json
 import os
+import secrets
 import socket
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -389,6 +390,11 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         settings = Settings.model_validate(settings.model_dump() | remote)
     # The address bound is the app's too (/mcp checks Host headers only on the loopback interface).
     settings = settings.model_copy(update={"database_url": threads_url(settings), "host": host})
+    if settings.reader_hash_key is None:
+        # One key for every worker (forked from here), so they hash a client alike.
+        from pydantic import SecretStr
+
+        settings = settings.model_copy(update={"reader_hash_key": SecretStr(secrets.token_urlsafe(32))})
     if settings.graph_url:
         from askai_graph.server.remote import RemoteUnavailable, check_reachable
 
@@ -430,6 +436,25 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         sock.close()
         raise
     uvicorn.Server(uvicorn_config(app, settings)).run(sockets=[sock])
+    return 0
+
+
+def forget(args: argparse.Namespace, settings: Settings) -> int:
+    """Erase one conversation's or one answer's data from the run log and the threads, printing what went."""
+    from askai_graph.stores.erasure import forget_run, forget_thread
+
+    url = threads_url(settings)
+    if args.run_id is not None:
+        if not is_thread_id(args.run_id):
+            raise UsageError(f"--run must be a run id: {THREAD_ID_FORMAT}")
+        lines = forget_run(url, args.run_id)
+    else:
+        if not is_thread_id(args.thread_id):
+            raise UsageError(f"--thread must be a thread id: {THREAD_ID_FORMAT}")
+        if args.thread_token is not None and not is_thread_token(args.thread_token):
+            raise UsageError(f"--thread-token must be {THREAD_TOKEN_FORMAT}")
+        lines = forget_thread(url, args.thread_id, args.thread_token or kept_token(url, args.thread_id))
+    print("\n".join(lines))
     return 0
 
 
@@ -541,6 +566,15 @@ def parser() -> argparse.ArgumentParser:
                         arguments="askai_graph.evaluation.command")
     commands.add_parser("report", help="outcomes, coverage gaps and feedback from the run log",
                         arguments="askai_graph.reporting.command")
+    forget_cmd = commands.add_parser("forget", help="erase one conversation's or one answer's data, and print it")
+    target = forget_cmd.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--thread", dest="thread_id", metavar="ID", help="every run of this conversation, and the conversation itself"
+    )
+    # ``dest`` is not ``run``: that is the subcommand's function.
+    target.add_argument("--run", dest="run_id", metavar="ID", help="this one answer's run and its feedback")
+    forget_cmd.add_argument("--thread-token", metavar="TOKEN", help="the thread's secret (to find its conversation)")
+    forget_cmd.set_defaults(run=forget)
     local_cmd = commands.add_parser("local-model", help="a real local model to try and test with ([local] extra)")
     local_commands = local_cmd.add_subparsers(dest="local_command", required=True)
     local_serve = local_commands.add_parser("serve", help="serve Gemma 3 270M with llama.cpp on 127.0.0.1")

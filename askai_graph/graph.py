@@ -36,6 +36,7 @@ from askai_graph.public_output import AskGraph, narrowed
 from askai_graph.settings import RunOptions, Settings
 from askai_graph.state import AskState, InputState, OutputState
 from askai_graph.stores.checkpoints import with_state_types
+from askai_graph.stores.masked_checkpoints import masking_checkpoints
 from askai_graph.wiring import Wiring
 
 if TYPE_CHECKING:  # imported by whoever builds a chat model, never at start-up
@@ -99,5 +100,6 @@ def build_graph(
     for end in ("accept", "accept_early", "degrade", "fallback"):
         builder.add_edge(end, "source_gate")
     builder.add_edge("source_gate", END)
-    graph = builder.compile(checkpointer=with_state_types(checkpointer), name="askai")
+    # What a thread stores is masked like every other store (``stores.masked_checkpoints``).
+    graph = builder.compile(checkpointer=masking_checkpoints(with_state_types(checkpointer)), name="askai")
     return narrowed(graph, functools.partial(condense.before_run, settings=base))

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal, get_args, get_type_hints
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 from typing_extensions import TypedDict
 
 from askai_graph.evidence.citations import Citation
 from askai_graph.evidence.critique import Critique
 from askai_graph.evidence.results import SearchResult
+from askai_graph.text.masking import mask, mask_echoes
 from askai_graph.validation import ValidationReport
 
 Outcome = Literal["accepted", "accepted_early", "degraded", "fallback"]
@@ -53,9 +54,25 @@ class Source(BaseModel):
 
 
 class Turn(BaseModel):
-    """One finished question of a conversation, as later turns see it."""
+    """One finished question of a conversation, as later turns (and the thread's store) see it.
+
+    A turn is masked as it is made (``masking``): the questions with their contacts,
+    card numbers and secrets replaced by labels, the answer with the reader's own such
+    values masked where it repeats them. Later turns and the checkpoint keep only that.
+    """
 
     model_config = ConfigDict(frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _masked(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        asked = (data.get("question"), data.get("standalone_question"))
+        masked = {key: mask(data[key]) for key in ("question", "standalone_question") if isinstance(data.get(key), str)}
+        if isinstance(data.get("answer"), str):
+            masked["answer"] = mask_echoes(data["answer"], *(text for text in asked if isinstance(text, str)))
+        return {**data, **masked}
 
     question: str
     """What the reader asked, in their words."""

@@ -168,3 +168,20 @@ def test_report_shows_the_coverage_gaps_of_a_served_site(
     out = capsys.readouterr().out
     assert "3 answered questions in the last 7d." in out
     assert "| How do I bake sourdough bread? (+1 similar: Best sourdough bread to bake?) | 2 |" in out
+
+
+def test_the_report_sees_readers_pasted_values_masked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    log = open_run_log(database)
+    pasted = run("Why is jane@example.org refused by 203.0.113.7?", "fallback", gates={"retrieval": "failed"})
+    log.record(pasted)
+    log.add_feedback(pasted.run_id, "down", "call me on +44 20 7946 0958")
+    log.close()
+    monkeypatch.setenv("ASKAI_DATABASE_URL", database)
+    assert main(["report", "--out", str(tmp_path / "report")]) == 0
+    out = capsys.readouterr().out
+    # The report escapes Markdown in reader text: the labels show as written.
+    assert r"Why is \[email\] refused by \[ip\]?" in out and r"call me on \[phone\]" in out
+    assert "jane@example.org" not in out and "203.0.113.7" not in out and "7946" not in out

@@ -27,7 +27,7 @@ from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from askai_graph.mcp.endpoint import MCPEndpoint
-from askai_graph.server import chat, feedback, health, llms, suggestions, web
+from askai_graph.server import admin, chat, feedback, health, llms, suggestions, web
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.collector import tune_collector
 from askai_graph.server.leases import ThreadLeases
@@ -38,9 +38,11 @@ from askai_graph.server.pools import collaborators
 from askai_graph.server.pruning import pruning
 from askai_graph.server.reload import Generation, IndexReloader, default_reloader
 from askai_graph.server.request import BadRequest, refused
+from askai_graph.server.retention import retention
 from askai_graph.server.run import StreamingGraph
 from askai_graph.settings import Settings
 from askai_graph.stores.pruning import PruneCounts
+from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog, open_run_log
 from askai_graph.validation.parsing import load_parser
 
@@ -93,9 +95,10 @@ def create_app(
     pruned = PruneCounts()  # expired threads deleted in the background, shown on /healthz
     served = _served(graph, settings, namespace, partial(_cache, settings, store, embeddings), pruned)
     run_log = _run_log(settings, run_log)
-    questions = rate_limit_for(settings.rate_limit, name="askai-chat", cache_url=settings.cache_url)
+    readers = ReaderHash(settings.reader_hash_key)  # a client address is only ever kept as this hash
+    questions = rate_limit_for(settings.rate_limit, name="askai-chat", cache_url=settings.cache_url, readers=readers)
     per_minute = f"{settings.feedback_per_minute}/minute"
-    ratings = rate_limit_for(per_minute, name="askai-feedback", cache_url=settings.cache_url)
+    ratings = rate_limit_for(per_minute, name="askai-feedback", cache_url=settings.cache_url, readers=readers)
     slots = _stream_slots(settings)
     # MCP at /mcp (askai_graph.mcp): the tools share /api/chat's limits, threads, cache and run log.
     # The SDK is imported by the first /mcp request, not here (``mcp.endpoint``).
@@ -107,6 +110,7 @@ def create_app(
         partial(collaborators, settings.collaborator_threads),
         closing(owned_store),
         *served.resources, closing(questions), closing(ratings), closing(slots), mcp.running,
+        partial(retention, run_log, settings.runlog_retention_days),
     ]
     app = FastAPI(
         title="askai-graph",
@@ -123,11 +127,14 @@ def create_app(
     # opens only in the lifespan), its answer cache and corpus facts, swapped together on reload.
     app.state.live, app.state.reloader = served.live, served.reloader
     # Every route module is added the same way: a router built from what its routes need.
-    app.include_router(chat.router(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log))
+    app.include_router(
+        chat.router(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log, readers=readers)
+    )
     app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log))
     app.include_router(health.router(pruned))
     app.include_router(suggestions.router(settings))
     app.include_router(web.router(settings))
+    app.include_router(admin.router(settings, run_log=run_log))
     app.include_router(llms.router())
     describe_events(app)
     return app

@@ -48,6 +48,7 @@ from askai_graph.server.pools import bookkeeping
 from askai_graph.server.same_question import contrast, loose_key
 from askai_graph.settings import AnswerSettings, Settings, group_fields
 from askai_graph.state import GateStatus, Outcome
+from askai_graph.text.masking import mask, mask_echoes
 
 logger = logging.getLogger(__name__)
 
@@ -258,8 +259,11 @@ class SemanticCache:
         """Return the answer cached for this same question, if any.
 
         A failing embedder or store is logged and treated as a miss: the cache may only
-        ever save work, never break an answer.
+        ever save work, never break an answer. The cache sees the question masked
+        (``masking``): nothing a reader pasted is stored, and two questions that differ
+        only in, say, an e-mail address are one question here.
         """
+        question = mask(question)
         key = loose_key(question)
         if not key:
             return Probe(question=question, key="", vector=None, hit=None)
@@ -303,9 +307,10 @@ class SemanticCache:
         """Store a finished run's answer if its outcome is ``accepted``; say whether it was stored."""
         if final.get("outcome") != "accepted" or not probe.key or not final.get("answer"):
             return False
-        entry = CachedAnswer(
-            question=probe.question, answer=final["answer"], outcome="accepted", gates=dict(final["gates"])
-        )
+        # The reader's own pasted values, echoed by the answer, are not stored for the next reader.
+        asked = [str(final[key]) for key in ("question", "standalone_question") if final.get(key)]
+        answer = mask_echoes(final["answer"], *asked)
+        entry = CachedAnswer(question=probe.question, answer=answer, outcome="accepted", gates=dict(final["gates"]))
         try:
             await self.store.add(self.namespace, probe.key, entry, probe.vector)
         except Exception:

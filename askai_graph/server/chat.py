@@ -29,7 +29,7 @@ from askai_graph.server.bodies import ChatBody
 from askai_graph.server.cache import SemanticCache
 from askai_graph.server.events import Event
 from askai_graph.server.leases import ThreadLeases
-from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, client_address
+from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots, client_address, reader_of
 from askai_graph.server.openapi import CHAT_RESPONSES, request_body
 from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.server.recording import RecordingGraph, recorded
@@ -38,6 +38,7 @@ from askai_graph.server.request import BadRequest, read_json, require_json
 from askai_graph.server.run import StreamingGraph
 from askai_graph.server.thread_run import ThreadRun
 from askai_graph.settings import Settings
+from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog
 
 SEP = "\n"
@@ -46,7 +47,13 @@ BUSY = "the server is answering as many questions as it can; retry shortly"
 
 
 def router(
-    settings: Settings, *, slots: StreamSlots, rate_limit: ClientRateLimit, leases: ThreadLeases, run_log: RunLog | None
+    settings: Settings,
+    *,
+    slots: StreamSlots,
+    rate_limit: ClientRateLimit,
+    leases: ThreadLeases,
+    run_log: RunLog | None,
+    readers: ReaderHash,
 ) -> APIRouter:
     """Return the ``POST /api/chat`` route, answering from what the app serves now (``reload.live``)."""
     routes = APIRouter()
@@ -77,8 +84,9 @@ def router(
         slot = await slots.try_acquire()
         if slot is None:
             raise BadRequest(503, BUSY, retry_after=settings.retry_after_seconds)
+        reader = reader_of(request, readers)
         thread, release = await _claim(leases, graph, body.thread_id, body.thread_token, slot, settings)
-        return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log)
+        return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log, reader)
 
     return routes
 
@@ -92,6 +100,7 @@ def _answer(
     slot: Slot,
     settings: Settings,
     run_log: RunLog | None,
+    reader: str,
 ) -> Response:
     """Stream the answer to ``question`` on ``thread``, logged in ``run_log``, holding ``slot`` to its end."""
     recorder = RecordingGraph(graph)
@@ -108,6 +117,7 @@ def _answer(
         recorder=recorder,
         run_log=run_log,
         run_id=thread.run_id,
+        reader=reader,
     )
     return _SlotResponse(
         slot,

@@ -3,7 +3,9 @@
 - **Client identity.** The remote address; behind a reverse proxy listed in
   ``trusted_proxies`` (``ASKAI_TRUSTED_PROXIES``), the nearest ``X-Forwarded-For`` hop
   that is not itself a trusted proxy (uvicorn's ``ProxyHeadersMiddleware`` does this;
-  an untrusted peer's header is ignored, so a client cannot pick its own identity).
+  an untrusted peer's header is ignored, so a client cannot pick its own identity),
+  kept only as its keyed hash (``stores.readers.ReaderHash``): the rate limits' counts,
+  in process or in Redis, and the run log never hold the address itself.
 - **Rate limits.** One type, ``ClientRateLimit``, for ``/api/chat`` (``rate_limit``
   questions per client) and ``/api/feedback`` (``feedback_per_minute`` ratings), each
   under its own name: a moving window of the ``limits`` library, counted in process, or
@@ -32,6 +34,8 @@ from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
 from starlette.requests import Request
+
+from askai_graph.stores.readers import ReaderHash
 
 logger = logging.getLogger(__name__)
 
@@ -81,11 +85,14 @@ class ClientRateLimit:
         *,
         name: str = "askai-chat",
         close: Callable[[], Awaitable[None]] | None = None,
+        readers: ReaderHash | None = None,
     ) -> None:
         """Parse ``spec`` (e.g. ``"30/minute"`` or ``"30/minute;5/second"``); empty means no limit.
 
         ``name`` keeps one limit's counts apart from another's in a shared storage;
-        ``close`` releases the storage's connections (``aclose``).
+        ``close`` releases the storage's connections (``aclose``); ``readers`` turns a
+        client's address into the keyed hash counted in its place (a random key when
+        ``None``), so no storage ever holds an address.
 
         Raises:
             ValueError: ``spec`` is not in the ``limits`` notation.
@@ -94,12 +101,13 @@ class ClientRateLimit:
         self.limiter = MovingWindowRateLimiter(storage or MemoryStorage())
         self.name = name
         self._close = close
+        self._readers = readers or ReaderHash(None)
         self._down = False
 
     async def admit(self, client: str) -> int | None:
-        """Count one request for ``client``; return ``None`` if allowed (or uncountable), else seconds to wait."""
+        """Count one request for ``client`` (its keyed hash); return ``None`` if allowed, else seconds to wait."""
         try:
-            wait = await self._count(client)
+            wait = await self._count(self._readers(client))
         except StorageError as exc:
             if not self._down:
                 self._down = True
@@ -124,10 +132,15 @@ class ClientRateLimit:
             await self._close()
 
 
-def rate_limit_for(spec: str, *, name: str, cache_url: str | None) -> ClientRateLimit:
-    """Return the rate limit ``spec`` named ``name``, counted in Redis at ``cache_url`` if set, else in process."""
+def rate_limit_for(
+    spec: str, *, name: str, cache_url: str | None, readers: ReaderHash | None = None
+) -> ClientRateLimit:
+    """Return the rate limit ``spec`` named ``name``, counted in Redis at ``cache_url`` if set, else in process.
+
+    ``readers`` hashes the client addresses counted (``ClientRateLimit``).
+    """
     if not cache_url or not spec.strip():
-        return ClientRateLimit(spec, name=name)
+        return ClientRateLimit(spec, name=name, readers=readers)
     import redis.asyncio as aioredis
     from limits.aio.storage import RedisStorage
 
@@ -141,12 +154,17 @@ def rate_limit_for(spec: str, *, name: str, cache_url: str | None) -> ClientRate
         key_prefix="askai:limits",
         connection_pool=pool,  # type: ignore[arg-type]  # passed to redis-py; limits types options narrowly
     )
-    return ClientRateLimit(spec, storage, name=name, close=pool.disconnect)
+    return ClientRateLimit(spec, storage, name=name, close=pool.disconnect, readers=readers)
 
 
 def client_address(request: Request) -> str:
     """Return who is asking: the client's address (already resolved through trusted proxies)."""
     return request.client.host if request.client else "unknown"
+
+
+def reader_of(request: Request, readers: ReaderHash) -> str:
+    """Return the keyed hash that stands for the client (what the run log keeps; the rate limits hash alike)."""
+    return readers(client_address(request))
 
 
 def trusted_hosts(setting: str) -> list[str]:

@@ -63,13 +63,17 @@ async def recorded(
     recorder: RecordingGraph,
     run_log: RunLog | None,
     run_id: str | None = None,
+    reader: str | None = None,
 ) -> AsyncGenerator[list[Event], None]:
-    """Yield ``run``'s batches of events; ``done`` gets a ``run_id`` and the answer is logged first."""
+    """Yield ``run``'s batches of events; ``done`` gets a ``run_id`` and the answer is logged first.
+
+    ``reader`` is the keyed hash of the client's address (``stores.readers``), never the address.
+    """
     start = time.perf_counter()
     try:
         async for batch in run:
             if batch and batch[-1][0] == "done":  # ``done`` ends the stream: it is always last
-                batch = [*batch[:-1], await _done(batch[-1][1], question, recorder, run_log, run_id, start)]
+                batch = [*batch[:-1], await _done(batch[-1][1], question, recorder, run_log, run_id, start, reader)]
             yield batch
     finally:
         await run.aclose()
@@ -86,18 +90,26 @@ async def flat(batches: AsyncGenerator[list[Event], None]) -> AsyncGenerator[Eve
 
 
 async def _done(
-    data: Done, question: str, recorder: RecordingGraph, run_log: RunLog | None, run_id: str | None, start: float
+    data: Done,
+    question: str,
+    recorder: RecordingGraph,
+    run_log: RunLog | None,
+    run_id: str | None,
+    start: float,
+    reader: str | None,
 ) -> Event:
     summary: RunSummary = data.summary
     if not summary.run_id:
         # ``with_summary`` keeps what rides on the event only (the thread's token).
         data = data.with_summary(summary.model_copy(update={"run_id": run_id or new_run_id()}))
     if run_log is not None:
-        await _write(run_log, question, recorder, data.summary, (time.perf_counter() - start) * 1000)
+        await _write(run_log, question, recorder, data.summary, (time.perf_counter() - start) * 1000, reader)
     return "done", data
 
 
-async def _write(run_log: RunLog, question: str, recorder: RecordingGraph, summary: RunSummary, ms: float) -> None:
+async def _write(
+    run_log: RunLog, question: str, recorder: RecordingGraph, summary: RunSummary, ms: float, reader: str | None
+) -> None:
     """Hand the record to the run log, in the bookkeeping pool, waiting at most ``pools.SETTLE_SECONDS``.
 
     Not the collaborators' pool, where hung retriever or model calls may hold every
@@ -105,7 +117,7 @@ async def _write(run_log: RunLog, question: str, recorder: RecordingGraph, summa
     waits on a slow store. A late record is still written.
     """
     try:
-        record = build_record(summary, question=question, latency_ms=ms, stage_ms=recorder.stage_ms)
+        record = build_record(summary, question=question, latency_ms=ms, stage_ms=recorder.stage_ms, reader=reader)
     except Exception:
         logger.exception("could not write the run log; the answer is sent anyway")
         return

@@ -125,6 +125,11 @@ class ServingSettings(BaseModel):
     api_docs: bool = Field(
         False, description="Serve the interactive API docs at /docs and /redoc (off: /openapi.json only)."
     )
+    admin_token: SecretStr | None = Field(
+        None,
+        description="Turns on the site owner's dashboard at /admin: signing in with this token (at least 16 "
+        "characters) gives a session cookie; unset: /admin does not exist (404).",
+    )
     feedback_per_minute: int = Field(
         30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
     )
@@ -160,6 +165,14 @@ class ServingSettings(BaseModel):
                 raise ValueError(f"{origin!r} is not an origin like https://blog.example or http://127.0.0.1:8000")
             origins.append(origin)
         return tuple(origins)
+
+    @field_validator("admin_token")
+    @classmethod
+    def _long_admin_token(cls, token: SecretStr | None) -> SecretStr | None:
+        if token is not None and len(token.get_secret_value()) < 16:
+            raise ValueError("must be at least 16 characters (for example: python -c 'import secrets; "
+                             "print(secrets.token_urlsafe(32))')")
+        return token
 
     @field_validator("cache_url")
     @classmethod

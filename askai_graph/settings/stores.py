@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 
 class StoreSettings(BaseModel):
@@ -34,7 +34,20 @@ class StoreSettings(BaseModel):
         "to a SQLite file in the user data folder, the embedded graph to none.",
     )
     run_log: bool = Field(
-        True, description="Log every answered question (stored as asked) with its gates, gaps and feedback."
+        True,
+        description="Log every answered question (masked: e-mails, phones, IPs, cards and secrets replaced by labels) "
+        "with its gates, gaps and feedback.",
+    )
+    runlog_retention_days: float = Field(
+        90.0,
+        ge=0,
+        description="Days the run log keeps a run and its feedback; older ones are deleted in the background by "
+        "`askai serve` (0: kept forever).",
+    )
+    reader_hash_key: SecretStr | None = Field(
+        None,
+        description="Key of the keyed hash (HMAC-SHA-256) that stands for a reader's client address in rate limits and "
+        "the run log; unset: a random key per server start, so counts of distinct readers restart with it.",
     )
 
     @field_validator("database_url")

@@ -2,6 +2,7 @@
 
 ``terms`` tokenises and stems, ``plain`` turns Markdown into plain text and escapes
 reader text, ``fencing`` fences untrusted text for a prompt, ``identifiers`` finds
-code-like names, ``injection`` spots instructions hidden in retrieved text, and
-``unlinking`` strips the links of an answer that may not show them.
+code-like names, ``injection`` spots instructions hidden in retrieved text,
+``unlinking`` strips the links of an answer that may not show them, and ``masking``
+masks what readers paste (contacts, cards, secrets) before anything is stored.
 """

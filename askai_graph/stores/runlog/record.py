@@ -14,7 +14,7 @@ Rating = Literal["up", "down"]
 
 
 class RunRecord(BaseModel):
-    """What the run log keeps of one answer (the question is stored exactly as asked)."""
+    """What the run log keeps of one answer (the store masks the reader's text: ``masking``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -23,11 +23,13 @@ class RunRecord(BaseModel):
     created_at: datetime
     """When the answer finished (UTC)."""
     question: str
-    """The reader's question, as asked."""
+    """The reader's question (masked once stored)."""
     standalone_question: str = ""
     """The question as researched (a follow-up rewritten on its own); empty when the same."""
     thread_id: str | None = None
     """The conversation, when the run was on one."""
+    reader: str | None = None
+    """The keyed hash of the reader's client address (``stores.readers``), when known."""
     outcome: str
     """accepted, accepted_early, degraded or fallback."""
     attempts: int = 0
@@ -62,6 +64,7 @@ def build_record(
     question: str,
     latency_ms: float,
     stage_ms: Mapping[str, float] | None = None,
+    reader: str | None = None,
 ) -> RunRecord:
     """Build the record of one answer from its run summary (``question`` as the reader asked it)."""
     standalone = summary.standalone_question
@@ -71,6 +74,7 @@ def build_record(
         question=question,
         standalone_question="" if standalone == question else standalone,
         thread_id=summary.thread_id,
+        reader=reader,
         outcome=summary.outcome,
         attempts=summary.attempts,
         cached=summary.cached,

@@ -13,6 +13,11 @@ answers in order and, while the database is away, keeps them in a bounded queue 
 memory and retries with backoff, so an answer never waits on the database. A call that
 needs the database now (``add_feedback``, ``runs``) raises ``RunLogUnavailable`` within
 that bound, which the server answers with a 503.
+
+Nothing a reader typed is stored as typed: ``_insert`` masks the question, the standalone
+question and the gaps (``masking.mask``), ``add_feedback`` the comment. Retention
+(``prune``) and erasure (``forget_run``, ``forget_thread``) delete in batches of at most
+``DELETE_BATCH`` rows, each its own statement, so neither holds a long lock on a busy table.
 """
 
 from __future__ import annotations
@@ -31,7 +36,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from askai_graph.stores.runlog.overview import Overview, RunQuery, compute_overview
 from askai_graph.stores.runlog.record import Rating, RunRecord
+from askai_graph.text.masking import mask
 
 logger = logging.getLogger(__name__)
 
@@ -44,9 +51,11 @@ PENDING_LIMIT = 10_000
 """Answers kept in memory while the database is away (beyond it, the oldest is dropped)."""
 _JSON_FIELDS = ("gates", "failure_codes", "gaps", "cited_urls", "retrieved_urls", "source_urls", "stage_ms")
 _COLUMNS = (
-    "run_id", "created_at", "question", "standalone_question", "thread_id", "outcome", "attempts", "cached",
+    "run_id", "created_at", "question", "standalone_question", "thread_id", "reader", "outcome", "attempts", "cached",
     *_JSON_FIELDS, "latency_ms", "rating", "comment",
 )  # fmt: skip
+DELETE_BATCH = 1000
+"""Rows one retention or erasure statement deletes at most."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS askai_runs (
     run_id TEXT PRIMARY KEY,
@@ -54,6 +63,7 @@ CREATE TABLE IF NOT EXISTS askai_runs (
     question TEXT NOT NULL,
     standalone_question TEXT NOT NULL,
     thread_id TEXT,
+    reader TEXT,
     outcome TEXT NOT NULL,
     attempts INTEGER NOT NULL,
     cached INTEGER NOT NULL,
@@ -70,7 +80,15 @@ CREATE TABLE IF NOT EXISTS askai_runs (
     feedback_at TEXT
 )
 """
-_INDEX = "CREATE INDEX IF NOT EXISTS askai_runs_created_at ON askai_runs (created_at)"
+_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS askai_runs_created_at ON askai_runs (created_at)",
+    "CREATE INDEX IF NOT EXISTS askai_runs_thread_id ON askai_runs (thread_id)",
+    # Covers every column the dashboard's overview reads: its scans never touch the wide rows.
+    "CREATE INDEX IF NOT EXISTS askai_runs_overview"
+    " ON askai_runs (created_at, outcome, cached, rating, reader, latency_ms)",
+)
+_ADDED_COLUMNS = {"reader": "TEXT"}
+"""Columns added since the table's first release: an older table gets them when opened."""
 
 
 class RunLogError(RuntimeError):
@@ -97,6 +115,30 @@ class RunLog(Protocol):
 
     def runs(self, since: datetime | None = None) -> list[RunRecord]:
         """Return the answers recorded at or after ``since`` (all when ``None``), oldest first."""
+        ...
+
+    def prune(self, before: datetime) -> int:
+        """Delete the runs (and their feedback) recorded before ``before``; return how many."""
+        ...
+
+    def overview(self, since: datetime) -> Overview:
+        """Return the dashboard's overview of the runs recorded at or after ``since``."""
+        ...
+
+    def find(self, since: datetime, query: RunQuery) -> list[RunRecord]:
+        """Return the newest runs since ``since`` that match ``query``, newest first."""
+        ...
+
+    def run(self, run_id: str) -> RunRecord | None:
+        """Return one run, or ``None`` when unknown."""
+        ...
+
+    def forget_run(self, run_id: str) -> int:
+        """Delete one run and its feedback; return how many rows went (0 or 1)."""
+        ...
+
+    def forget_thread(self, thread_id: str) -> int:
+        """Delete every run of one conversation and its feedback; return how many."""
         ...
 
     def close(self) -> None:
@@ -215,6 +257,9 @@ class SqlRunLog:
 
     def _insert(self, run: RunRecord) -> None:
         data = run.model_dump(mode="json")
+        data["question"] = mask(run.question)
+        data["standalone_question"] = mask(run.standalone_question)
+        data["gaps"] = [mask(gap) for gap in run.gaps]
         values = [json.dumps(data[c]) if c in _JSON_FIELDS else data[c] for c in _COLUMNS]
         values[_COLUMNS.index("cached")] = int(run.cached)
         placeholders = ", ".join([self._p] * len(_COLUMNS))
@@ -237,7 +282,7 @@ class SqlRunLog:
         with self._cursor() as cursor:
             cursor.execute(
                 f"UPDATE askai_runs SET rating = {p}, comment = {p}, feedback_at = {p} WHERE run_id = {p}",
-                (rating, comment, now, run_id),
+                (rating, None if comment is None else mask(comment), now, run_id),
             )
             return bool(cursor.rowcount)
 
@@ -252,14 +297,91 @@ class SqlRunLog:
         with self._cursor() as cursor:
             cursor.execute(sql + " ORDER BY created_at", params)
             rows = cursor.fetchall()
-        records = []
-        for row in rows:
-            data = dict(zip(_COLUMNS, row, strict=True))
-            for column in _JSON_FIELDS:
-                data[column] = json.loads(data[column])
-            data["cached"] = bool(data["cached"])
-            records.append(RunRecord.model_validate(data))
-        return records
+        return [_record(row) for row in rows]
+
+    def overview(self, since: datetime) -> Overview:
+        """Return the dashboard's overview of the runs recorded at or after ``since`` (``runlog.overview``).
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        self.flush()
+        with self._cursor() as cursor:
+            return compute_overview(cursor, self._p, since)
+
+    def find(self, since: datetime, query: RunQuery) -> list[RunRecord]:
+        """Return at most ``query.limit`` runs since ``since`` matching ``query``, newest first.
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        p = self._p
+        where, params = [f"created_at >= {p}"], [since.astimezone(UTC).isoformat()]
+        if query.outcome:
+            where.append(f"outcome = {p}")
+            params.append(query.outcome)
+        if query.rating == "none":
+            where.append("rating IS NULL")
+        elif query.rating:
+            where.append(f"rating = {p}")
+            params.append(query.rating)
+        if query.text:
+            # The stored text is masked: a search for a pasted value finds nothing, by design.
+            escaped = query.text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            where.append(f"LOWER(question) LIKE {p} ESCAPE '\\'")
+            params.append(f"%{escaped}%")
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM askai_runs WHERE {' AND '.join(where)}"
+        sql += f" ORDER BY created_at DESC LIMIT {int(query.limit)}"
+        self.flush()
+        with self._cursor() as cursor:
+            cursor.execute(sql, params)
+            return [_record(row) for row in cursor.fetchall()]
+
+    def run(self, run_id: str) -> RunRecord | None:
+        """Return one run (``None`` when unknown).
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        self.flush()
+        with self._cursor() as cursor:
+            cursor.execute(f"SELECT {', '.join(_COLUMNS)} FROM askai_runs WHERE run_id = {self._p}", (run_id,))
+            row = cursor.fetchone()
+        return None if row is None else _record(row)
+
+    def prune(self, before: datetime) -> int:
+        """Delete the runs (and their feedback) recorded before ``before``, in batches; return how many.
+
+        Raises:
+            RunLogUnavailable: the database is away (what was deleted stays deleted).
+        """
+        self.flush()  # a queued answer is as old as any other
+        return self._delete("created_at < " + self._p, before.astimezone(UTC).isoformat())
+
+    def forget_run(self, run_id: str) -> int:
+        """Delete one run and its feedback (one still queued is written first); return how many rows went."""
+        self.flush()
+        return self._delete("run_id = " + self._p, run_id)
+
+    def forget_thread(self, thread_id: str) -> int:
+        """Delete every run of conversation ``thread_id`` with its feedback (queued ones too); return how many."""
+        self.flush()
+        return self._delete("thread_id = " + self._p, thread_id)
+
+    def _delete(self, condition: str, value: str) -> int:
+        # ``IN (SELECT ... LIMIT n)``: SQLite and PostgreSQL both bound a DELETE this way.
+        sql = (
+            f"DELETE FROM askai_runs WHERE run_id IN "
+            f"(SELECT run_id FROM askai_runs WHERE {condition} LIMIT {DELETE_BATCH})"
+        )
+        deleted = 0
+        while True:
+            with self._cursor() as cursor:
+                cursor.execute(sql, (value,))
+                count = max(int(cursor.rowcount), 0)
+            deleted += count
+            if count < DELETE_BATCH:
+                return deleted
 
     def close(self) -> None:
         """Write what still waits if the database is there, then close every connection."""
@@ -273,6 +395,15 @@ class SqlRunLog:
         except RunLogUnavailable as exc:
             logger.error("%s; %d answers kept in memory are lost", exc, self.pending)
         self._close()
+
+
+def _record(row: Any) -> RunRecord:
+    """Return the record of one ``_COLUMNS`` row."""
+    data = dict(zip(_COLUMNS, row, strict=True))
+    for column in _JSON_FIELDS:
+        data[column] = json.loads(data[column])
+    data["cached"] = bool(data["cached"])
+    return RunRecord.model_validate(data)
 
 
 def _watchdog(connection: Any) -> threading.Timer | None:
@@ -301,11 +432,17 @@ def _shut_down(descriptor: int) -> None:
 
 
 def create_schema(connection: Any) -> None:
-    """Create the table and its index on ``connection`` if they do not exist."""
+    """Create the table and its indexes on ``connection`` if they do not exist; add columns an older table lacks."""
     cursor = connection.cursor()
     try:
         cursor.execute(_SCHEMA)
-        cursor.execute(_INDEX)
+        cursor.execute("SELECT * FROM askai_runs WHERE 1 = 0")
+        present = {column[0] for column in cursor.description}
+        for column, kind in _ADDED_COLUMNS.items():
+            if column not in present:
+                cursor.execute(f"ALTER TABLE askai_runs ADD COLUMN {column} {kind}")
+        for index in _INDEXES:
+            cursor.execute(index)
     finally:
         cursor.close()
 

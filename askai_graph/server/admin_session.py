@@ -1,0 +1,100 @@
+"""The dashboard's sign-in: the admin token exchanged for a signed session cookie, and CSRF tokens.
+
+A session is ``expiry.nonce.signature``: an HMAC-SHA-256 under a key derived from the
+admin token, so every worker of a server checks it alike without a shared store, and
+changing ``ASKAI_ADMIN_TOKEN`` ends every session. The cookie is ``HttpOnly`` (no page
+script reads it), ``SameSite=Strict`` (no other site's page sends it), ``Secure`` when
+the request came over https, and scoped to ``/admin``.
+
+Every POST under ``/admin`` is checked twice against cross-site forgery: the
+``Origin`` header, when the browser sends one, must be this server's, and a signed-in
+POST carries the session's CSRF token (an HMAC of the session) in its form.
+Comparisons of secrets use ``hmac.compare_digest``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+
+from pydantic import SecretStr
+from starlette.requests import Request
+from starlette.responses import Response
+
+COOKIE = "askai_admin"
+SESSION_SECONDS = 8 * 3600
+"""How long a sign-in lasts."""
+
+
+class AdminSessions:
+    """Issues and checks the dashboard's sessions and CSRF tokens for one admin token."""
+
+    def __init__(self, token: SecretStr) -> None:
+        """Sign with a key derived from ``token`` (never the token itself)."""
+        self._token_digest = hashlib.sha256(token.get_secret_value().encode()).digest()
+        self._key = hashlib.sha256(b"askai-admin-session\0" + token.get_secret_value().encode()).digest()
+
+    def token_matches(self, given: str) -> bool:
+        """Whether ``given`` is the admin token (compared as digests, in constant time)."""
+        return hmac.compare_digest(hashlib.sha256(given.encode()).digest(), self._token_digest)
+
+    def issue(self, now: float | None = None) -> str:
+        """Return a new session value, valid for ``SESSION_SECONDS``."""
+        payload = f"{int((now or time.time()) + SESSION_SECONDS)}.{secrets.token_urlsafe(16)}"
+        return f"{payload}.{self._sign('session', payload)}"
+
+    def valid(self, session: str | None, now: float | None = None) -> bool:
+        """Whether ``session`` was issued here and has not expired."""
+        if not session or session.count(".") != 2:
+            return False
+        expiry, nonce, signature = session.split(".")
+        if not hmac.compare_digest(signature, self._sign("session", f"{expiry}.{nonce}")):
+            return False
+        return expiry.isdigit() and int(expiry) > (now or time.time())
+
+    def csrf(self, session: str) -> str:
+        """Return the CSRF token of ``session`` (what its forms carry)."""
+        return self._sign("csrf", session)
+
+    def csrf_matches(self, session: str, given: str) -> bool:
+        """Whether ``given`` is ``session``'s CSRF token."""
+        return hmac.compare_digest(given.encode(), self.csrf(session).encode())
+
+    def session_of(self, request: Request) -> str | None:
+        """Return the request's valid session, or ``None``."""
+        session = request.cookies.get(COOKIE)
+        return session if self.valid(session) else None
+
+    def _sign(self, purpose: str, payload: str) -> str:
+        return hmac.new(self._key, f"{purpose}\0{payload}".encode(), hashlib.sha256).hexdigest()
+
+
+def set_session_cookie(response: Response, request: Request, session: str) -> None:
+    """Give ``response`` the session cookie: HttpOnly, SameSite=Strict, Secure over https, path /admin."""
+    response.set_cookie(
+        COOKIE,
+        session,
+        max_age=SESSION_SECONDS,
+        path="/admin",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+
+
+def clear_session_cookie(response: Response, request: Request) -> None:
+    """Tell the browser to drop the session cookie."""
+    response.delete_cookie(
+        COOKIE, path="/admin", httponly=True, samesite="strict", secure=request.url.scheme == "https"
+    )
+
+
+def same_origin(request: Request) -> bool:
+    """Whether a POST may come from this page: no ``Origin`` header (not a browser's cross-site form), or ours."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    host = request.headers.get("host", "")
+    return origin in (f"{request.url.scheme}://{host}",)

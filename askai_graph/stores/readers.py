@@ -1,0 +1,40 @@
+"""A reader's client address as it is kept: a keyed hash, never the address itself.
+
+Rate limits count requests per client and the run log counts distinct readers; neither
+needs the address. Both see ``ReaderHash(key)(address)``, an HMAC-SHA-256 under the
+``reader_hash_key`` setting: the same address gives the same value for as long as the
+key is kept (every worker of a server, and across restarts when the key is set), while
+without the key nobody can test an address against it (IPv4 has only 2^32 values, so a
+plain hash would hide nothing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from pydantic import SecretStr
+
+READER_HASH_CHARS = 32
+"""Hex characters kept of the HMAC (128 bits: no two readers of a site collide)."""
+
+
+class ReaderHash:
+    """Turns a client address into the keyed hash that stands for its reader."""
+
+    def __init__(self, key: SecretStr | str | bytes | None) -> None:
+        """Hash under ``key``; ``None`` (or empty) draws a random key for this object's lifetime."""
+        if isinstance(key, SecretStr):
+            key = key.get_secret_value()
+        if isinstance(key, str):
+            key = key.encode()
+        self._key = key or secrets.token_bytes(32)
+
+    def __call__(self, address: str) -> str:
+        """Return the reader's hash for ``address``."""
+        return hmac.new(self._key, address.encode(), hashlib.sha256).hexdigest()[:READER_HASH_CHARS]
+
+    def __repr__(self) -> str:
+        """Never show the key."""
+        return "ReaderHash(key=***)"

@@ -1,0 +1,141 @@
+"""The dashboard's overview over a large run log: response time on SQLite and PostgreSQL.
+
+Run: ``.venv/bin/python bench/admin_overview.py [--runs 100000] [--calls 15] [--postgres URL]``
+
+Fills a run log with ``--runs`` runs spread over 90 days (mixed outcomes, ratings, cache
+hits, readers and latencies; written in bulk, not timed), then times
+``GET /admin/api/overview?days=N`` for 7, 30 and 90 days through the app
+(``httpx.ASGITransport``, signed in), ``--calls`` times each, interleaved. Prints the
+median and the worst per period and backend. The target is 300 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from runlog_overhead import postgres_database  # noqa: E402
+
+from askai_graph import Settings  # noqa: E402
+from askai_graph.stores.runlog import open_run_log  # noqa: E402
+from askai_graph.stores.runlog.store import _COLUMNS, _JSON_FIELDS  # noqa: E402
+
+TOKEN = "bench-admin-token-0123456789"
+OUTCOMES = ["accepted"] * 6 + ["accepted_early", "degraded", "fallback", "fallback"]
+
+
+def rows(count: int, seed: int = 7) -> list[list[Any]]:
+    rng = random.Random(seed)
+    now = datetime.now(UTC)
+    made = []
+    for _ in range(count):
+        data: dict[str, Any] = {
+            "run_id": str(uuid.uuid4()),
+            "created_at": (now - timedelta(seconds=rng.uniform(0, 90 * 86400))).isoformat(),
+            "question": f"How do I configure option {rng.randint(1, 500)}?",
+            "standalone_question": "",
+            "thread_id": None,
+            "reader": f"{rng.randint(1, 5000):032x}",
+            "outcome": rng.choice(OUTCOMES),
+            "attempts": rng.randint(0, 3),
+            "cached": int(rng.random() < 0.2),
+            "gates": {"retrieval": "passed"},
+            "failure_codes": [],
+            "gaps": [],
+            "cited_urls": ["https://site.example/a"],
+            "retrieved_urls": ["https://site.example/a", "https://site.example/b"],
+            "source_urls": [],
+            "stage_ms": {"research": 2.0},
+            "latency_ms": rng.lognormvariate(6.5, 0.6),
+            "rating": rng.choice([None] * 8 + ["up", "down"]),
+            "comment": None,
+        }
+        made.append([json.dumps(data[c]) if c in _JSON_FIELDS else data[c] for c in _COLUMNS])
+    return made
+
+
+def fill(log: Any, made: list[list[Any]]) -> None:
+    placeholders = ", ".join([log._p] * len(_COLUMNS))
+    sql = f"INSERT INTO askai_runs ({', '.join(_COLUMNS)}) VALUES ({placeholders})"
+    sqlite = log._p == "?"  # autocommit: one transaction per batch, not per row
+    for start in range(0, len(made), 5000):
+        with log._cursor() as cursor:
+            if sqlite:
+                cursor.execute("BEGIN")
+            cursor.executemany(sql, made[start : start + 5000])
+            if sqlite:
+                cursor.execute("COMMIT")
+
+
+async def time_overview(log: Any, calls: int) -> dict[int, list[float]]:
+    import httpx
+    from pydantic import SecretStr
+
+    from askai_graph.server import create_app
+    from tests.fakes import ungated_graph
+
+    settings = Settings(admin_token=SecretStr(TOKEN), rate_limit="")
+    app = create_app(ungated_graph("x"), settings, run_log=log)
+    transport = httpx.ASGITransport(app=app)
+    times: dict[int, list[float]] = {7: [], 30: [], 90: []}
+    async with httpx.AsyncClient(transport=transport, base_url="https://bench") as client:
+        signed = await client.post("/admin/login", data={"token": TOKEN})
+        assert signed.status_code == 303, signed.text
+        await client.get("/admin/api/overview?days=7")  # warm-up
+        for _ in range(calls):
+            for days in times:
+                start = time.perf_counter()
+                response = await client.get(f"/admin/api/overview?days={days}")
+                times[days].append(time.perf_counter() - start)
+                assert response.status_code == 200, response.text
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=100_000)
+    parser.add_argument("--calls", type=int, default=15)
+    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432")
+    args = parser.parse_args()
+    made = rows(args.runs)
+    folder = tempfile.TemporaryDirectory()
+    backends: dict[str, str] = {"sqlite": f"sqlite:///{Path(folder.name) / 'runs.sqlite'}"}
+    postgres = postgres_database(args.postgres)
+    if postgres is not None:
+        backends["postgresql"] = postgres[0]
+    try:
+        for name, url in backends.items():
+            log = open_run_log(url)
+            try:
+                start = time.perf_counter()
+                fill(log, made)
+                print(f"{name}: {args.runs:,} runs written in {time.perf_counter() - start:.1f} s (not timed below)")
+                for days, values in asyncio.run(time_overview(log, args.calls)).items():
+                    print(
+                        f"  GET /admin/api/overview?days={days:<3} median {statistics.median(values) * 1000:7.1f} ms"
+                        f"   worst {max(values) * 1000:7.1f} ms   ({len(values)} calls)"
+                    )
+            finally:
+                log.close()
+    finally:
+        if postgres is not None:
+            postgres[1]()
+        folder.cleanup()
+
+
+if __name__ == "__main__":
+    main()

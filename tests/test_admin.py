@@ -1,0 +1,229 @@
+"""``/admin``: off without a token, signed sessions, cookie flags, CSRF, and the overview on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr, ValidationError
+
+from askai_graph import Settings
+from askai_graph.server import create_app
+from askai_graph.stores.runlog import RunLog, open_run_log
+from tests.fakes import postgres_database, ungated_graph
+from tests.test_runlog_store import POSTGRES, run
+
+TOKEN = "correct-horse-battery-staple"
+NOW = datetime.now(UTC)
+
+
+@pytest.fixture
+def run_log(tmp_path: Path) -> Iterator[RunLog]:
+    log = open_run_log(f"sqlite:///{tmp_path / 'runs.sqlite'}")
+    yield log
+    log.close()
+
+
+def app(settings: Settings, run_log: RunLog | None, token: str | None = TOKEN) -> Any:
+    configured = settings.model_copy(update={"admin_token": SecretStr(token) if token else None})
+    return create_app(ungated_graph("answer"), configured, run_log=run_log)
+
+
+def call(
+    application: Any, method: str, path: str, *, scheme: str = "https", cookies: Any = None, **kwargs: Any
+) -> httpx.Response:
+    async def go() -> httpx.Response:
+        transport = httpx.ASGITransport(app=application)
+        base = f"{scheme}://testserver"
+        async with httpx.AsyncClient(transport=transport, base_url=base, cookies=cookies) as client:
+            return await client.request(method, path, **kwargs)
+
+    return asyncio.run(go())
+
+
+def signed_in(application: Any, scheme: str = "https") -> str:
+    """Sign in and return the session cookie's value."""
+    response = call(application, "POST", "/admin/login", data={"token": TOKEN}, scheme=scheme)
+    assert response.status_code == 303 and response.headers["location"] == "/admin"
+    match = re.match(r"askai_admin=([^;]+);", response.headers["set-cookie"])
+    assert match
+    return match.group(1)
+
+
+def test_admin_does_not_exist_without_a_token(settings: Settings, run_log: RunLog) -> None:
+    application = app(settings, run_log, token=None)
+    paths = [("GET", "/admin"), ("GET", "/admin/login"), ("POST", "/admin/login"), ("GET", "/admin/api/overview")]
+    for method, path in paths:
+        assert call(application, method, path).status_code == 404, path
+
+
+def test_a_wrong_token_is_401_and_sets_no_cookie(settings: Settings, run_log: RunLog) -> None:
+    response = call(app(settings, run_log), "POST", "/admin/login", data={"token": "not-the-token-at-all"})
+    assert response.status_code == 401 and "set-cookie" not in response.headers
+    assert "That is not the admin token." in response.text
+
+
+def test_the_session_cookie_is_httponly_samesite_strict_and_secure_over_https(
+    settings: Settings, run_log: RunLog
+) -> None:
+    application = app(settings, run_log)
+    over_https = call(application, "POST", "/admin/login", data={"token": TOKEN}).headers["set-cookie"].lower()
+    assert {"httponly", "samesite=strict", "secure", "path=/admin"} <= {p.strip() for p in over_https.split(";")}
+    over_http = call(application, "POST", "/admin/login", data={"token": TOKEN}, scheme="http").headers["set-cookie"]
+    assert "secure" not in over_http.lower() and "httponly" in over_http.lower()
+
+
+def test_signed_out_the_pages_redirect_and_the_api_is_401(settings: Settings, run_log: RunLog) -> None:
+    application = app(settings, run_log)
+    page = call(application, "GET", "/admin")
+    assert page.status_code == 303 and page.headers["location"] == "/admin/login"
+    assert call(application, "GET", "/admin/api/overview").status_code == 401
+    forged = "9999999999.nonce." + "0" * 64
+    assert call(application, "GET", "/admin/api/overview", cookies={"askai_admin": forged}).status_code == 401
+    session = signed_in(application)
+    assert call(application, "GET", "/admin/api/overview", cookies={"askai_admin": session}).status_code == 200
+
+
+def test_a_sign_in_posted_from_another_origin_is_refused(settings: Settings, run_log: RunLog) -> None:
+    headers = {"Origin": "https://evil.example"}
+    response = call(app(settings, run_log), "POST", "/admin/login", data={"token": TOKEN}, headers=headers)
+    assert response.status_code == 403 and "set-cookie" not in response.headers
+
+
+def test_sign_out_needs_the_sessions_csrf_token(settings: Settings, run_log: RunLog) -> None:
+    application = app(settings, run_log)
+    session = signed_in(application)
+    cookies = {"askai_admin": session}
+    assert call(application, "POST", "/admin/logout", cookies=cookies, data={}).status_code == 403
+    assert call(application, "POST", "/admin/logout", cookies=cookies, data={"csrf": "0" * 64}).status_code == 403
+    page = call(application, "GET", "/admin", cookies=cookies).text
+    csrf = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+    assert csrf
+    out = call(application, "POST", "/admin/logout", cookies=cookies, data={"csrf": csrf.group(1)})
+    assert out.status_code == 303 and 'askai_admin=""' in out.headers["set-cookie"]
+
+
+def test_every_admin_page_sends_a_strict_csp_and_runs_no_script(settings: Settings, run_log: RunLog) -> None:
+    application = app(settings, run_log)
+    cookies = {"askai_admin": signed_in(application)}
+    for path in ("/admin/login", "/admin"):
+        response = call(application, "GET", path, cookies=cookies)
+        assert response.status_code == 200
+        csp = response.headers["content-security-policy"]
+        assert "default-src 'none'" in csp and "script-src" not in csp and "frame-ancestors 'none'" in csp
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert "<script" not in response.text
+
+
+def test_a_period_other_than_those_offered_is_422(settings: Settings, run_log: RunLog) -> None:
+    application = app(settings, run_log)
+    cookies = {"askai_admin": signed_in(application)}
+    response = call(application, "GET", "/admin/api/overview?days=abc", cookies=cookies)
+    assert response.status_code == 422 and "days must be one of 1, 7, 30, 90" in response.json()["detail"]
+
+
+def test_a_short_admin_token_is_refused_at_startup() -> None:
+    with pytest.raises(ValidationError, match="at least 16 characters"):
+        Settings(admin_token="short")
+
+
+SEEDED = [
+    run("a", at=NOW - timedelta(days=1), outcome="accepted", latency_ms=100.0, rating="up", reader="r1"),
+    run("b", at=NOW - timedelta(days=1), outcome="accepted", latency_ms=200.0, cached=True, reader="r1"),
+    run("c", at=NOW - timedelta(days=2), outcome="degraded", latency_ms=300.0, rating="down", reader="r2"),
+    run("d", at=NOW, outcome="fallback", latency_ms=400.0, reader="r3"),
+    run("old", at=NOW - timedelta(days=20), outcome="accepted", latency_ms=9000.0, reader="r4"),
+]
+
+
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
+)
+def test_the_overview_counts_the_periods_runs(settings: Settings, tmp_path: Path, backend: str) -> None:
+    with contextlib_database(backend, tmp_path) as database:
+        log = open_run_log(database)
+        try:
+            for record in SEEDED:
+                log.record(record)
+            application = app(settings, log)
+            cookies = {"askai_admin": signed_in(application)}
+            data = call(application, "GET", "/admin/api/overview?days=7", cookies=cookies).json()
+            page = call(application, "GET", "/admin?days=7", cookies=cookies).text
+        finally:
+            log.close()
+    assert data["total"] == 4 and data["outcomes"] == {"accepted": 2, "degraded": 1, "fallback": 1}
+    assert (data["thumbs_up"], data["thumbs_down"], data["cached"], data["readers"]) == (1, 1, 1, 3)
+    assert data["cache_hit_rate"] == 0.25 and (data["p50_ms"], data["p95_ms"]) == (200.0, 400.0)
+    assert [day["total"] for day in data["days"]] == [1, 2, 1]
+    assert 'data-chart="questions-per-day"' in page and page.count("<rect ") == 3
+    assert "<b>4</b>" in page and "<b>50%</b>" in page  # questions; answered (2 of 4)
+
+
+def contextlib_database(backend: str, tmp_path: Path) -> Any:
+    import contextlib
+
+    if backend == "sqlite":
+        return contextlib.nullcontext(f"sqlite:///{tmp_path / 'runs.sqlite'}")
+    return postgres_database(POSTGRES)
+
+
+HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)> "quoted" & [link](javascript:alert(3))'
+
+
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
+)
+def test_the_questions_list_filters_opens_a_run_and_exports_csv(
+    settings: Settings, tmp_path: Path, backend: str
+) -> None:
+    hostile = run(HOSTILE, at=NOW - timedelta(hours=2), outcome="fallback", rating="down", comment="=HYPERLINK(\"x\")")
+    plain = run("How does 50% of the cache_size work?", at=NOW - timedelta(hours=1), outcome="accepted")
+    old = run("Too old to list", at=NOW - timedelta(days=10), outcome="fallback")
+    with contextlib_database(backend, tmp_path) as database:
+        log = open_run_log(database)
+        try:
+            for record in (hostile, plain, old):
+                log.record(record)
+            application = app(settings, log)
+            cookies = {"askai_admin": signed_in(application)}
+
+            def get(path: str) -> httpx.Response:
+                return call(application, "GET", path, cookies=cookies)
+
+            listed = get("/admin/questions?days=7").text
+            fallbacks = get("/admin/questions?days=7&outcome=fallback").text
+            by_text = get("/admin/questions?days=7&text=50%25").text
+            underscore = get("/admin/questions?days=7&text=he_c").text
+            opened = get(f"/admin/runs/{hostile.run_id}")
+            csv_text = get("/admin/questions.csv?days=7&rating=down").text
+            unknown, malformed = get(f"/admin/runs/{uuid.uuid4()}"), get("/admin/runs/not-a-run-id")
+        finally:
+            log.close()
+    assert "2 shown" in listed and "Too old to list" not in listed
+    assert "1 shown" in fallbacks and "How does 50%" not in fallbacks
+    assert "1 shown" in by_text and "How does 50% of the cache_size work?" in by_text
+    assert "0 shown" in underscore  # ``_`` is a character, not a LIKE wildcard
+    # Reader text is text: nothing of it became markup.
+    for page in (listed, opened.text):
+        assert "<script>alert" not in page and "<img src=x" not in page
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;" in page
+        assert 'href="javascript' not in page
+    assert opened.status_code == 200 and "fallback after 3 draft(s)" in opened.text
+    assert "low_confidence" in opened.text and "https://site.example/b" in opened.text
+    lines = csv_text.splitlines()
+    assert lines[0].startswith("created_at,run_id,question,standalone_question,outcome")
+    assert len(lines) == 2 and hostile.run_id in lines[1] and "'=HYPERLINK" in lines[1]
+    assert (unknown.status_code, malformed.status_code) == (404, 422)
+
+
+def test_signed_out_the_csv_is_401_and_the_questions_redirect(settings: Settings, run_log: RunLog) -> None:
+    application = app(settings, run_log)
+    assert call(application, "GET", "/admin/questions.csv").status_code == 401
+    assert call(application, "GET", "/admin/questions").headers["location"] == "/admin/login"
