@@ -5,7 +5,9 @@ Two forms are read, as MkDocs sites write them:
 - ``--8<-- "path"`` (pymdownx.snippets), on a line of its own, inside or outside a code
   fence; the file's text replaces the line as it is (inside a fence it is code already);
 - ``{* path hl[3] *}`` (FastAPI's include of a source file); the file becomes a fenced
-  code block whose language comes from the file's extension, options ignored.
+  code block whose language comes from the file's extension, options ignored, under a
+  bold line naming the tab the site shows it in (``**Python 3.10+**`` for a
+  ``…_py310.py`` file), so a quoted block keeps its tab's name.
 
 A path is looked up against the page's folder, the docs root and the folders the site
 resolves snippets from (the config's folder and the repository above it). A file is
@@ -27,6 +29,9 @@ from askai_graph.indexing.files import Skip
 MAX_SNIPPET_BYTES = 200_000
 _DASHES = re.compile(r"^(\s*)-{1,}8<-{1,}\s+[\"']([^\"']+)[\"']\s*$")
 _BRACES = re.compile(r"^(\s*)\{\*\s*(\S+)(?:\s+[^*]*)?\s*\*\}\s*$")
+# FastAPI keeps one file per Python version (``tutorial001_py310.py``) and shows each in a
+# tab titled by that version.
+_PY_VERSION = re.compile(r"_py3(\d+)$")
 _LANGUAGES = {
     ".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript", ".tsx": "tsx",
     ".jsx": "jsx", ".sh": "bash", ".toml": "toml", ".yml": "yaml", ".yaml": "yaml", ".json": "json",
@@ -64,6 +69,9 @@ class Snippets:
             if match.re is _BRACES:
                 language = _LANGUAGES.get(Path(target).suffix.lower(), "")
                 text = f"```{language}\n{text.rstrip()}\n```"
+                version = _PY_VERSION.search(Path(target).stem)
+                if version:
+                    text = f"**Python 3.{version.group(1)}+**\n\n{text}"
             out.extend(indent + part if part else part for part in text.rstrip("\n").split("\n"))
         return "\n".join(out)
 
