@@ -101,12 +101,14 @@ FRAMING_TERMS = frozenset(
     for word in """
     work works working calculated calculate computed compute happen happens behave behaves differ
     differs difference compare relate relates interact interact fit decide decides determine determines
-    matter matters mean means non
+    matter matters mean means non good best ideal sensible reasonable suitable appropriate
     """.split()
 )
 """Words that frame a question about a mechanism ("How does X *work*?", "How is nDCG
 *calculated*?") rather than name its topic: the passage that answers explains the
-mechanism without repeating them, so a reviewer does not count them as missing."""
+mechanism without repeating them, so a reviewer does not count them as missing. The
+same holds for the judgement a question asks for ("What is a *good* value for k1?"): the
+page gives the value ("values between 1.2 and 2.0 are common"), rarely the adjective."""
 
 GAPS: dict[AnswerForm, str] = {
     "instruction": "code example",

@@ -77,6 +77,15 @@ def test_bm25_follow_up_on_a_thread_retrieves_and_cites_the_bm25_post(settings: 
     assert final["sources"][0].url == BM25_POST
 
 
+def test_a_follow_up_asking_for_a_good_value_is_accepted_with_the_value(settings: Settings) -> None:
+    graph = build_graph(checkpointer=InMemorySaver(), settings=settings)
+    thread = {"configurable": {"thread_id": "k1"}}
+    graph.invoke({"question": "What does the k1 parameter do in BM25?"}, thread)
+    final = graph.invoke({"question": "What is a good value for it?"}, thread)
+    # "good" frames the judgement asked for: the page gives the value, not the adjective.
+    assert final["outcome"] == "accepted" and "between 1.2 and 2.0" in final["answer"]
+
+
 def test_the_same_follow_up_on_a_fresh_thread_asks_for_the_full_question(settings: Settings) -> None:
     graph = build_graph(checkpointer=InMemorySaver(), settings=settings)
     final = graph.invoke({"question": "How do I tune its parameters?"}, thread("fresh"), output_keys=STATE_KEYS)
