@@ -134,6 +134,20 @@ def test_a_braces_include_of_a_python_version_file_is_labelled_with_its_tab(tmp_
     assert "**Python 3.10+**\n\n```python\napp = Lantern(strict=True)\n```" in body
 
 
+def test_a_checkout_without_git_is_bounded_by_its_license_file(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "docs" / "en" / "docs").mkdir(parents=True)
+    (project / "docs_src").mkdir()
+    (project / "LICENSE").write_text("MIT\n")
+    (project / "docs_src" / "app.py").write_text("app = Lantern()\n")
+    (project / "docs" / "en" / "mkdocs.yml").write_text("site_url: https://s.example/\n")
+    page = "# Home\n\nStart the app:\n\n{* ../../docs_src/app.py *}\n"
+    (project / "docs" / "en" / "docs" / "index.md").write_text(page)
+    summary = build_index(project / "docs" / "en" / "docs", tmp_path / "index")
+    assert summary.notes == []
+    assert "```python\napp = Lantern()\n```" in next(iter(IndexReader(tmp_path / "index").posts)).body
+
+
 def test_mkdocs_admonition_and_tab_bodies_keep_their_code_blocks_fenced() -> None:
     site = posts(MKDOCS_DOCS)
     home = site["https://lantern.example/"].body

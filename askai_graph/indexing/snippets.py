@@ -12,9 +12,10 @@ Two forms are read, as MkDocs sites write them:
 A path is looked up against the page's folder, the docs root and the folders the site
 resolves snippets from (the config's folder and the repository above it). A file is
 used only when it exists inside the docs repository (the nearest folder above the docs
-root holding ``.git``, else the config's folder) and is small; otherwise the include is
-dropped and a ``Skip`` note says which and why: a page is never indexed with the raw
-include line as its text, and never reads a file outside its repository.
+root holding ``.git`` or a license file, else the config's folder) and is small;
+otherwise the include is dropped and a ``Skip`` note says which and why: a page is never
+indexed with the raw include line as its text, and never reads a file outside its
+repository.
 """
 
 from __future__ import annotations
@@ -100,9 +101,14 @@ class Snippets:
             return None
 
 
+# A project's top folder keeps its license file: a checkout exported without ``.git``
+# (``git archive``, a release tarball, a docs snapshot) still has one there.
+_ROOT_MARKERS = (".git", "LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
+
+
 def repository_root(start: Path, fallback: Path) -> Path:
-    """Return the nearest folder at or above ``start`` holding ``.git``, else ``fallback``."""
+    """Return the nearest folder at or above ``start`` holding ``.git`` or a license file, else ``fallback``."""
     for folder in (start.resolve(), *start.resolve().parents):
-        if (folder / ".git").exists():
+        if any((folder / marker).exists() for marker in _ROOT_MARKERS):
             return folder
     return fallback.resolve()
