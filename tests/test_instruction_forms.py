@@ -179,3 +179,23 @@ def test_a_scripted_model_critic_naming_the_missing_element_sends_it_to_the_retr
     assert final["outcome"] == "degraded"
     assert fake.queries[1] == "How do I change the line width? the option `--print-width`"
     assert "instruction-shaped element" in " ".join(critic.prompts[0].split())
+
+
+CONSTRAINTS = """# Numbers
+
+## Constraints
+
+Numeric fields take constraints as keyword arguments.
+
+| Constraint | Meaning |
+|---|---|
+| `ge` | the number must be greater than or equal to this value |
+| `gt` | the number must be greater than this value |
+| `le` | the number must be less than or equal to this value |
+"""
+
+
+def test_of_two_rows_naming_the_question_the_one_saying_no_more_than_asked_wins() -> None:
+    draft = draft_for("How do I require a number greater than a value?", CONSTRAINTS)
+    assert "| `gt` | the number must be greater than this value |" in draft
+    assert "`ge`" not in draft

@@ -295,13 +295,19 @@ def table_row(question: str, section: Section, wanted: set[str]) -> str:
     best: tuple[float, int, tuple[str, ...]] | None = None
     found = None
     for table in tables(section.text):
-        for position, row in enumerate(table.rows):
-            cells = tuple(plain_text(cell) for cell in row)
-            shared = len(wanted & set(content_terms(" ".join(cells))))
+        rows = [tuple(plain_text(cell) for cell in row) for row in table.rows]
+        terms = [set(content_terms(" ".join(cells))) for cells in rows]
+        # Within a table the words every row shares ("model", "field") tell rows apart
+        # least: a question term counts by its rarity among the rows, and a row saying
+        # more than was asked ("greater than or *equal*") counts less.
+        frequency = Counter(term for row_terms in terms for term in row_terms & wanted)
+        for position, (cells, row_terms) in enumerate(zip(rows, terms, strict=True)):
+            shared = row_terms & wanted
             name = max((name_match(stems, n) for n in _IDENTIFIER.findall(cells[0])), default=0.0) if cells else 0.0
-            if shared < MIN_ROW_TERMS and name < 0.5:
+            if len(shared) < MIN_ROW_TERMS and name < 0.5:
                 continue
-            key = (shared + 2 * name, -position, cells)
+            weight = sum(math.log(1 + len(rows) / frequency[term]) for term in shared) / math.sqrt(len(row_terms))
+            key = (weight + 2 * name, -position, cells)
             if best is None or key[:2] > best[:2]:
                 best, found = key, table
     if best is None or found is None:
