@@ -39,6 +39,10 @@ def thread(name: str = "t1") -> dict[str, Any]:
         ("How do I bake sourdough bread?", False),
         ("What course articles do you have?", False),
         ("Which posts explain caching that works offline?", False),  # a relative "that"
+        ("How do I write one for a single field?", True),  # "one" stands for the thing discussed
+        ("Which one compares floating point numbers?", True),
+        ("How do I make one pick the model by a field value?", True),
+        ("How do I run just one test in a file?", False),  # the number
     ],
 )
 def test_offline_condenser_detects_a_follow_up_that_leans_on_earlier_turns(follow_up: str, leans: bool) -> None:
