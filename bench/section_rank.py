@@ -9,6 +9,11 @@ on an expected page and holds every ``must_mention``. The Writer leads with rank
 retries lead with the next ones. So the table bounds what a better choice among the
 ranked sections could win, and what retrieval (page not retrieved) or the passages
 handed on (answer not among the sections) lose before the Writer starts.
+
+With ``--context`` it ranks the sections as a model Writer's context is filled instead
+(``retrieval.sections.section_slice``'s order: BM25 over the sections, no API-name
+weight): "rank 1" to "rank 4-5" together are the answering section's presence in the
+first five sections a model Writer receives.
 """
 
 from __future__ import annotations
@@ -37,12 +42,14 @@ def main() -> None:
     parser.add_argument("--corpus", required=True, help="an index built by askai index")
     parser.add_argument("--questions", required=True, type=Path, help="a labelled set (JSONL)")
     parser.add_argument("--list", action="store_true", help="print each question's bucket")
+    parser.add_argument("--context", action="store_true", help="rank as a model Writer's context is filled")
     args = parser.parse_args()
     os.environ["ASKAI_CORPUS"] = args.corpus
 
     from askai_graph.models.offline.writer import ExtractiveWriter
     from askai_graph.models.providers import default_retriever
     from askai_graph.nodes.research import to_search_results
+    from askai_graph.retrieval.sections import page_sections, rank_sections
     from askai_graph.settings import Settings
 
     settings = Settings()
@@ -56,7 +63,10 @@ def main() -> None:
         results = to_search_results(retriever.invoke(case["question"], k=settings.top_k), settings.top_k)
         expected = {url.rstrip("/") for url in case["expected_urls"]}
         mentions = [m.lower() for m in case["must_mention"]]
-        ranked = writer.ranked_sections(case["question"], results)
+        if args.context:
+            ranked = rank_sections(case["question"], page_sections(results))
+        else:
+            ranked = writer.ranked_sections(case["question"], results)
         rank = next(
             (
                 i
@@ -72,7 +82,8 @@ def main() -> None:
             print(f"{where:24} {case['question']}")
     total = sum(counts.values())
     mode = settings.retrieval if settings.retrieval != "auto" else ("hybrid" if settings.embeddings else "bm25")
-    print(f"{total} answer questions, {mode} retrieval")
+    ranking = "a model Writer's context" if args.context else "the extractive Writer's ranking"
+    print(f"{total} answer questions, {mode} retrieval, {ranking}")
     for name in BUCKETS:
         print(f"  {name:24} {counts[name]:3}  {counts[name] / total:6.1%}")
 

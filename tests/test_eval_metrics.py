@@ -201,6 +201,22 @@ def test_answer_scores_count_false_accepts_answered_card_precision_and_offtopic_
     assert scores["offtopic_fallback"] == 0.5
 
 
+def test_a_labelled_answer_question_ending_in_fallback_is_a_false_fallback_beside_offtopic_fallback() -> None:
+    from askai_graph.evaluation.answers import answer_scores
+    from askai_graph.evaluation.report import answer_rows
+
+    results = [
+        answer_result("answered", "accepted", "Run jest --watch."),
+        answer_result("refused though a page answers it", "fallback", ""),
+        QuestionResult(question="off", kind="offtopic", outcome="fallback"),
+    ]
+    scores = answer_scores(results)
+    assert (scores["false_fallbacks"], scores["false_fallback"]) == (1, 0.5)
+    assert scores["false_fallback_questions"] == ["refused though a page answers it"]
+    rows = dict(answer_rows({"answers": scores}))
+    assert rows["off-topic ending fallback"] == "100.0%" and rows["false fallback (answerable)"] == "1 of 2 (50.0%)"
+
+
 def test_answer_metrics_are_in_the_report_and_held_to_the_baseline() -> None:
     from askai_graph.evaluation.baseline import regressions
 

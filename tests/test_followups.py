@@ -39,6 +39,10 @@ def thread(name: str = "t1") -> dict[str, Any]:
         ("How do I bake sourdough bread?", False),
         ("What course articles do you have?", False),
         ("Which posts explain caching that works offline?", False),  # a relative "that"
+        ("How do I write one for a single field?", True),  # "one" stands for the thing discussed
+        ("Which one compares floating point numbers?", True),
+        ("How do I make one pick the model by a field value?", True),
+        ("How do I run just one test in a file?", False),  # the number
     ],
 )
 def test_offline_condenser_detects_a_follow_up_that_leans_on_earlier_turns(follow_up: str, leans: bool) -> None:
@@ -75,6 +79,15 @@ def test_bm25_follow_up_on_a_thread_retrieves_and_cites_the_bm25_post(settings: 
     assert final["outcome"] == "accepted"
     assert BM25_POST in final["validation"].cited_urls
     assert final["sources"][0].url == BM25_POST
+
+
+def test_a_follow_up_asking_for_a_good_value_is_accepted_with_the_value(settings: Settings) -> None:
+    graph = build_graph(checkpointer=InMemorySaver(), settings=settings)
+    thread = {"configurable": {"thread_id": "k1"}}
+    graph.invoke({"question": "What does the k1 parameter do in BM25?"}, thread)
+    final = graph.invoke({"question": "What is a good value for it?"}, thread)
+    # "good" frames the judgement asked for: the page gives the value, not the adjective.
+    assert final["outcome"] == "accepted" and "between 1.2 and 2.0" in final["answer"]
 
 
 def test_the_same_follow_up_on_a_fresh_thread_asks_for_the_full_question(settings: Settings) -> None:

@@ -54,7 +54,8 @@ def test_nested_admonition_bodies_are_dedented_level_by_level() -> None:
     [
         ("import Tabs from '@theme/Tabs';\n\nText.", "\nText."),
         ("export const meta = 1;\nText.", "Text."),
-        ('<Tabs>\n  <TabItem value="a" label="A">\n\nInside.\n\n  </TabItem>\n</Tabs>', "\nInside.\n"),
+        ('<Tabs>\n  <TabItem value="a" label="A">\n\nInside.\n\n  </TabItem>\n</Tabs>', "\n**A**\n\nInside.\n"),
+        ("<TabItem value='yarn'>\n\n```bash\nyarn add x\n```\n</TabItem>", "\n**yarn**\n\n```bash\nyarn add x\n```\n"),
         ("Keep <Highlight color=\"red\">this</Highlight> text.", "Keep this text."),
         ("A List<Document> stays? No: it is a tag to MDX.", "A List stays? No: it is a tag to MDX."),
         ("{/* a comment */}Text.", "Text."),

@@ -120,6 +120,34 @@ def test_mkdocs_snippet_outside_the_repository_is_never_read(tmp_path: Path) -> 
     assert reasons == ["snippet ../../secret.py is outside the docs repository; include dropped"]
 
 
+def test_a_braces_include_of_a_python_version_file_is_labelled_with_its_tab(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "docs").mkdir(parents=True)
+    (site / "docs_src").mkdir()
+    (site / ".git").mkdir()
+    (site / "docs_src" / "tutorial001_py310.py").write_text("app = Lantern(strict=True)\n")
+    (site / "mkdocs.yml").write_text("site_url: https://s.example/\n")
+    page = "# Home\n\nStart the app:\n\n{* ../docs_src/tutorial001_py310.py hl[1] *}\n"
+    (site / "docs" / "index.md").write_text(page)
+    build_index(site / "docs", tmp_path / "index")
+    body = next(iter(IndexReader(tmp_path / "index").posts)).body
+    assert "**Python 3.10+**\n\n```python\napp = Lantern(strict=True)\n```" in body
+
+
+def test_a_checkout_without_git_is_bounded_by_its_license_file(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "docs" / "en" / "docs").mkdir(parents=True)
+    (project / "docs_src").mkdir()
+    (project / "LICENSE").write_text("MIT\n")
+    (project / "docs_src" / "app.py").write_text("app = Lantern()\n")
+    (project / "docs" / "en" / "mkdocs.yml").write_text("site_url: https://s.example/\n")
+    page = "# Home\n\nStart the app:\n\n{* ../../docs_src/app.py *}\n"
+    (project / "docs" / "en" / "docs" / "index.md").write_text(page)
+    summary = build_index(project / "docs" / "en" / "docs", tmp_path / "index")
+    assert summary.notes == []
+    assert "```python\napp = Lantern()\n```" in next(iter(IndexReader(tmp_path / "index").posts)).body
+
+
 def test_mkdocs_admonition_and_tab_bodies_keep_their_code_blocks_fenced() -> None:
     site = posts(MKDOCS_DOCS)
     home = site["https://lantern.example/"].body

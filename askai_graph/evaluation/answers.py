@@ -12,6 +12,9 @@ Definitions:
   cites divided by the cards shown (micro-averaged; 1 when no card is shown).
 - **off-topic fallback**: the share of off-topic questions that ended in ``fallback``
   (the fixed message, no site text at all), stricter than ending without cards.
+- **false fallback**: its mirror, the share of labelled answer questions that ended in
+  ``fallback``: a page answers them, and the reader got the "could not answer" message
+  (target: 0).
 """
 
 from __future__ import annotations
@@ -39,13 +42,14 @@ def is_answered(result: QuestionResult) -> bool:
 
 
 def answer_scores(results: Sequence[QuestionResult]) -> dict[str, Any]:
-    """Return false accepts, answered, card precision and off-topic fallback (see the module doc)."""
+    """Return false accepts, answered, card precision, off-topic and false fallback (see the module doc)."""
     accepted = [r for r in results if r.outcome in ACCEPTED and r.must_mention and r.kind == "answer"]
     false_accepts = [r for r in accepted if not mentions_all(r)]
     labelled = [r for r in results if r.kind == "answer" and r.expected_urls]
     shown = sum(len(set(r.sources)) for r in results)
     cited_cards = sum(len(set(r.sources) & set(r.cited)) for r in results)
     offtopic = [r for r in results if r.kind == "offtopic"]
+    false_fallbacks = [r for r in labelled if r.outcome == "fallback"]
     return {
         "accepted_with_must_mention": len(accepted),
         "false_accepts": len(false_accepts),
@@ -56,4 +60,7 @@ def answer_scores(results: Sequence[QuestionResult]) -> dict[str, Any]:
         "cards_shown": shown,
         "card_precision": cited_cards / shown if shown else 1.0,
         "offtopic_fallback": sum(1 for r in offtopic if r.outcome == "fallback") / len(offtopic) if offtopic else 1.0,
+        "false_fallbacks": len(false_fallbacks),
+        "false_fallback": len(false_fallbacks) / len(labelled) if labelled else 0.0,
+        "false_fallback_questions": [r.question for r in false_fallbacks],
     }

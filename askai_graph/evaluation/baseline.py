@@ -33,6 +33,7 @@ LOWER_IS_BETTER = (
     ("outcomes", "degraded"),
     ("refusals", "answerable_turned_away"),
     ("answers", "false_accept_rate"),
+    ("answers", "false_fallback"),
 )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 COLUMNS = (
     "retrieval", "recall@{k}", "MRR", "nDCG@{k}", "accepted & cites expected", "answered",
-    "false accepts", "card precision", "off-topic fallback",
+    "false accepts", "card precision", "off-topic fallback", "false fallback",
     "retrieval p50", "retrieval p95", "false source cards",
 )  # fmt: skip
 
@@ -44,12 +44,13 @@ def comparison_rows(metrics_by_run: Mapping[str, Mapping[str, Any]]) -> tuple[li
 def _answer_cells(metrics: Mapping[str, Any]) -> list[str]:
     answers = metrics.get("answers")
     if answers is None:  # a report made before these metrics existed
-        return ["-"] * 4
+        return ["-"] * 5
     return [
         f"{answers['answered']:.1%}",
         f"{answers['false_accepts']}/{answers['accepted_with_must_mention']} ({answers['false_accept_rate']:.1%})",
         f"{answers['card_precision']:.3f}",
         f"{answers['offtopic_fallback']:.0%}",
+        f"{answers['false_fallback']:.0%}" if "false_fallback" in answers else "-",
     ]
 
 

@@ -92,6 +92,12 @@ def answer_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
         ),
         ("card precision", f"{answers['card_precision']:.3f} of {answers['cards_shown']} cards shown"),
         ("off-topic ending fallback", _pct(answers["offtopic_fallback"])),
+        *(
+            [("false fallback (answerable)", f"{answers['false_fallbacks']} of {answers['labelled']} "
+              f"({_pct(answers['false_fallback'])})")]
+            if "false_fallback" in answers
+            else []
+        ),
     ]
 
 

@@ -45,6 +45,10 @@ _DIRECTIVE_CLOSE = re.compile(r"^\s*:{3,}\s*$")
 # handling drops them from titles and summaries).
 _JSX_TAG = re.compile(r"</?[A-Z][\w.]*(?:\s+(?:[^<>{}]|\{[^{}]*\})*)?/?>")
 _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+# A Docusaurus tab: ``<TabItem value="npm" label="npm">``. Its label names the code below
+# it (the package manager, the language), as a MkDocs tab's title does.
+_TAB_ITEM = re.compile(r"^\s*<TabItem\b([^<>]*)>\s*$")
+_TAB_LABEL = re.compile(r"\blabel=(?:\"([^\"]*)\"|'([^']*)')|\bvalue=(?:\"([^\"]*)\"|'([^']*)')")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+[\"'][^\"'\n]*[\"'])?\)")
 _REF_LINK = re.compile(r"!?\[([^\]\n]+)\]\[[^\]\n]*\]")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
@@ -160,7 +164,9 @@ def _title_of(match: re.Match[str]) -> str:
 def strip_mdx(body: str) -> str:
     """Drop MDX ``import``/``export`` lines and JSX tags outside code, keeping the text inside tags.
 
-    Docusaurus admonitions (``:::tip Title`` … ``:::``) become a bold title line over their body.
+    Docusaurus admonitions (``:::tip Title`` … ``:::``) become a bold title line over their
+    body, and a ``<TabItem>`` its label as a bold line (as MkDocs content tabs do), so the
+    code of each tab stays labelled with the tab's name.
     """
     out: list[str] = []
     for line, code in fenced_lines(_JSX_COMMENT.sub("", body)):
@@ -171,11 +177,22 @@ def strip_mdx(body: str) -> str:
         elif match := _DIRECTIVE_OPEN.match(line):
             title = (match.group(2) or match.group(3) or match.group(1).replace("-", " ").capitalize()).strip()
             out.extend([f"**{title}**", ""])
+        elif (tab := _TAB_ITEM.match(line)) and (label := tab_label(tab.group(1))):
+            out.extend(["", f"**{label}**", ""])
         else:
             stripped = _JSX_TAG.sub("", line)
             # A line that only held tags becomes blank (it separated blocks anyway).
             out.append("" if not stripped.strip() and line.strip() else stripped)
     return collapse_blank_lines("\n".join(out))
+
+
+def tab_label(attributes: str) -> str:
+    """Return a ``<TabItem>``'s label (its ``value`` when it has none), or ''."""
+    found: dict[str, str] = {}
+    for match in _TAB_LABEL.finditer(attributes):
+        label, value = match.group(1) or match.group(2), match.group(3) or match.group(4)
+        found.setdefault("label" if label is not None else "value", label if label is not None else value)
+    return plain_line(found.get("label") or found.get("value") or "")
 
 
 def outside_code_spans(line: str, change: Callable[[str], str]) -> str:

@@ -5,14 +5,17 @@ Two forms are read, as MkDocs sites write them:
 - ``--8<-- "path"`` (pymdownx.snippets), on a line of its own, inside or outside a code
   fence; the file's text replaces the line as it is (inside a fence it is code already);
 - ``{* path hl[3] *}`` (FastAPI's include of a source file); the file becomes a fenced
-  code block whose language comes from the file's extension, options ignored.
+  code block whose language comes from the file's extension, options ignored, under a
+  bold line naming the tab the site shows it in (``**Python 3.10+**`` for a
+  ``…_py310.py`` file), so a quoted block keeps its tab's name.
 
 A path is looked up against the page's folder, the docs root and the folders the site
 resolves snippets from (the config's folder and the repository above it). A file is
 used only when it exists inside the docs repository (the nearest folder above the docs
-root holding ``.git``, else the config's folder) and is small; otherwise the include is
-dropped and a ``Skip`` note says which and why: a page is never indexed with the raw
-include line as its text, and never reads a file outside its repository.
+root holding ``.git`` or a license file, else the config's folder) and is small;
+otherwise the include is dropped and a ``Skip`` note says which and why: a page is never
+indexed with the raw include line as its text, and never reads a file outside its
+repository.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ from askai_graph.indexing.files import Skip
 MAX_SNIPPET_BYTES = 200_000
 _DASHES = re.compile(r"^(\s*)-{1,}8<-{1,}\s+[\"']([^\"']+)[\"']\s*$")
 _BRACES = re.compile(r"^(\s*)\{\*\s*(\S+)(?:\s+[^*]*)?\s*\*\}\s*$")
+# FastAPI keeps one file per Python version (``tutorial001_py310.py``) and shows each in a
+# tab titled by that version.
+_PY_VERSION = re.compile(r"_py3(\d+)$")
 _LANGUAGES = {
     ".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript", ".tsx": "tsx",
     ".jsx": "jsx", ".sh": "bash", ".toml": "toml", ".yml": "yaml", ".yaml": "yaml", ".json": "json",
@@ -64,6 +70,9 @@ class Snippets:
             if match.re is _BRACES:
                 language = _LANGUAGES.get(Path(target).suffix.lower(), "")
                 text = f"```{language}\n{text.rstrip()}\n```"
+                version = _PY_VERSION.search(Path(target).stem)
+                if version:
+                    text = f"**Python 3.{version.group(1)}+**\n\n{text}"
             out.extend(indent + part if part else part for part in text.rstrip("\n").split("\n"))
         return "\n".join(out)
 
@@ -92,9 +101,14 @@ class Snippets:
             return None
 
 
+# A project's top folder keeps its license file: a checkout exported without ``.git``
+# (``git archive``, a release tarball, a docs snapshot) still has one there.
+_ROOT_MARKERS = (".git", "LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
+
+
 def repository_root(start: Path, fallback: Path) -> Path:
-    """Return the nearest folder at or above ``start`` holding ``.git``, else ``fallback``."""
+    """Return the nearest folder at or above ``start`` holding ``.git`` or a license file, else ``fallback``."""
     for folder in (start.resolve(), *start.resolve().parents):
-        if (folder / ".git").exists():
+        if any((folder / marker).exists() for marker in _ROOT_MARKERS):
             return folder
     return fallback.resolve()

@@ -42,7 +42,7 @@ DOCS = "documents.npy"
 POSTS = "posts.npy"
 EMBEDDINGS = "embeddings.npy"
 FORMAT = "askai-index"
-VERSION = 3  # 3: posts keep their headings' anchors
+VERSION = 4  # 3: posts keep their headings' anchors; 4: tab labels over their code
 
 SCHEMA = """
 CREATE TABLE posts (

@@ -70,7 +70,14 @@ setting or concrete step); a question about a default, a number or a value needs
 value; a why question needs the reason. A draft that talks around the question without \
 giving what it asks for (it explains why a feature exists but never says how to turn it \
 on; it shares the question's words but not its answer) gets intent_alignment below 0.5, \
-and gaps must name what is missing (for example "the option that sets the line width").
+and gaps must name what is missing (for example "the option that sets the line width"). \
+Two drafts always fail intent_alignment: a draft that only restates the question (it adds \
+nothing beyond the question's own words and the section heading: "Use single quotes \
+instead of double quotes." for "How do I use single quotes instead of double quotes?"), \
+with the gap "the answer restates the question"; and a how-to answer without an \
+instruction-shaped element (code, a flag or option, a command, a numbered step, a value) \
+when the section it cites holds one, with a gap naming that element (for example "the \
+option `--print-width`").
 - drift_detected: true if the draft wanders into topics the question did not ask about, \
 including sentences that only share a word with the question.
 - ungrounded_claims: each sentence of the draft that the evidence does not support. Judge a \

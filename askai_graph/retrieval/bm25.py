@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from askai_graph.text.terms import STOP_WORDS, stem, words
+from askai_graph.text.terms import STOP_WORDS, known_form, stem, words
 
 K1 = 1.5
 B = 0.75
@@ -223,3 +223,13 @@ def term_weights(index: BM25Index, terms: Sequence[str]) -> dict[str, float]:
         weights[term] = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
     return weights
 
+
+
+def index_forms(index: BM25Index, terms: Sequence[str]) -> list[str]:
+    """Return ``terms`` with each one the index never saw replaced by a close form it has (``text.close_forms``).
+
+    "How tall is it?" meets a page that only says "tallest": the question's word is then
+    neither missing (the relevance floor's heaviest weight) nor unscored.
+    """
+    vocab = index.vocab_dict
+    return [known_form(term, vocab) for term in terms]

@@ -31,11 +31,12 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, top_documents
+from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, index_forms, top_documents
 from askai_graph.retrieval.corpus import Corpus, Page, site_order_key
 from askai_graph.retrieval.hits import PageHit, group_pages
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
 from askai_graph.retrieval.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
+from askai_graph.rules.catalog import site_order_key
 from askai_graph.text.terms import content_terms
 
 logger = logging.getLogger(__name__)
@@ -238,7 +239,7 @@ class BM25Retriever(PageRetriever):
 
 def lexical_passages(index: BM25Index, query: str, n: int) -> list[tuple[int, float]]:
     """Return up to ``n`` passages ``(document, BM25 score)`` sharing a term with ``query``, best first."""
-    terms = content_terms(query)
+    terms = index_forms(index, content_terms(query))
     return top_documents(index, terms, n) if terms else []
 
 

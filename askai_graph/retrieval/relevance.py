@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from askai_graph.retrieval.bm25 import EMPTY_TOKEN, BM25Index, term_weights
+from askai_graph.retrieval.bm25 import EMPTY_TOKEN, BM25Index, index_forms, term_weights
 from askai_graph.text.terms import content_terms
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def term_coverage(index: BM25Index, query: str, hits: Sequence[PageHit]) -> list
     times in its styles) would otherwise "cover" "How do I center a div in CSS?".
     A question's terms are covered together or not at all.
     """
-    terms = content_terms(query)
+    terms = index_forms(index, content_terms(query))
     weights = term_weights(index, terms)
     total = sum(weights.values())
     ids = [index.vocab_dict[t] for t in weights if t in index.vocab_dict and t != EMPTY_TOKEN]

@@ -21,7 +21,7 @@ from functools import lru_cache
 from askai_graph.evidence.results import SearchResult
 from askai_graph.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 from askai_graph.retrieval.passages import split_sections
-from askai_graph.text.terms import content_terms
+from askai_graph.text.terms import content_terms, known_form
 
 K1 = 1.2
 B = 0.75
@@ -29,6 +29,10 @@ RANK_PRIOR = 0.6
 """Score bonus lost per retrieval rank: a tie goes to the retriever's better page."""
 _OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^`\s]*)[^`]*$")
 _LANGUAGE = re.compile(r"^[A-Za-z0-9_+.#-]{1,20}$")
+# A tab's name as indexing keeps it: a bold line of its own (``**pip**``).
+_TAB_LABEL = re.compile(r"^\s*\*\*([^*\n]{1,40})\*\*:?\s*$")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,25 @@ class CodeBlock:
     """The info string's first word, when it is a plain language name ('' otherwise)."""
     code: str
     """The block's lines, without the fences."""
+    label: str = ""
+    """The name of the tab it sits in ('' for none): the bold line right above it that a
+    content tab (MkDocs ``=== "pip"``, MDX ``<TabItem label="npm">``, a FastAPI include)
+    leaves at index time."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A Markdown table of a section (an options table: name, default, flag, config key)."""
+
+    header: tuple[str, ...]
+    """The header row's cells."""
+    rows: tuple[tuple[str, ...], ...]
+    """The body rows' cells, in order."""
+
+    def markdown(self, rows: Sequence[tuple[str, ...]]) -> str:
+        """Return the header and ``rows`` as a Markdown table."""
+        lines = [self.header, tuple("---" for _ in self.header), *rows]
+        return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
 
 @dataclass(frozen=True)
@@ -61,7 +84,7 @@ def code_blocks(markdown: str) -> tuple[CodeBlock, ...]:
     """Return the fenced code blocks of ``markdown`` (CommonMark fences; an unclosed one runs to the end)."""
     blocks: list[CodeBlock] = []
     fence: str | None = None
-    language = ""
+    language = label = previous = ""
     indent = 0
     lines: list[str] = []
     for line in markdown.splitlines():
@@ -71,18 +94,46 @@ def code_blocks(markdown: str) -> tuple[CodeBlock, ...]:
                 fence, indent, lines = opener.group(2), len(opener.group(1)), []
                 info = opener.group(3)
                 language = info if _LANGUAGE.match(info) else ""
+                tab = _TAB_LABEL.match(previous)
+                label = tab.group(1).strip() if tab else ""
+            elif line.strip():
+                previous = line
             continue
         stripped = line.strip()
         closing = set(stripped) == {fence[0]} and len(stripped) >= len(fence)
         if stripped and closing and len(line) - len(line.lstrip()) <= 3:
-            blocks.append(CodeBlock(language, "\n".join(lines)))
-            fence = None
+            blocks.append(CodeBlock(language, "\n".join(lines), label))
+            fence, previous = None, ""
             continue
         # Content lines lose up to the opening fence's indentation, as CommonMark says.
         lines.append(line[min(indent, len(line) - len(line.lstrip())) :])
     if fence is not None and lines:
-        blocks.append(CodeBlock(language, "\n".join(lines)))
+        blocks.append(CodeBlock(language, "\n".join(lines), label))
     return tuple(blocks)
+
+
+def tables(markdown: str) -> tuple[Table, ...]:
+    """Return the Markdown tables of ``markdown`` outside code fences (a header, a rule, body rows)."""
+    found: list[Table] = []
+    run: list[str] = []
+    in_code = False
+    for line in [*markdown.splitlines(), ""]:
+        if _OPEN.match(line):
+            in_code = not in_code
+        if not in_code and _TABLE_ROW.match(line):
+            run.append(line)
+            continue
+        if len(run) >= 3 and _TABLE_RULE.match(run[1]):
+            cells = [_cells(row) for row in run]
+            found.append(Table(tuple(cells[0]), tuple(tuple(row) for row in cells[2:])))
+        run = []
+    return tuple(found)
+
+
+def _cells(row: str) -> list[str]:
+    # A backslash-escaped pipe (``a \| b``) is part of a cell, not a border.
+    parts = re.split(r"(?<!\\)\|", row.strip().strip("|"))
+    return [part.strip() for part in parts]
 
 
 # The same pages come back question after question: splitting and tokenizing them once
@@ -139,6 +190,9 @@ def _bm25_sections(question: str, sections: list[Section]) -> list[tuple[Section
     if not wanted or not sections:
         return []
     counts = [Counter(section.terms) for section in sections]
+    spelled = set().union(*counts)
+    # A question word no section has meets its comparative or superlative ("tall": "tallest").
+    wanted = list(dict.fromkeys(known_form(term, spelled) for term in wanted))
     average = sum(len(section.terms) for section in sections) / len(sections) or 1.0
     frequency = Counter(term for count in counts for term in wanted if term in count)
     n = len(sections)

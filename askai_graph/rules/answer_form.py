@@ -101,12 +101,14 @@ FRAMING_TERMS = frozenset(
     for word in """
     work works working calculated calculate computed compute happen happens behave behaves differ
     differs difference compare relate relates interact interact fit decide decides determine determines
-    matter matters mean means non
+    matter matters mean means non good best ideal sensible reasonable suitable appropriate
     """.split()
 )
 """Words that frame a question about a mechanism ("How does X *work*?", "How is nDCG
 *calculated*?") rather than name its topic: the passage that answers explains the
-mechanism without repeating them, so a reviewer does not count them as missing."""
+mechanism without repeating them, so a reviewer does not count them as missing. The
+same holds for the judgement a question asks for ("What is a *good* value for k1?"): the
+page gives the value ("values between 1.2 and 2.0 are common"), rarely the adjective."""
 
 GAPS: dict[AnswerForm, str] = {
     "instruction": "code example",
@@ -190,6 +192,45 @@ def has_instruction(text: str, question: str) -> bool:
             if word and (word in _IMPERATIVE or stem(word) == verb):
                 return True
     return False
+
+
+_STEP = re.compile(r"^ {0,3}\d{1,2}[.)]\s+\S.*$", re.MULTILINE)
+_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^ {0,3}\1", re.MULTILINE | re.DOTALL)
+
+
+def instruction_elements(text: str, question: str) -> list[str]:
+    """Return the instruction-shaped elements of ``text``, each named as a gap would name it.
+
+    Stricter than ``has_instruction``: a code block or code span, a command-line option,
+    a command line (or prose naming one: "the quaystone purge command"), a numbered step
+    or a value the question does not hold. A sentence
+    that only says "you can configure it" is no such element. The names ("the code
+    example `npm install --save-dev jest`", "the option `--watch`") tell the next
+    Research pass, and the reader of a gap, what the answer left out.
+    """
+    found: list[str] = []
+    block = _FENCED.search(text)
+    if block:
+        first = next((line.strip() for line in block.group(2).splitlines() if line.strip()), "")
+        found.append(f"the code example `{first[:60]}`" if first else "the code example")
+    for span in _CODE_SPAN.findall(text)[:1]:
+        found.append(f"the code {span}")
+    option = _OPTION.search(_FENCED.sub("", text))
+    if option:
+        found.append(f"the option `{option.group(0)}`")
+    command = _COMMAND.search(_FENCED.sub("", text))
+    if command:
+        found.append(f"the command `{command.group(0).strip()}`")
+    named = _NAMED.search(_FENCED.sub("", text))
+    if named:  # prose naming the thing to use: "the quaystone purge command"
+        found.append(named.group(0).lower())
+    step = _STEP.search(_FENCED.sub("", text))
+    if step:
+        found.append(f"the numbered step \"{step.group(0).strip()[:60]}\"")
+    values = [n for n in _NUMBER.findall(_FENCED.sub("", text)) if n not in _NUMBER.findall(question)]
+    if values:
+        found.append(f"the value {values[0]}")
+    return found
 
 
 def has_value(text: str) -> bool:

@@ -8,6 +8,7 @@ their parts), lower-casing, an English stop-word list and the Snowball stemmer
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from functools import lru_cache
 
 import Stemmer
@@ -123,3 +124,31 @@ def sentence_terms(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     caching by text makes that work once per post rather than once per draft.
     """
     return tuple((sentence, frozenset(content_terms(sentence))) for sentence in sentences(text))
+
+
+def close_forms(term: str) -> tuple[str, ...]:
+    """Return the stems of ``term``'s comparative, superlative and base forms, nearest first.
+
+    Snowball leaves degrees apart: "tall", "taller" and "tallest" are three stems, so
+    "How tall is ...?" shares no term with a page on "the tallest volcano". Each form
+    is a spelling rule, not a guess: add ``er``/``est`` (``tall``, ``easi`` from "easy",
+    ``larg`` from "large"), double a final consonant (``big`` → ``bigger``), or take
+    them off (``tallest`` → ``tall``, ``biggest`` → ``big``).
+    """
+    forms = [term + "er", term + "est"]
+    if len(term) >= 3 and term[-1] not in "aeiouwxy" and term[-2] in "aeiou" and term[-3] not in "aeiou":
+        forms += [term + term[-1] + "er", term + term[-1] + "est"]
+    for suffix in ("est", "er"):
+        base = term[: -len(suffix)]
+        if term.endswith(suffix) and len(base) >= 3:
+            forms.append(base)
+            if base[-1] == base[-2] and base[-1] not in "aeiouls":
+                forms.append(base[:-1])
+    return tuple(dict.fromkeys(form for form in forms if form != term))
+
+
+def known_form(term: str, known: Container[str]) -> str:
+    """Return ``term`` when ``known`` holds it, else its first close form ``known`` holds, else ``term``."""
+    if term in known:
+        return term
+    return next((form for form in close_forms(term) if form in known), term)

@@ -37,6 +37,11 @@ _THAT_REFERENCE = re.compile(
     r"^that\b|\bthat\W*$|\b(?:is|was|are|does|did|do|can|will|would|should|could|about|with|for|of) that\b"
 )
 _ORDINAL_ONE = re.compile(r"\b(?:first|second|third|fourth|fifth|last|other|next|previous|same)\s+ones?\b")
+# "one" standing for the thing discussed ("Which one compares floats?", "How do I write one
+# for a single field?"), not the number ("run just one test").
+_ONE_REFERENCE = re.compile(
+    r"\bwhich ones?\b|\bones? (?:that|which|for|with)\b|\b(?:make|write|create|define|build) one\b"
+)
 _ELLIPTICAL = re.compile(r"^(?:and|also|or|but|plus|so|then|what about|how about|same (?:for|with)|as for)\b")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 # Words a follow-up uses about whatever was discussed; they name no topic of their own.
@@ -62,7 +67,12 @@ def _normalized(question: str) -> str:
 def has_reference(question: str) -> bool:
     """Whether the question points back at something said before."""
     text = _normalized(question)
-    return bool(_REFERENCES.intersection(text.split()) or _THAT_REFERENCE.search(text) or _ORDINAL_ONE.search(text))
+    return bool(
+        _REFERENCES.intersection(text.split())
+        or _THAT_REFERENCE.search(text)
+        or _ORDINAL_ONE.search(text)
+        or _ONE_REFERENCE.search(text)
+    )
 
 
 def is_elliptical(question: str) -> bool:

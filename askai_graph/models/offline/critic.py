@@ -55,10 +55,17 @@ from askai_graph.rules.answer_form import (
 from askai_graph.rules.catalog import is_catalog_question
 from askai_graph.text.injection import gives_orders
 from askai_graph.text.terms import STOP_WORDS, content_terms, sentences, stem, words
+    instruction_elements,
+from askai_graph.text.terms import STOP_WORDS, content_terms, known_form, sentences, stem, words
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _LIST_LINK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)]+\)", re.MULTILINE)
 CATALOG_CONFIDENCE = 0.5
+RESTATED = "the answer restates the question"
+"""The gap of a draft that adds nothing to the question and its section's heading."""
+# What a section must hold for a how-to answer to owe the reader one: value and prose
+# steps are no demand (a section's "Python 3.11" is no setting to quote).
+_OWED = ("the code", "the option", "the command", "the numbered step")
 INSTRUCTION_INTENT = 0.0
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
@@ -106,6 +113,12 @@ def _evidence_terms(passage: EvidencePassage) -> frozenset[str]:
     return _post_terms(passage.result.title, passage.result.summary) | _passage_terms(passage.text)
 
 
+def _announces(paragraph: str) -> bool:
+    """Whether ``paragraph`` only announces what follows (a tab's name over its code: ``**npm**:``)."""
+    text = paragraph.strip()
+    return text.endswith(":") and "\n" not in text and not _LINK.search(text) and len(text.split()) <= 4
+
+
 def _best_section(terms: set[str], sections: list[Section]) -> Section:
     """Return the section sharing the most of ``terms`` (the first on a tie): where a quoted sentence comes from."""
     return max(sections, key=lambda section: len(terms & set(section.terms)))
@@ -134,6 +147,8 @@ class LexicalCritic:
             question_terms -= FRAMING_TERMS
         evidence_by_url = {p.result.source_url: _evidence_terms(p) for p in request.evidence}
         all_evidence = set().union(*evidence_by_url.values()) if evidence_by_url else set()
+        # "tall" is covered by a page that says "tallest" (``text.close_forms``).
+        question_terms = {known_form(term, all_evidence) for term in question_terms}
         claims = self._claims(request.draft)
         pages = {p.result.source_url: p.result for p in request.evidence}
         ungrounded = [
@@ -174,6 +189,15 @@ class LexicalCritic:
                 # question. The topic term is what the next Research pass should stress.
                 intent = 0.3
                 gaps = [*gaps, *(term for term in missed if term not in gaps)]
+            owed = self._owed_element(request, form, claims, request.draft) if answered else None
+            if owed:
+                # "Configure it in the project file" is an instruction in words, not the
+                # instruction: the section it quotes holds the code, flag or step itself.
+                intent = 0.3
+                gaps = [*gaps, owed]
+            if self._restates(request, claims):
+                intent = 0.3
+                gaps = [*gaps, RESTATED]
             if gives_orders(request.question):
                 intent = INSTRUCTION_INTENT
             # Relevance of the evidence is judged on the passages the draft quotes (its
@@ -198,6 +222,56 @@ class LexicalCritic:
             "gaps": gaps,
         }
         return json.dumps(review)
+
+    def _lead_sections(self, request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> list[Section]:
+        """Return, per citing claim in draft order, the section of its cited page it comes from."""
+        results = list({p.result.source_url: p.result for p in request.evidence}.values())
+        sections = page_sections(results)
+        by_url: dict[str, list[Section]] = {}
+        for section in sections:
+            by_url.setdefault(results[section.post].source_url, []).append(section)
+        found = []
+        for _, cited, terms in claims:
+            for url in cited:
+                if url in by_url and terms:
+                    section = _best_section(terms, by_url[url])
+                    # The evidence may hold only part of a page: a section sharing few of
+                    # the claim's terms is not where it comes from.
+                    if len(terms & set(section.terms)) >= self.min_support * len(terms):
+                        found.append(section)
+        return found
+
+    def _restates(self, request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> bool:
+        """Whether the draft adds no content term beyond the question and the headings of the sections it quotes.
+
+        "Use single quotes instead of double quotes." for "How do I use single quotes
+        instead of double quotes?" shares every word with the question and says nothing.
+        """
+        draft_terms = set(content_terms(_LINK.sub("", request.draft)))
+        if not draft_terms:
+            return False
+        known = set(content_terms(request.question))
+        for section in self._lead_sections(request, claims):
+            known |= set(content_terms(section.heading))
+        return not draft_terms - known
+
+    def _owed_element(
+        self, request: ReviewRequest, form: AnswerForm, claims: list[tuple[str, set[str], set[str]]], draft: str
+    ) -> str | None:
+        """Return the instruction element a how-to draft leaves out of the section it quotes, else None.
+
+        A how-to answer needs code, an option, a command, a numbered step or a value.
+        When the draft has none and the section its first citing sentence comes from has
+        one, the draft talks around that element: the gap names it.
+        """
+        if form != "instruction" or instruction_elements(_LINK.sub("", draft), request.question):
+            return None
+        for section in self._lead_sections(request, claims)[:1]:
+            owed = [e for e in instruction_elements(section.text, request.question) if e.startswith(_OWED)]
+            if owed:
+                heading = f" under \"{section.heading}\"" if section.heading else ""
+                return f"{owed[0]}{heading}"
+        return None
 
     def _missed_topic(self, request: ReviewRequest, form: AnswerForm) -> list[str]:
         """Return the topic terms missing where the draft's answer comes from, or [] when it is on topic.
@@ -269,7 +343,7 @@ class LexicalCritic:
         if off * 2 > len(on_topic) or (off >= 2 and off * 3 > len(on_topic)):
             return True
         for paragraph in prose_paragraphs(draft):
-            if not sentences(paragraph):
+            if not sentences(paragraph) or _announces(paragraph):
                 continue
             # The citation's link text (a page title) is not the paragraph's own prose.
             prose = set(content_terms(_LINK.sub("", paragraph)))
@@ -298,7 +372,9 @@ class LexicalCritic:
     def _gaps(question: str, evidence_terms: set[str]) -> list[str]:
         missing = []
         for word in words(question):
-            if word in STOP_WORDS or len(word) < 2 or stem(word) in evidence_terms or word in missing:
+            if word in STOP_WORDS or len(word) < 2 or known_form(stem(word), evidence_terms) in evidence_terms:
+                continue
+            if word in missing:
                 continue
             if stem(word) in FRAMING_TERMS:  # "work" in "how does X work" is no search phrase
                 continue

@@ -27,12 +27,12 @@ from langchain_core.embeddings import Embeddings
 
 from askai_graph.evidence.results import SearchResult, analysed_inline
 from askai_graph.models.writing import DraftRequest
-from askai_graph.retrieval.sections import CodeBlock, Section, fenced, page_sections, rank_sections
+from askai_graph.retrieval.sections import CodeBlock, Section, fenced, page_sections, rank_sections, tables
 from askai_graph.rules.answer_form import AnswerForm, has_form, question_form
 from askai_graph.rules.catalog import catalog_answer
 from askai_graph.text import plain as plaintext
-from askai_graph.text.identifiers import best_name_match, question_stems
-from askai_graph.text.terms import content_terms, sentence_terms
+from askai_graph.text.identifiers import best_name_match, name_match, question_stems
+from askai_graph.text.terms import content_terms, known_form, sentence_terms
 
 # Quote only whole sentences (a capital first, a full stop last), never list fragments,
 # and stop adding sentences once they match far worse than the best one.
@@ -115,9 +115,11 @@ class ExtractiveWriter:
         return rank_sections(question, sections, self._similarity(question, sections), prefer)
 
     def _answer(self, question: str, results: list[SearchResult], rejected: Sequence[str] = ()) -> str:
-        wanted = set(content_terms(question))
         form = question_form(question)
         ranked = self.ranked_sections(question, results)
+        # "tall" is wanted as "tallest" when that is how the sections spell it (``text.close_forms``).
+        spelled = set().union(*(section.terms for section, _ in ranked[:8])) if ranked else set()
+        wanted = {known_form(term, spelled) for term in content_terms(question)}
         # A retry answers from the next section: the one a gate rejected would be rejected again.
         fresh = [(section, score) for section, score in ranked if not quoted_in(section, rejected)]
         ranked = fresh or ranked
@@ -126,9 +128,10 @@ class ExtractiveWriter:
         best, best_score = ranked[0]
         lead = self._sentences(question, best, wanted, set(), self.max_sentences)
         code = self._code(best, wanted) if form in CODE_FORMS else []
-        if not lead and not code:
+        row = table_row(question, best, wanted) if form in CODE_FORMS else ""
+        if not lead and not code and not row:
             return NOTHING_FOUND
-        covered = wanted & (set(best.terms) if code else set().union(*(terms for _, terms in lead)))
+        covered = wanted & (set(best.terms) if code or row else set().union(*(terms for _, terms in lead)))
         extra_form: list[str] = []
         if form in CODE_FORMS and not has_form(form, "\n".join([*(s for s, _ in lead), *code]), question):
             # The lead talks about the topic without the value or step asked for ("How many
@@ -141,7 +144,8 @@ class ExtractiveWriter:
             elif found is not None:
                 extra_form = [self._paragraph(results[found[0].post], [found[1][0]], named(found[0].heading))]
                 covered |= wanted & found[1][1]
-        parts = [self._paragraph(results[best.post], [s for s, _ in lead], named(best.heading)), *code, *extra_form]
+        opening = self._paragraph(results[best.post], [s for s, _ in lead], named(best.heading))
+        parts = [opening, row, *code, *extra_form]
         # Another section (of this page or another) only for a question term the first
         # one leaves uncovered; a section repeating covered terms is a passing mention.
         for section, score in ranked[1:]:
@@ -257,7 +261,7 @@ class ExtractiveWriter:
                 break
             picked.append((index, block))
             lines += size
-        return [fenced(block, self.max_code_lines) for _, block in sorted(picked, key=lambda item: item[0])]
+        return [labelled(block, self.max_code_lines) for _, block in sorted(picked, key=lambda item: item[0])]
 
     @staticmethod
     def _paragraph(result: SearchResult, picked: list[str], name: str = "") -> str:
@@ -265,6 +269,50 @@ class ExtractiveWriter:
             return f"{name}: from {markdown_link(result)}:" if name else f"From {markdown_link(result)}:"
         text = " ".join(plain_text(s) for s in with_antecedents(picked, result.content))
         return f"{name}: {text} ({markdown_link(result)})" if name else f"{text} ({markdown_link(result)})"
+
+
+def labelled(block: CodeBlock, max_lines: int) -> str:
+    """Return ``block`` fenced, under its tab's name when it sits in a tab (``**npm**:``)."""
+    code = fenced(block, max_lines)
+    return f"**{plain_text(block.label)}**:\n{code}" if block.label else code
+
+
+_IDENTIFIER = re.compile(r"-{0,2}[A-Za-z_@$][\w.$@/-]*")
+MIN_ROW_TERMS = 2
+"""Question terms an options-table row must name (or its first cell must be spelled from the question)."""
+
+
+def table_row(question: str, section: Section, wanted: set[str]) -> str:
+    """Return the header and the row of ``section``'s tables that names what ``question`` asks about, or ''.
+
+    Reference pages give an option as a table row (name, default, CLI flag, config key):
+    the row is the answer, the prose above it only introduces the table. The row must
+    name two of the question's terms, or its first cell be an identifier spelled from the
+    question's words (``printWidth`` for "the print width"). Cells are plain text: a link
+    in a cell would be an unreviewed URL.
+    """
+    stems = question_stems(question)
+    best: tuple[float, int, tuple[str, ...]] | None = None
+    found = None
+    for table in tables(section.text):
+        rows = [tuple(plain_text(cell) for cell in row) for row in table.rows]
+        terms = [set(content_terms(" ".join(cells))) for cells in rows]
+        # Within a table the words every row shares ("model", "field") tell rows apart
+        # least: a question term counts by its rarity among the rows, and a row saying
+        # more than was asked ("greater than or *equal*") counts less.
+        frequency = Counter(term for row_terms in terms for term in row_terms & wanted)
+        for position, (cells, row_terms) in enumerate(zip(rows, terms, strict=True)):
+            shared = row_terms & wanted
+            name = max((name_match(stems, n) for n in _IDENTIFIER.findall(cells[0])), default=0.0) if cells else 0.0
+            if len(shared) < MIN_ROW_TERMS and name < 0.5:
+                continue
+            weight = sum(math.log(1 + len(rows) / frequency[term]) for term in shared) / math.sqrt(len(row_terms))
+            key = (weight + 2 * name, -position, cells)
+            if best is None or key[:2] > best[:2]:
+                best, found = key, table
+    if best is None or found is None:
+        return ""
+    return found.markdown([best[2]])
 
 
 NAMED_BONUS = 1.3
