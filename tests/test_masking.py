@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from askai_graph.text.masking import findings, luhn_ok, mask, mask_echoes
 
 # A value a key would have, assembled so that no scanner mistakes this file for a leak.

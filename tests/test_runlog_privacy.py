@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from askai_graph.text.masking import findings
 
 from askai_graph.stores.runlog import RunLog, SqlRunLog, open_run_log
 from askai_graph.stores.runlog import store as runlog_store
+from askai_graph.text.masking import findings
 from tests.fakes import postgres_database
 from tests.test_masking import POSITIVE
 from tests.test_runlog_store import POSTGRES, run

@@ -36,7 +36,6 @@ from askai_graph.retrieval.corpus import Corpus, Page, site_order_key
 from askai_graph.retrieval.hits import PageHit, group_pages
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
 from askai_graph.retrieval.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
-from askai_graph.rules.catalog import site_order_key
 from askai_graph.text.terms import content_terms
 
 logger = logging.getLogger(__name__)

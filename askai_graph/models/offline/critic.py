@@ -49,13 +49,12 @@ from askai_graph.rules.answer_form import (
     AnswerForm,
     asked_verb,
     has_form,
+    instruction_elements,
     question_form,
     topic_words,
 )
 from askai_graph.rules.catalog import is_catalog_question
 from askai_graph.text.injection import gives_orders
-from askai_graph.text.terms import STOP_WORDS, content_terms, sentences, stem, words
-    instruction_elements,
 from askai_graph.text.terms import STOP_WORDS, content_terms, known_form, sentences, stem, words
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
