@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     ("stores", frozenset({"stores"})),
     ("assembly", frozenset({"providers", "local_model"})),
     ("graph", frozenset({"nodes", "graph", "public_output"})),
-    ("faces", frozenset({"evaluation", "server", "mcp"})),
+    ("faces", frozenset({"evaluation", "server", "mcp", "plugins", "sphinx"})),
     ("reports", frozenset({"reporting"})),
     ("entry", frozenset({"", "cli", "kept_threads", "__main__"})),
 ]
