@@ -11,6 +11,10 @@ origin, so the request is never sent. The same header lets an allowed page ``imp
 the Mermaid chunks (module scripts are fetched with CORS); ``widget.js`` itself is a
 classic script, which any page may load. CORS is middleware of the whole app, so
 ``cors`` returns it for ``create_app`` to install; ``router`` has the routes.
+
+``askai serve --site DIR`` serves a built site too (``site_pages``): its own pages at
+``/`` (the full-page Ask AI gives way to the site's home page), mounted after every
+route of the app, so ``/widget.js`` and ``/api/...`` stay the app's.
 """
 
 from __future__ import annotations
@@ -49,15 +53,17 @@ def security_headers(settings: Settings) -> dict[str, str]:
     return {**_REVALIDATE, "Content-Security-Policy": policy, "X-Content-Type-Options": "nosniff"}
 
 
-def router(settings: Settings) -> APIRouter:
-    """Return the routes of the page, the widget and its assets."""
+def router(settings: Settings, *, site: bool = False) -> APIRouter:
+    """Return the routes of the page, the widget and its assets (``site``: no page, the site has ``/``)."""
     routes = APIRouter(include_in_schema=False)
     headers = security_headers(settings)
 
-    @routes.get("/")
-    async def page() -> FileResponse:
-        """The full-page Ask AI for this site."""
-        return FileResponse(STATIC_DIR / "index.html", media_type="text/html", headers=headers)
+    if not site:
+
+        @routes.get("/")
+        async def page() -> FileResponse:
+            """The full-page Ask AI for this site."""
+            return FileResponse(STATIC_DIR / "index.html", media_type="text/html", headers=headers)
 
     @routes.get("/widget.js")
     async def widget() -> FileResponse:
@@ -66,6 +72,11 @@ def router(settings: Settings) -> APIRouter:
 
     routes.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return routes
+
+
+def site_pages(site: Path) -> StaticFiles:
+    """Return the app that serves the built site at ``site``: ``dir/`` is ``dir/index.html``, 404s its ``404.html``."""
+    return StaticFiles(directory=site, html=True)
 
 
 def cors(settings: Settings) -> list[Middleware]:
