@@ -7,6 +7,9 @@ which then answers questions with the built pages' URLs, titles and nav order.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,8 @@ import pytest
 from askai_graph import Settings, build_graph
 from askai_graph.indexing.store import IndexReader
 from askai_graph.state import STATE_KEYS
-from tests.sites import mkdocs_build, mkdocs_project
+from tests.live import free_port
+from tests.sites import clean_env, mkdocs_build, mkdocs_project
 
 pytestmark = pytest.mark.integration
 
@@ -101,6 +105,35 @@ def test_a_rebuild_parses_only_the_changed_page(tmp_path: Path) -> None:
     result = mkdocs_build(config)
     assert "askai: indexed 5 pages" in result.stderr and "(1 parsed, the rest unchanged)" in result.stderr
     assert (tmp_path / ".cache" / "plugin" / "askai" / "index").is_dir()
+
+
+@pytest.mark.enable_socket
+def test_mkdocs_serve_rebuilds_the_index_incrementally(tmp_path: Path) -> None:
+    config = mkdocs_project(tmp_path)
+    log = tmp_path / "serve.log"
+    command = [sys.executable, "-m", "mkdocs", "serve", "-f", str(config), "-a", f"127.0.0.1:{free_port()}"]
+    with log.open("w") as out:
+        server = subprocess.Popen(command, cwd=tmp_path, env=clean_env(), stdout=out, stderr=subprocess.STDOUT)
+    try:
+        first = wait_for_line(log, server, r"askai: indexed 5 pages .*\(5 parsed")
+        ssl = tmp_path / "docs" / "guide" / "ssl.md"
+        ssl.write_text(ssl.read_text() + "\nPinning a certificate is described in the reference.\n")
+        second = wait_for_line(log, server, r"askai: indexed 5 pages .*\(1 parsed, the rest unchanged\)")
+        assert first and second
+    finally:
+        server.terminate()
+        server.wait(20)
+
+
+def wait_for_line(log: Path, server: subprocess.Popen[bytes], pattern: str) -> str:
+    """Wait (up to 2 minutes: builds on a loaded machine) for a line matching ``pattern`` in the server's log."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and server.poll() is None:
+        match = re.search(pattern + ".*", log.read_text())
+        if match:
+            return match[0]
+        time.sleep(0.2)
+    raise AssertionError(f"no line matching {pattern!r}:\n{log.read_text()[-3000:]}")
 
 
 def test_options_reach_the_widget(tmp_path: Path) -> None:
