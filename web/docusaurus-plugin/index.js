@@ -80,7 +80,8 @@ function htmlTags(options, baseUrl = "/") {
   return [
     { tagName: "style", attributes: { "data-askai-theme": true }, innerHTML: THEME_STYLE },
     { tagName: "script", attributes: { src: server ? `${server}/widget.js` : `${baseUrl}widget.js`, defer: true, "data-askai-script": true } },
-    { tagName: "askai-widget", attributes, innerHTML: "" },
+    // Docusaurus refuses an unknown tag name unless it is declared a custom element.
+    { tagName: "askai-widget", customElement: true, attributes, innerHTML: "" },
   ];
 }
 

@@ -4,6 +4,6 @@ module.exports = {
   url: process.env.SITE_URL || "https://lantern.example",
   baseUrl: "/",
   onBrokenLinks: "throw",
-  presets: [["classic", { docs: { routeBasePath: "docs", sidebarPath: require.resolve("./sidebars.js") }, blog: false }]],
+  presets: [["classic", { docs: { routeBasePath: "/", sidebarPath: require.resolve("./sidebars.js") }, blog: false }]],
   plugins: [["docusaurus-plugin-askai", {}]],
 };

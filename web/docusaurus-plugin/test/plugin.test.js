@@ -16,7 +16,7 @@ test("defaults: a floating widget from the site's root, the index on", () => {
   assert.equal(style.tagName, "style");
   assert.match(style.innerHTML, /\[data-theme="dark"\] askai-widget\{--askai-bg:#17191c/);
   assert.deepEqual(script.attributes, { src: "/widget.js", defer: true, "data-askai-script": true });
-  assert.deepEqual(element, { tagName: "askai-widget", attributes: {}, innerHTML: "" });
+  assert.deepEqual(element, { tagName: "askai-widget", customElement: true, attributes: {}, innerHTML: "" });
 });
 
 test("options reach the script and the element", () => {
