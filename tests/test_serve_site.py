@@ -80,3 +80,17 @@ def test_a_site_without_its_index_is_a_one_line_error(tmp_path: Path, index_cach
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"askai: error: --site {site}"), result.stderr
     assert ("not a folder" if missing == "folder" else "no index in") in lines[0]
+
+
+def test_the_widget_follows_materials_dark_scheme_not_the_systems(tmp_path: Path, page: Any) -> None:
+    from starlette.staticfiles import StaticFiles
+
+    from tests.live import LiveServer
+
+    config = mkdocs_project(tmp_path, theme={"name": "material", "palette": {"scheme": "slate"}})
+    assert mkdocs_build(config).returncode == 0
+    page.emulate_media(color_scheme="light")  # the reader's system is light; the site is dark
+    with LiveServer(StaticFiles(directory=tmp_path / "site", html=True)) as base:
+        page.goto(f"{base}/guide/ssl/")
+        background = page.locator("askai-widget").evaluate("e => getComputedStyle(e).getPropertyValue('--askai-bg')")
+    assert background.strip() == "#17191c"  # the widget's dark palette
