@@ -14,13 +14,15 @@ Then, interleaved so load on the machine hits both alike, ``rounds`` times each:
   removed first), so every page is parsed: the first build of a site, the worst case;
 - and once, **a rebuild** with the cache kept and nothing changed (``mkdocs serve``'s case).
 
-It prints the median wall time of each and the ratio with / without (target: at most
-1.5). The last build's index is left in ``OUT/site/askai/index`` for ``askai eval``.
+It prints the median wall time and CPU time (user + system: what the build itself spent,
+less sensitive to other processes on a shared machine) of each, and the ratios with /
+without (target: at most 1.5). The last build's index is left in ``OUT/site/askai/index`` for ``askai eval``.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -57,15 +59,18 @@ def trimmed_config(site: Path) -> dict[str, Any]:
     return config
 
 
-def build(project: Path, config: dict[str, Any], plugins: list[str]) -> float:
+def build(project: Path, config: dict[str, Any], plugins: list[str]) -> tuple[float, float]:
+    """Return the wall time and the CPU time (user + system) of one ``mkdocs build``."""
     (project / "mkdocs.yml").write_text(yaml.safe_dump({**config, "plugins": plugins}, sort_keys=False), "utf-8")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     command = [sys.executable, "-m", "mkdocs", "build", "-q"]
     result = subprocess.run(command, cwd=project, capture_output=True, text=True)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
         raise SystemExit(f"mkdocs build failed:\n{result.stderr[-3000:]}")
-    return seconds
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -89,11 +94,13 @@ def main() -> int:
         with_askai.append(build(project, config, ["search", "askai"]))
     rebuild = build(project, config, ["search", "askai"])
     pages = len(list((project / "site").rglob("index.html")))
-    base, cold = statistics.median(without), statistics.median(with_askai)
-    print(f"mkdocs build of {args.site.name} ({pages} pages), median of {args.rounds}:")
-    print(f"  without askai      {base:6.2f} s")
-    print(f"  with askai (cold)  {cold:6.2f} s   ratio {cold / base:.2f}")
-    print(f"  rebuild, unchanged {rebuild:6.2f} s   ratio {rebuild / base:.2f}")
+    print(f"mkdocs build of {args.site.name} ({pages} pages), median of {args.rounds} (rebuild: 1):")
+    print("                      wall s  ratio   CPU s  ratio")
+    base = [statistics.median(run[i] for run in without) for i in (0, 1)]
+    rows = (("without askai", without), ("with askai (cold)", with_askai), ("rebuild, unchanged", [rebuild]))
+    for label, runs in rows:
+        wall, cpu = (statistics.median(run[i] for run in runs) for i in (0, 1))
+        print(f"  {label:18s}  {wall:6.2f}  {wall / base[0]:5.2f}  {cpu:6.2f}  {cpu / base[1]:5.2f}")
     print(f"index: {project / 'site' / 'askai' / 'index'}")
     return 0
 

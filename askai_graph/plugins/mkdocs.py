@@ -15,7 +15,6 @@ build with one line naming it (MkDocs by itself only warns about unknown plugin 
 from __future__ import annotations
 
 import logging
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +93,8 @@ class AskAIPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
                 url=self.base_url + page.url,
                 title=page.title or "",
                 html=content_document(page),
+                content_only=True,
+                description=description if isinstance(description := page.meta.get("description"), str) else "",
                 rank=self.ranks.get(page.file.src_uri),
                 section=str(parent.title) if parent is not None and parent.title else "",
             ))
@@ -123,9 +124,6 @@ def content_document(page: Page) -> str:
     The theme's chrome around it (nav, header, footer) is no text of the page, and
     changes with other pages (a nav title) or with every build (the MkDocs theme's build
     date): reading the content alone makes a rebuild re-read only the pages whose own
-    HTML changed, and makes extraction cheaper.
+    HTML changed, and makes extraction cheaper (no boilerplate to find).
     """
-    description = page.meta.get("description") if isinstance(page.meta, dict) else None
-    meta = f'<meta name="description" content="{escape(description)}">' if isinstance(description, str) else ""
-    return (f"<!doctype html><html><head><title>{escape(page.title or '')}</title>{meta}</head>"
-            f"<body><main><article>{page.content or ''}</article></main></body></html>")
+    return f"<!doctype html><html><body><article>{page.content or ''}</article></body></html>"

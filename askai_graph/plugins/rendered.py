@@ -24,7 +24,7 @@ from pathlib import Path
 
 from askai_graph.indexing.build import write_source
 from askai_graph.indexing.files import Skip
-from askai_graph.indexing.html import read_html_page
+from askai_graph.indexing.html import read_content_html, read_html_page
 from askai_graph.indexing.sources import Source, Unit
 from askai_graph.indexing.writer import IndexSummary
 from askai_graph.plugins import SITE_INDEX
@@ -43,11 +43,15 @@ class RenderedPage:
     title: str
     """The title the nav shows for it."""
     html: str
-    """The HTML the generator wrote."""
+    """The HTML the generator wrote: the whole page, or (``content_only``) its main content alone."""
     rank: int | None = None
     """Its place in the nav's reading order, from 0 (``None``: not in the nav; it comes after those that are)."""
     section: str = ""
     """The label of the nav section it is listed under ('' at the top level)."""
+    content_only: bool = False
+    """``html`` is the page's content without the theme around it: read it as such (faster)."""
+    description: str = ""
+    """The page's description (its summary), when the generator knows one."""
 
 
 class RenderedUnit(Unit):
@@ -57,7 +61,7 @@ class RenderedUnit(Unit):
         """Index ``page``."""
         self.page = page
         self.key = self.where = page.where
-        meta = json.dumps([page.url, page.title, page.rank, page.section])
+        meta = json.dumps([page.url, page.title, page.rank, page.section, page.content_only, page.description])
         self.stamp = hashlib.sha256(meta.encode() + b"\0" + page.html.encode()).hexdigest()
 
     def digest(self) -> str | Skip:
@@ -66,7 +70,12 @@ class RenderedUnit(Unit):
 
     def parse(self) -> Page | Skip:
         """Read the page's main content; URL, title, section and order are the generator's."""
-        post = read_html_page(self.where, self.page.html, self.page.url)
+        page = self.page
+        if page.content_only:
+            title = " ".join(page.title.split()) or self.where
+            post = read_content_html(self.where, page.html, page.url, title, page.description)
+        else:
+            post = read_html_page(self.where, page.html, page.url)
         if isinstance(post, Skip):
             return post
         update = {"url": self.page.url, "section": self.page.section}
