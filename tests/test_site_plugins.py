@@ -52,3 +52,16 @@ def test_option_values_are_escaped_into_the_element() -> None:
 def test_tags_go_before_the_last_body_end_or_at_the_end() -> None:
     assert insert_before_body_end("<body><p>x</p></BODY></html>", "<i>") == "<body><p>x</p><i></BODY></html>"
     assert insert_before_body_end("<p>x</p>", "<i>") == "<p>x</p><i>"
+
+
+def test_rendered_content_keeps_headings_without_their_permalink_and_identifiers_unescaped() -> None:
+    from askai_graph.indexing.html import read_content_html
+    from askai_graph.retrieval.corpus import Page
+
+    permalink = '<a class="headerlink" href="#dump" title="Permanent link">¶</a>'
+    html = (f'<html><body><article><p>Models can be dumped.</p><h2 id="dump">Serializing data{permalink}</h2>'
+            "<p>Call model_dump() to get a dict.</p></article></body></html>")
+    page = read_content_html("concepts.md", html, "https://x.example/concepts/", "Concepts")
+    assert isinstance(page, Page)
+    assert page.body == "Models can be dumped.\n\n## Serializing data\n\nCall model_dump() to get a dict."
+    assert [(a.heading, a.id) for a in page.anchors] == [("Serializing data", "dump")]

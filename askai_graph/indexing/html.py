@@ -96,6 +96,7 @@ def read_content_html(where: str, text: str, url: str, title: str, description: 
     """
     import trafilatura
 
+    text = _HEADERLINK.sub("", text)
     try:
         body = trafilatura.extract(
             text, url=url, output_format="markdown", include_images=True, include_links=False,
@@ -105,7 +106,15 @@ def read_content_html(where: str, text: str, url: str, title: str, description: 
         return Skip(where, f"malformed HTML ({type(exc).__name__})")
     if not body:
         return Skip(where, "no main content found")
-    return _page(where, text, body, url, title, description, None)
+    return _page(where, text, _INTRAWORD_ESCAPE.sub("_", body), url, title, description, None)
+
+
+# The permalink a generator puts in each heading (Python-Markdown's toc ``permalink``, Sphinx):
+# its "¶" would end every heading's text. The heading's id stays.
+_HEADERLINK = re.compile(r"<a\b[^>]*\bclass=\"[^\"]*\bheaderlink\b[^\"]*\"[^>]*>.*?</a>", re.IGNORECASE | re.DOTALL)
+# trafilatura escapes every "_" in prose; inside a word it never starts emphasis (CommonMark),
+# and an escaped identifier (model\_dump) is not what a reader types or an answer must quote.
+_INTRAWORD_ESCAPE = re.compile(r"(?<=\w)\\_(?=\w)")
 
 
 def _page(where: str, text: str, body: str, url: str, title: str, description: str, date: str | None) -> Page | Skip:
