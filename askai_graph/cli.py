@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from askai_graph.plugins import SITE_INDEX
 from askai_graph.rules.question import QuestionError, checked_question
 from askai_graph.settings import Settings
 from askai_graph.state import STATE_KEYS
@@ -383,6 +384,9 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(f"--port must be between 0 and 65535 (got {port})")
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {args.workers})")
+    site = _served_site(args.site, args.graph_url or settings.graph_url) if args.site else None
+    if site is not None:
+        settings = settings.model_copy(update={"corpus": site / SITE_INDEX})
     remote = {key: value for key, value in (("graph_url", args.graph_url), ("graph_id", args.graph_id)) if value}
     if "graph_id" in remote and not (args.graph_url or settings.graph_url):
         raise UsageError("--graph-id needs --graph-url (or ASKAI_GRAPH_URL)")
@@ -414,6 +418,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     loading = f"the graph runs on {settings.graph_url}" if settings.graph_url else "loading the corpus first"
+    if site is not None:
+        loading = f"the site {site} and its index; {loading}"
     print(f"askai: serving on http://{shown}:{bound} ({loading})", flush=True)
     from askai_graph.server import create_app
 
@@ -424,14 +430,14 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
             print(f"askai: warning: {warning}", file=sys.stderr, flush=True)
 
         def run_worker(sock: socket.socket) -> None:
-            uvicorn.Server(uvicorn_config(create_app(settings=settings), settings)).run(sockets=[sock])
+            uvicorn.Server(uvicorn_config(create_app(settings=settings, site=site), settings)).run(sockets=[sock])
 
         try:
             return supervise(sock, args.workers, run_worker)
         finally:
             sock.close()
     try:
-        app = create_app(settings=settings)
+        app = create_app(settings=settings, site=site)
     except BaseException:
         sock.close()
         raise
@@ -456,6 +462,23 @@ def forget(args: argparse.Namespace, settings: Settings) -> int:
         lines = forget_thread(url, args.thread_id, args.thread_token or kept_token(url, args.thread_id))
     print("\n".join(lines))
     return 0
+
+
+def _served_site(folder: str, graph_url: str | None) -> Path:
+    """Return the built site ``askai serve --site`` serves, or raise ``UsageError`` saying what is missing."""
+    from askai_graph.indexing.store import is_built_index
+
+    site = Path(folder)
+    if graph_url:
+        raise UsageError("--site serves the site's own index; it cannot be combined with --graph-url")
+    if not site.is_dir():
+        raise UsageError(f"--site {folder}: not a folder (the built site: mkdocs' site/, Sphinx's _build/html/)")
+    if not is_built_index(site / SITE_INDEX):
+        raise UsageError(
+            f"--site {folder}: no index in {site / SITE_INDEX}; build the site with the askai plugin "
+            f"(mkdocs.yml: plugins: [search, askai]) or run: askai index {folder} --out {site / SITE_INDEX}"
+        )
+    return site
 
 
 def _unshared_state(settings: Settings) -> list[str]:
@@ -559,6 +582,10 @@ def parser() -> argparse.ArgumentParser:
         "default ASKAI_GRAPH_URL, unset = in this process)"
     )
     serve_cmd.add_argument("--graph-id", metavar="ID", help="graph to run on --graph-url (default ask_ai)")
+    serve_cmd.add_argument(
+        "--site", metavar="DIR", help="also serve this built site at / (its index in DIR/askai/index, which the "
+        "askai plugin of MkDocs, Sphinx or Docusaurus writes)",
+    )
     serve_cmd.set_defaults(run=serve)
     mcp_cmd = commands.add_parser("mcp", help="serve the MCP tools on stdin/stdout (askai serve has them at /mcp)")
     mcp_cmd.set_defaults(run=mcp)

@@ -27,8 +27,8 @@ class AskaiServe:
     The process sees no ``ASKAI_*`` variable of the test run but those in ``env``.
     """
 
-    def __init__(self, env: dict[str, str], log: Path, *args: str) -> None:
-        self.port = free_port()
+    def __init__(self, env: dict[str, str], log: Path, *args: str, port: int | None = None) -> None:
+        self.port = port or free_port()
         base = {name: value for name, value in os.environ.items() if not name.startswith("ASKAI_")}
         self.log = log.open("ab")
         command = [sys.executable, "-m", "askai_graph", "serve", "--port", str(self.port), *args]

@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     ("models", frozenset({"models"})),
     ("stores", frozenset({"stores"})),
     ("graph", frozenset({"nodes", "graph", "wiring", "public_output"})),
-    ("faces", frozenset({"evaluation", "server", "mcp"})),
+    ("faces", frozenset({"evaluation", "server", "mcp", "plugins", "sphinx"})),
     ("reports", frozenset({"reporting"})),
     ("entry", frozenset({"", "cli", "__main__"})),
 ]

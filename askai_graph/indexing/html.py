@@ -82,16 +82,53 @@ def read_html_page(where: str, text: str, guess: str | None, sitemap: frozenset[
         url = guess
     if sitemap is not None and url not in sitemap and (guess is None or guess not in sitemap):
         return Skip(where, "not listed in sitemap.xml")
+    title, description = as_text(meta.get("title")) or where, as_text(meta.get("description"))
+    return _page(where, text, body, url, title, description, as_date(meta.get("date")))
+
+
+def read_content_html(where: str, text: str, url: str, title: str, description: str = "") -> Page | Skip:
+    """Return the post for ``text``, a page's main content as its generator rendered it, at ``url``.
+
+    What a site generator's plugin reads: the generator knows the page's URL, title and
+    description, and its content has no navigation around it. So trafilatura only turns
+    the HTML into Markdown: no metadata search, no fallback extractors (which cost ~70% of
+    ``read_html_page`` on a docs page, and are there for a whole page of unknown layout).
+    """
+    import trafilatura
+
+    text = _HEADERLINK.sub("", text)
+    try:
+        body = trafilatura.extract(
+            text, url=url, output_format="markdown", include_images=True, include_links=False,
+            include_comments=False, favor_recall=True, fast=True,
+        )
+    except Exception as exc:  # trafilatura raises many parser errors; any of them is a bad page
+        return Skip(where, f"malformed HTML ({type(exc).__name__})")
+    if not body:
+        return Skip(where, "no main content found")
+    return _page(where, text, _INTRAWORD_ESCAPE.sub("_", body), url, title, description, None)
+
+
+# The permalink a generator puts in each heading (Python-Markdown's toc ``permalink``, Sphinx):
+# its "¶" would end every heading's text. The heading's id stays.
+_HEADERLINK = re.compile(r"<a\b[^>]*\bclass=\"[^\"]*\bheaderlink\b[^\"]*\"[^>]*>.*?</a>", re.IGNORECASE | re.DOTALL)
+# trafilatura escapes every "_" in prose; inside a word it never starts emphasis (CommonMark),
+# and an escaped identifier (model\_dump) is not what a reader types or an answer must quote.
+_INTRAWORD_ESCAPE = re.compile(r"(?<=\w)\\_(?=\w)")
+
+
+def _page(where: str, text: str, body: str, url: str, title: str, description: str, date: str | None) -> Page | Skip:
+    """Return the post of the page ``text`` whose main content trafilatura turned into ``body``."""
     body, images = absolute_images(label_code_blocks(body, code_languages(text)), url, url)
     try:
         return make_page(
             {
-                "title": as_text(meta.get("title")) or where,
+                "title": title,
                 "url": url,
-                "summary": summary_line(as_text(meta.get("description"))) or first_sentence(body),
+                "summary": summary_line(description) or first_sentence(body),
                 "body": body.strip(),
                 "images": unique_images(images),
-                "date": as_date(meta.get("date")),
+                "date": date,
                 "anchors": html_anchors(text, body),
             },
             where,

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 
 from fastapi import FastAPI
 from langchain_core.embeddings import Embeddings
@@ -58,6 +59,7 @@ def create_app(
     embeddings: Embeddings | None = None,
     cache_store: CacheStore | None = None,
     run_log: RunLog | None = None,
+    site: Path | None = None,
 ) -> FastAPI:
     """Build the HTTP app.
 
@@ -83,6 +85,8 @@ def create_app(
         run_log: Where answers and feedback are logged; when ``None``, opened from
             ``settings.database_url`` if set (no log otherwise). ``settings.run_log``
             false turns logging off either way.
+        site: A built site to serve at ``/`` with the app (``askai serve --site``):
+            its pages, with the API and the widget at the same origin.
 
     Returns:
         The FastAPI app; the corpus index is loaded before this returns, so
@@ -133,10 +137,12 @@ def create_app(
     app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log))
     app.include_router(health.router(pruned))
     app.include_router(suggestions.router(settings))
-    app.include_router(web.router(settings))
+    app.include_router(web.router(settings, site=site is not None))
     app.include_router(admin.router(settings, run_log=run_log))
     app.include_router(llms.router())
     describe_events(app)
+    if site is not None:
+        app.mount("/", web.site_pages(site), name="site")  # last: every route above wins
     return app
 
 

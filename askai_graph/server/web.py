@@ -15,6 +15,10 @@ classic script, which any page may load. CORS is middleware of the whole app, so
 A refused origin is invisible on the page (the browser reports a network failure), so
 the server logs it: one warning per origin a preflight was refused for, naming the
 origin and ``ASKAI_CORS_ORIGINS``.
+
+``askai serve --site DIR`` serves a built site too (``site_pages``): its own pages at
+``/`` (the full-page Ask AI gives way to the site's home page), mounted after every
+route of the app, so ``/widget.js`` and ``/api/...`` stay the app's.
 """
 
 from __future__ import annotations
@@ -57,15 +61,17 @@ def security_headers(settings: Settings) -> dict[str, str]:
     return {**_REVALIDATE, "Content-Security-Policy": policy, "X-Content-Type-Options": "nosniff"}
 
 
-def router(settings: Settings) -> APIRouter:
-    """Return the routes of the page, the widget and its assets."""
+def router(settings: Settings, *, site: bool = False) -> APIRouter:
+    """Return the routes of the page, the widget and its assets (``site``: no page, the site has ``/``)."""
     routes = APIRouter(include_in_schema=False)
     headers = security_headers(settings)
 
-    @routes.get("/")
-    async def page() -> FileResponse:
-        """The full-page Ask AI for this site."""
-        return FileResponse(STATIC_DIR / "index.html", media_type="text/html", headers=headers)
+    if not site:
+
+        @routes.get("/")
+        async def page() -> FileResponse:
+            """The full-page Ask AI for this site."""
+            return FileResponse(STATIC_DIR / "index.html", media_type="text/html", headers=headers)
 
     @routes.get("/widget.js")
     async def widget() -> FileResponse:
@@ -111,6 +117,11 @@ class RefusedOriginLog:
 def printable_origin(origin: str) -> str:
     """Return ``origin`` (a request header, so anything) safe for one log line, and short."""
     return "".join(c if c.isprintable() and not c.isspace() else "?" for c in origin[:200])
+
+
+def site_pages(site: Path) -> StaticFiles:
+    """Return the app that serves the built site at ``site``: ``dir/`` is ``dir/index.html``, 404s its ``404.html``."""
+    return StaticFiles(directory=site, html=True)
 
 
 def cors(settings: Settings) -> list[Middleware]:

@@ -1,0 +1,1 @@
+module.exports = { docs: ["intro", { type: "category", label: "Guide", items: ["guide/ssl", "guide/install"] }] };
