@@ -94,13 +94,18 @@ def test_a_rebuilt_index_is_served_under_load_without_failed_answers_or_stale_ca
         workers = [threading.Thread(target=load) for _ in range(3)]
         for worker in workers:
             worker.start()
+        def answered_since(moment: float) -> int:
+            return sum(1 for started, question, _ in list(results) if question == QUESTION and started > moment)
+
+        # Each step waits for what it needs, not for a time: on a loaded machine one
+        # answer can take seconds, and a fixed sleep may see none.
         try:
-            time.sleep(0.5)
+            wait_for(lambda: answered_since(0.0) >= 1, 120)  # the load was served by the old index
             write_site(site, "white vinegar")
             build_index(site, index, base_url="https://kettle.example/")
-            wait_for(lambda: health(base)["fingerprint"] != before["fingerprint"])
+            wait_for(lambda: health(base)["fingerprint"] != before["fingerprint"], 60)
             swapped = time.monotonic()
-            time.sleep(1.0)  # more answers on the new index while the load goes on
+            wait_for(lambda: answered_since(swapped) >= 2, 120)  # and then by the new one
         finally:
             stop.set()
             for worker in workers:
