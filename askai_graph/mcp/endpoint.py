@@ -13,7 +13,9 @@ stream cap is a ``503`` with ``Retry-After`` at once, and a body is read here, b
 by ``max_body_bytes`` (``413``) and ``body_timeout_seconds`` (``408``), then handed to
 the SDK whole. A client dripping its body a byte at a time is refused at the deadline
 instead of holding a connection (and the SDK) for as long as it likes; one that leaves
-mid-body is one log line. Each tool call then counts against the client's rate limit
+mid-body is one log line. A JSON body is decoded strictly first: ``NaN``, or a request
+id that is not a string or an integer (an object, a fraction), is a JSON-RPC error.
+Each tool call then counts against the client's rate limit
 (``tools``).
 """
 
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from fastapi import FastAPI
+from fastapi.responses import JSONResponse
 from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
@@ -35,7 +38,7 @@ from askai_graph.server.chat import BUSY
 from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.limits import ClientRateLimit, StreamSlots
 from askai_graph.server.pools import bookkeeping
-from askai_graph.server.request import BadRequest, ClientGone, read_body, refused
+from askai_graph.server.request import BadRequest, ClientGone, decode_json, json_type, read_body, refused
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 
@@ -108,6 +111,11 @@ class MCPEndpoint:
             receive = await self._admit(request)
         except ClientGone:
             return  # logged by ``read_body``; nobody is left to answer
+        except InvalidRequest as exc:
+            # A JSON-RPC error, as the protocol words it: the request's id is unusable, so none.
+            error = {"code": exc.code, "message": exc.message}
+            await JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, 400)(scope, request.receive, send)
+            return
         except BadRequest as exc:
             response = await refused(request, exc)
             await response(scope, request.receive, send)
@@ -123,6 +131,8 @@ class MCPEndpoint:
         if headers.get("content-length", "0").strip() in ("", "0") and "transfer-encoding" not in headers:
             return request.receive  # no body to wait for (GET, DELETE, an empty POST)
         body = await read_body(request, self.settings.max_body_bytes, self.settings.body_timeout_seconds)
+        if (headers.get("content-type") or "").split(";")[0].strip().lower() == "application/json":
+            _check_ids(body)
         return _replay(body, request.receive)
 
     async def _start(self) -> DocsMCP:
@@ -145,6 +155,33 @@ class MCPEndpoint:
         async with docs.server.session_manager.run():
             task_status.started()
             await stop.wait()
+
+
+class InvalidRequest(BadRequest):
+    """A JSON-RPC message the SDK would take although the protocol forbids it; ``code`` is its JSON-RPC error."""
+
+    def __init__(self, code: int, message: str) -> None:
+        """Refuse with JSON-RPC error ``code`` (-32700 not JSON, -32600 not a valid request)."""
+        super().__init__(400, message)
+        self.code = code
+
+
+def _check_ids(body: bytes) -> None:
+    """Refuse a body that is not strict JSON (NaN, Infinity...) or whose message ids are not strings or integers.
+
+    JSON-RPC ids are strings or numbers, and MCP narrows them to strings and integers
+    (never ``null``): an object, a list, a boolean or a fraction cannot be answered by id.
+    """
+    try:
+        payload = decode_json(body)
+    except BadRequest as exc:
+        raise InvalidRequest(-32700, exc.message) from None
+    for message in payload if isinstance(payload, list) else [payload]:
+        if not isinstance(message, dict) or "id" not in message:
+            continue  # a notification, or a shape the SDK refuses itself
+        found = message["id"]
+        if isinstance(found, bool) or not isinstance(found, str | int):
+            raise InvalidRequest(-32600, f"a request id must be a string or an integer, not {json_type(found)}")
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
