@@ -622,6 +622,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except loaded_errors(INPUT_ERRORS) as exc:
         print(f"askai: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        # Ctrl-C is the user's own choice: one line, not the traceback of wherever it landed.
+        print("askai: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # `askai ask ... | head`: the reader left; exit quietly like other Unix tools.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

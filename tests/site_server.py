@@ -32,6 +32,8 @@ class Reply:
     body: bytes | Callable[[], Iterator[bytes]] = b""
     delay: float = 0.0
     """Seconds to wait before answering."""
+    drip: float = 0.0
+    """Send the status line and headers one byte at a time, this many seconds apart."""
 
 
 @dataclass
@@ -127,6 +129,17 @@ class SiteServer:
                 if reply.delay:
                     time.sleep(reply.delay)
                 hit.status = reply.status
+                if reply.drip:
+                    fields = "".join(f"{name}: {value}\r\n" for name, value in reply.headers.items())
+                    head = f"HTTP/1.1 {reply.status} OK\r\n{fields}"
+                    head += f"Content-Length: {len(reply.body)}\r\nConnection: close\r\n\r\n"  # type: ignore[arg-type]
+                    self.close_connection = True
+                    for byte in head.encode():
+                        self.wfile.write(bytes([byte]))
+                        time.sleep(reply.drip)
+                    hit.body_sent = True
+                    self.wfile.write(reply.body)  # type: ignore[arg-type]
+                    return
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)

@@ -108,3 +108,16 @@ def test_relative_front_matter_image_resolves_against_the_page_url(tmp_path: Pat
     (tmp_path / "a.md").write_text(POST.replace('summary: "S"', "images: [{url: /img/a.png, alt: A}]"))
     (post,) = load_corpus(tmp_path).posts
     assert [(i.url, i.alt) for i in post.images] == [("https://s.example/img/a.png", "A")]
+
+
+def test_a_file_name_is_shown_escaped_when_a_tree_is_loaded_directly(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "a.md").write_text(POST)
+    forged = "c\x1b]8;;evil.example\x07\nWARNING fake line.md"
+    (tmp_path / forged).write_text("---\ntitle: [unclosed\n---\n")
+    load_corpus(tmp_path)
+    [record] = [record for record in caplog.records if "skipped" in record.getMessage()]
+    shown = record.getMessage()
+    assert "\x1b" not in shown and "\n" not in shown and "\x07" not in shown
+    assert "skipped c\\x1b]8;;evil.example\\x07\\nWARNING fake line.md: front matter" in shown

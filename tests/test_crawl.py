@@ -442,3 +442,21 @@ def test_urls_redirecting_to_one_page_index_it_once(site: Path, served: SiteServ
     summary = crawl_index(served.url, tmp_path / "index", LOCAL)
     assert summary.skips == [] and summary.posts == 2
     assert urls(tmp_path / "index") == {served.url, served.url + "gear/"}
+
+
+def test_ctrl_c_during_askai_index_is_one_line(site: Path, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    linked_site(site)
+    with SiteServer(site, latency=0.5) as server:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "askai_graph", "index", server.url, "--allow-private", "--concurrency", "1",
+             "--out", str(tmp_path / "index"), "-q"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        while not [hit for hit in server.hits() if hit.path.endswith("/")] and process.poll() is None:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and stderr == "askai: interrupted\n", stderr

@@ -6,6 +6,7 @@ import asyncio
 
 from askai_graph import Settings
 from askai_graph.server.leases import ThreadLeases
+from askai_graph.server.request import BadRequest
 
 HOLD = 0.2
 
@@ -32,3 +33,18 @@ def test_a_lease_stops_being_renewed_at_the_longest_hold() -> None:
         return await leases.store(None).acquire(thread.thread_id, HOLD)
 
     assert asyncio.run(scenario()) is not None
+
+
+def test_a_409_says_to_retry_not_to_wait_for_a_done_event_that_may_never_come() -> None:
+    async def scenario() -> BadRequest:
+        leases = ThreadLeases(Settings(thread_lease_renew_seconds=4))
+        crashed, _ = await leases.claim(None, None)  # its server died mid-answer: never released
+        try:
+            await leases.claim(None, crashed.thread_id)
+        except BadRequest as refused:
+            return refused
+        raise AssertionError("claimed a thread another lease holds")
+
+    refused = asyncio.run(scenario())
+    assert refused.status == 409 and "done event" not in refused.message
+    assert "stopped mid-answer; retry in 2 s" in refused.message and refused.headers == {"Retry-After": "2"}

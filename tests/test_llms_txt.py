@@ -97,3 +97,24 @@ def test_askai_serve_serves_the_files_askai_index_wrote(tmp_path: Path, settings
     with TestClient(create_app(settings=settings.model_copy(update={"corpus": out}))) as client:
         assert client.get("/llms.txt").text == "# Written by askai index\n"
         assert client.get("/llms-full.txt").text == (out / LLMS_FULL_TXT).read_text("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("generator", "config_name", "config"),
+    [
+        ("mkdocs", "mkdocs.yml", "site_name: Vault Docs\nsite_url: https://docs.example/\n"),
+        ("docusaurus", "docusaurus.config.js",
+         "export default {\n  title: 'Vault Docs',\n  url: 'https://docs.example',\n  baseUrl: '/',\n"
+         "  themeConfig: { navbar: { title: 'Home' } },\n};\n"),
+    ],
+)  # fmt: skip
+def test_llms_txt_is_titled_with_the_sites_name_from_its_config(
+    tmp_path: Path, generator: str, config_name: str, config: str
+) -> None:
+    import shutil
+
+    shutil.copytree(DATA / "sites" / generator, tmp_path / "site" / "docs")
+    (tmp_path / "site" / config_name).write_text(config)
+    build_index(tmp_path / "site" / "docs", tmp_path / "index")
+    for name in (LLMS_TXT, LLMS_FULL_TXT):
+        assert (tmp_path / "index" / name).read_text("utf-8").splitlines()[0] == "# Vault Docs"

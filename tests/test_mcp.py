@@ -131,13 +131,40 @@ def test_search_docs_items_are_all_unendorsed_candidates(target: Target) -> None
     assert "bm25-and-lexical-search" in passages[0]["url"]
 
 
-def test_list_pages_is_the_sites_catalog_in_its_order(target: Target, index_cache: Path) -> None:
-    async def calls(client: Client) -> Any:
-        return await client.call_tool("list_pages", {})
+def all_pages(target: Target) -> tuple[list[Any], list[Any]]:
+    """Every page ``list_pages`` lists, following its cursors; and each reply."""
 
-    pages = result_of(session(target, calls))
+    async def calls(client: Client) -> list[Any]:
+        replies = [result_of(await client.call_tool("list_pages", {}))]
+        while replies[-1]["next_cursor"] is not None:
+            replies.append(result_of(await client.call_tool("list_pages", {"cursor": replies[-1]["next_cursor"]})))
+        return replies
+
+    replies = session(target, calls)
+    return [page for reply in replies for page in reply["pages"]], replies
+
+
+def test_list_pages_is_the_sites_catalog_in_its_order(target: Target, index_cache: Path) -> None:
+    pages, replies = all_pages(target)
     corpus = corpus_for(Settings(index_cache_dir=index_cache))
     assert [page["url"] for page in pages] == [page.url for page in site_pages(corpus)]
+    assert replies[-1]["total"] == len(pages)
+
+
+def test_list_pages_is_paginated_with_a_cursor(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, index_cache: Path
+) -> None:
+    monkeypatch.setattr("askai_graph.mcp.tools.PAGE_SIZE", 4)
+    with served("http", tmp_path, index_cache) as found:
+        pages, replies = all_pages(found)
+
+        async def bad(client: Client) -> Any:
+            return await client.call_tool("list_pages", {"cursor": "not-a-cursor"})
+
+        refused = session(found, bad)
+    assert len(replies) > 1 and all(len(reply["pages"]) <= 4 for reply in replies)
+    assert len({page["url"] for page in pages}) == len(pages) == replies[0]["total"]
+    assert refused.is_error and "cursor" in refused.content[0].text
 
 
 def test_a_thread_continues_across_two_ask_docs_calls(target: Target) -> None:
@@ -157,7 +184,7 @@ def test_a_thread_id_without_its_token_is_an_unknown_thread_to_ask_docs(target: 
 
 
 def test_a_tool_error_is_one_line_never_a_traceback(target: Target) -> None:
-    replies = ask(target, {"question": "What is BM25?", "thread_id": "not-a-thread"}, {"question": "x" * 100_000})
+    replies = ask(target, {"question": "What is BM25?", "thread_id": "not-a-thread"}, {"question": "x" * 3_000})
     for reply in replies:
         assert reply.is_error
         (block,) = reply.content
@@ -169,6 +196,20 @@ def test_a_tool_error_is_one_line_never_a_traceback(target: Target) -> None:
 def test_the_rate_limit_answers_with_an_mcp_error(transport: str, tmp_path: Path, index_cache: Path) -> None:
     with served(transport, tmp_path, index_cache, rate_limit="2/minute") as found:
         replies = ask(found, *[{"question": OFF_TOPIC}] * 3)
+    assert [reply.is_error for reply in replies] == [False, False, True]
+    assert "rate limit of 2/minute per client reached" in replies[2].content[0].text
+
+
+def test_every_tool_counts_against_the_rate_limit(tmp_path: Path, index_cache: Path) -> None:
+    async def calls(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("list_pages", {}),
+            await client.call_tool("search_docs", {"query": "BM25"}),
+            await client.call_tool("list_pages", {}),
+        ]
+
+    with served("http", tmp_path, index_cache, rate_limit="2/minute") as found:
+        replies = session(found, calls)
     assert [reply.is_error for reply in replies] == [False, False, True]
     assert "rate limit of 2/minute per client reached" in replies[2].content[0].text
 

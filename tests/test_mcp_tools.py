@@ -148,3 +148,17 @@ def test_the_app_starts_without_the_mcp_sdk_and_imports_it_on_the_first_mcp_requ
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("request_id", "code"),
+    [("NaN", -32700), ("Infinity", -32700), ('{"a": 1}', -32600), ("[1]", -32600), ("1.5", -32600), ("true", -32600)],
+)
+def test_a_request_id_mcp_cannot_answer_by_is_a_json_rpc_error(settings: Settings, request_id: str, code: int) -> None:
+    body = f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/list", "params": {{}}}}'
+    with TestClient(create_app(settings=settings), base_url="http://127.0.0.1:4321") as client:
+        refused = client.post("/mcp", content=body, headers=MCP_HEADERS)
+        fine = client.post("/mcp", content=body.replace(request_id, '"a-string"', 1), headers=MCP_HEADERS)
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"]["code"] == code and refused.json()["id"] is None
+    assert fine.status_code == 200 and fine.json()["id"] == "a-string"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import threading
 import time
@@ -273,3 +274,75 @@ def test_analysing_a_huge_retrieved_post_does_not_stall_the_event_loop(settings:
         assert_healthy(base)
         asker.join(120)
         assert done and done[0][-1][0] == "done"
+
+
+BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+def body_routes(routes: list[Any]) -> list[tuple[str, str]]:
+    """Every (method, path) that may carry a body; a route without methods (an ASGI app: /mcp) takes any."""
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
+    found = []
+    for route in routes:
+        if hasattr(route, "original_router"):  # an included router: its routes are the app's
+            found += body_routes(route.original_router.routes)
+        elif isinstance(route, Mount):
+            assert isinstance(route.app, StaticFiles), f"a mount at {route.path} this test does not know"
+        else:
+            methods = getattr(route, "methods", None)
+            found += [(method, route.path) for method in sorted(BODY_METHODS & set(methods or BODY_METHODS))]
+    return found
+
+
+def test_every_route_that_reads_a_body_answers_a_slow_body_with_408(settings: Settings) -> None:
+    server = guarded(settings, body_timeout_seconds=0.5)
+    routes = body_routes(server.server.config.app.routes)
+    assert {("POST", "/api/chat"), ("POST", "/api/feedback"), ("POST", "/mcp")} <= set(routes)
+    with server as base:
+        host, port = address(base)
+        for method, path in routes:
+            sock = connect(base)
+            sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                         "Accept: application/json, text/event-stream\r\nContent-Length: 40\r\n\r\n{\"mess".encode())
+            status, body = status_and_json(read_response(sock))
+            sock.close()
+            assert status == 408 and "0.5 seconds" in body["detail"], (method, path, status, body)
+        assert_healthy(base)
+
+
+def test_a_flood_of_slow_mcp_bodies_ends_at_the_body_timeout(settings: Settings) -> None:
+    with guarded(settings, body_timeout_seconds=0.5, max_connections=20) as base:
+        host, port = address(base)
+        sockets = [connect(base) for _ in range(30)]
+        for sock in sockets:
+            sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                         "Content-Length: 400\r\n\r\n{".encode())
+        # Every connection the cap left open is answered 408 (or was closed to make room), none hangs.
+        answers = [read_response(sock) for sock in sockets]
+        for sock in sockets:
+            sock.close()
+        assert all(raw == b"" or status_and_json(raw)[0] in (408, 503) for raw in answers)
+        assert sum(raw.startswith(b"HTTP/1.1 408") for raw in answers) >= 10
+        assert_healthy(base)
+
+
+def test_a_client_leaving_mid_body_on_mcp_is_one_log_line(settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
+    with guarded(settings) as base:
+        host, port = address(base)
+        with caplog.at_level("INFO"):
+            sock = connect(base)
+            sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                         "Content-Length: 400\r\n\r\n{".encode())
+            time.sleep(0.3)
+            sock.close()
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and not any("disconnected" in r.message for r in caplog.records):
+                time.sleep(0.05)
+        assert_healthy(base)
+    mine = [record for record in caplog.records if record.name.startswith(("askai_graph", "mcp"))]
+    assert [record.getMessage() for record in mine if record.levelno >= logging.INFO] == [
+        "client 127.0.0.1 disconnected before its request body arrived (1 bytes read)"
+    ]
+    assert not any(record.exc_info for record in caplog.records)

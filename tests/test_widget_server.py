@@ -117,7 +117,7 @@ def test_a_cors_origin_that_is_not_an_origin_is_a_clear_error(value: str) -> Non
         Settings(cors_origins=value)
 
 
-@pytest.mark.parametrize("path", ["/", "/widget.js"])
+@pytest.mark.parametrize("path", ["/", "/widget.js", "/static/index.html", "/static/widget.js"])
 def test_the_page_and_the_widget_say_what_may_run_and_who_may_frame_them(base: str, path: str) -> None:
     headers = httpx.get(f"{base}{path}").headers
     policy = {d.split()[0]: d.split()[1:] for d in headers["content-security-policy"].split("; ")}

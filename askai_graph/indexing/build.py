@@ -127,7 +127,7 @@ def write_source(
     staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; an index is as readable as any output
     try:
         summary = IndexSummary(out=out, kind=src.kind, embeddings_model=embeddings_model if embeddings else None)
-        writer = IndexWriter(staging, previous, summary, passage_chars, embeddings, progress)
+        writer = IndexWriter(staging, previous, summary, passage_chars, embeddings, progress, src.site_name)
         summary = _write(writer, src.units, progress and not src.own_progress)
         summary.notes, summary.report = list(src.notes), list(src.report)
         if strict and summary.errors:

@@ -34,7 +34,11 @@ class CrawlOptions:
     allow_private: bool = False
     """Crawl private, loopback and link-local addresses too (a site on this machine or LAN)."""
     max_page_bytes: int = 10_000_000
-    """Longer pages are skipped, abandoned mid-download."""
+    """Longer pages (as sent, or decoded) are skipped, abandoned mid-download."""
+    max_sitemap_urls: int = 100_000
+    """At most this many sitemap entries are read, in all the site's sitemaps; the rest is left unread."""
+    max_sitemap_bytes: int = 50_000_000
+    """A longer sitemap (decoded; the sitemaps protocol's own limit) is skipped."""
 
     @property
     def robots_token(self) -> str:
@@ -68,6 +72,9 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
                        help=f"for a connect and for each read (default {_DEFAULTS.timeout:g})")
     group.add_argument("--retries", type=_at_least(0, int), default=_DEFAULTS.retries, metavar="N",
                        help=f"after a timeout, a 429 or a 5xx, with backoff (default {_DEFAULTS.retries})")
+    group.add_argument("--max-sitemap-urls", type=_at_least(1, int), default=_DEFAULTS.max_sitemap_urls, metavar="N",
+                       help="read at most this many sitemap entries, in all the site's sitemaps; reading also stops "
+                       f"once --max-pages pages are in hand (default {_DEFAULTS.max_sitemap_urls})")
     group.add_argument("--allow-private", action="store_true",
                        help="crawl private, loopback and link-local addresses too (a site on this machine or LAN)")
 
@@ -78,6 +85,7 @@ def crawl_options(args: argparse.Namespace, max_page_bytes: int) -> CrawlOptions
         max_pages=args.max_pages, max_depth=args.max_depth, include=tuple(args.include), exclude=tuple(args.exclude),
         user_agent=args.user_agent, concurrency=args.concurrency, rate=args.rate, timeout=args.timeout,
         retries=args.retries, allow_private=args.allow_private, max_page_bytes=max_page_bytes,
+        max_sitemap_urls=args.max_sitemap_urls,
     )
 
 

@@ -17,8 +17,9 @@ copy, with a note; one that is gone (404, 410, no longer listed) leaves the inde
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
@@ -31,13 +32,11 @@ from askai_graph.indexing.links import decode_html, read_links
 from askai_graph.indexing.pacing import HostPacer
 from askai_graph.indexing.robots import Robots, fetch_robots
 from askai_graph.indexing.scope import Scope, folder_of, normalize
-from askai_graph.indexing.sitemap import Sitemap, SitemapEntry, SitemapError, parse_sitemap
+from askai_graph.indexing.sitemap import Sitemap, SitemapEntry, SitemapError, SitemapReader
 from askai_graph.indexing.sources import Unit
 from askai_graph.retrieval.corpus import CorpusError, Page
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-MAX_SITEMAP_BYTES = 50_000_000
-"""The sitemaps protocol's limit for one (uncompressed) sitemap."""
 MAX_SITEMAPS = 1000
 Emit = Callable[[Unit | Skip], Awaitable[None]]
 
@@ -120,6 +119,12 @@ class Crawler:
         self.notes: list[Skip] = []
         self.mode = ""
         self.sitemaps_read = 0
+        self.sitemap_urls = 0
+        """Sitemap entries (pages) read."""
+        self.sitemaps_unread = 0
+        """Sitemaps left unread: enough pages were in hand."""
+        self.sitemap_cut: str | None = None
+        """The sitemap whose reading stopped part way, if one did."""
         self.delays: dict[str, float] = {}
         self._robots: dict[str, Robots] = {}
         self._seen: set[str] = set()
@@ -182,27 +187,53 @@ class Crawler:
             return entries or []
         robots = self._robots[urlsplit(self.start).netloc]
         listed = [url for url in (normalize(s) for s in robots.sitemaps) if url is not None]
-        for url in listed:  # the site names them: a sitemap on www.site lists the site's pages
-            self.scope.hosts.add(urlsplit(url).netloc)
         if listed:
-            entries = await self._read_sitemaps(listed, required=False)
+            # The site names them: a sitemap on www.site lists the site's pages (its host joins
+            # the crawl once the sitemap answers; one the crawler may not ask is skipped, with a note).
+            entries = await self._read_sitemaps(listed, required=False, named=True)
             if entries is not None:
                 return entries
         origin = f"{urlsplit(self.start).scheme}://{urlsplit(self.start).netloc}"
         return await self._read_sitemaps([origin + "/sitemap.xml"], required=False, guessed=True)
 
     async def _read_sitemaps(
-        self, urls: list[str], *, required: bool, guessed: bool = False
+        self, urls: list[str], *, required: bool, guessed: bool = False, named: bool = False
     ) -> list[SitemapEntry] | None:
+        """Read sitemaps breadth first until they are all read, or enough pages are in hand.
+
+        Enough: ``max_pages`` distinct pages in the crawl's scope (no more would be
+        requested), or ``max_sitemap_urls`` entries read in all.
+        """
         pending = [(SitemapEntry(url), 0) for url in urls]
         seen = set(urls)
         pages: list[SitemapEntry] = []
+        candidates: set[str] = set()
         read = False
         while pending and self.sitemaps_read < MAX_SITEMAPS:
+            if self._enough(candidates):
+                self.sitemaps_unread += len(pending)
+                break
             entry, depth = pending.pop(0)
             url = entry.loc
             try:
-                document = await self._sitemap(entry)
+                async with contextlib.aclosing(self._sitemap(entry, adopt=named and depth == 0)) as batches:
+                    async for batch in batches:
+                        for page in batch.pages:
+                            self.sitemap_urls += 1
+                            pages.append(page)
+                            target = normalize(page.loc)
+                            if target is not None and self.scope.covers(target):
+                                candidates.add(target)
+                            if self._enough(candidates):
+                                break
+                        for child in batch.sitemaps:
+                            target = normalize(child.loc)
+                            if target is not None and target not in seen and depth < 2:
+                                seen.add(target)
+                                pending.append((SitemapEntry(target, child.lastmod), depth + 1))
+                        if self._enough(candidates):
+                            self.sitemap_cut = url
+                            break
             except FetchError as exc:
                 if exc.transient or (required and depth == 0):
                     message = f"sitemap {url}: {exc.reason}; nothing was crawled, the previous index is kept"
@@ -218,36 +249,51 @@ class Crawler:
                 continue
             read = True
             self.sitemaps_read += 1
-            pages += document.pages
-            for child in document.sitemaps:
-                target = normalize(child.loc)
-                if target is not None and target not in seen and depth < 2:
-                    seen.add(target)
-                    pending.append((SitemapEntry(target, child.lastmod), depth + 1))
         return pages if read else None
 
-    async def _sitemap(self, entry: SitemapEntry) -> Sitemap:
-        """Read one sitemap: not at all when its ``<lastmod>`` is unchanged, conditionally otherwise."""
+    def _enough(self, candidates: set[str]) -> bool:
+        return len(candidates) >= self.options.max_pages or self.sitemap_urls >= self.options.max_sitemap_urls
+
+    async def _sitemap(self, entry: SitemapEntry, *, adopt: bool) -> AsyncGenerator[Sitemap, None]:
+        """Read one sitemap as it arrives: not at all when its ``<lastmod>`` is unchanged, conditionally otherwise.
+
+        Its record (for the next crawl) is kept only when it was read to the end. With
+        ``adopt``, the sitemap's host joins the crawl once it answers.
+        """
         stored = self.prior.sitemaps.get(entry.loc)
         if stored is not None and entry.lastmod and stored.lastmod == entry.lastmod:
-            document = _listed(stored)
-            etag, modified = stored.etag, stored.last_modified
-        else:
-            answer = await self.fetcher.get(
-                entry.loc, headers=stored.validators() if stored else None, max_bytes=MAX_SITEMAP_BYTES,
-                hop_problem=self._adopt,
-            )
-            if answer.not_modified and stored is None:
-                raise FetchError("HTTP 304 Not Modified, but no copy of it is stored")
-            document = _listed(stored) if stored is not None and answer.not_modified else parse_sitemap(
-                answer.body, MAX_SITEMAP_BYTES
-            )
-            etag, modified = answer.headers.get("etag"), answer.headers.get("last-modified")
+            yield _listed(stored)
+            self.state.sitemaps[entry.loc] = replace(stored, lastmod=entry.lastmod)
+            return
+        headers = stored.validators() if stored else None
+        async with self.fetcher.open(entry.loc, headers=headers, hop_problem=self._adopt) as answer:
+            if adopt:
+                self.scope.hosts.add(urlsplit(entry.loc).netloc)
+            if answer.not_modified:
+                if stored is None:
+                    raise FetchError("HTTP 304 Not Modified, but no copy of it is stored")
+                yield _listed(stored)
+                # A 304 need not repeat the validators (many carry no Last-Modified): the stored ones stand.
+                etag = answer.headers.get("etag") or stored.etag
+                modified = answer.headers.get("last-modified") or stored.last_modified
+                record = replace(stored, etag=etag, last_modified=modified, lastmod=entry.lastmod)
+                self.state.sitemaps[entry.loc] = record
+                return
+            reader = SitemapReader(self.options.max_sitemap_bytes)
+            listed = Sitemap()
+            async for piece in self.fetcher.pieces(answer, self.options.max_sitemap_bytes):
+                batch = reader.feed(piece)
+                listed.pages += batch.pages
+                listed.sitemaps += batch.sitemaps
+                yield batch
+            batch = reader.close()
+            listed.pages += batch.pages
+            listed.sitemaps += batch.sitemaps
+            yield batch
         self.state.sitemaps[entry.loc] = SitemapRecord(
-            etag, modified, entry.lastmod,
-            [(e.loc, e.lastmod) for e in document.pages], [(e.loc, e.lastmod) for e in document.sitemaps],
+            answer.headers.get("etag"), answer.headers.get("last-modified"), entry.lastmod,
+            [(e.loc, e.lastmod) for e in listed.pages], [(e.loc, e.lastmod) for e in listed.sitemaps],
         )
-        return document
 
     def _adopt(self, url: str) -> str | None:
         """Follow the start URL's (or its robots.txt's, or sitemap's) redirect anywhere public: that is the site."""
@@ -390,6 +436,14 @@ class Crawler:
         shown = [f"{count} {what}" for count, what in left if count]
         if shown:
             lines.append("  left out: " + ", ".join(shown))
+        if self.sitemap_cut or self.sitemaps_unread:
+            o = self.options
+            why = (f"--max-pages {o.max_pages} pages in hand" if self.sitemap_urls < o.max_sitemap_urls
+                   else f"--max-sitemap-urls {o.max_sitemap_urls} entries read")
+            cut = f"{self.sitemap_cut} read part way" if self.sitemap_cut else ""
+            unread = f"{self.sitemaps_unread} sitemap(s) not read" if self.sitemaps_unread else ""
+            lines.append(f"  sitemaps: stopped after {self.sitemap_urls} entries ({why}); "
+                         + ", ".join(part for part in (cut, unread) if part))
         for host, delay in self.delays.items():
             lines.append(f"  robots.txt of {host}: Crawl-delay {delay:g} s")
         return lines

@@ -43,6 +43,8 @@ class DocusaurusSite:
     """The sidebars' docs by doc id, in order."""
     notes: tuple[Skip, ...] = ()
     """Files that exist but could not be read statically, and why."""
+    title: str | None = None
+    """The config's ``title``: what the site calls itself (``llms.txt``'s title)."""
 
 
 def find_docusaurus(root: Path) -> DocusaurusSite | None:
@@ -56,10 +58,11 @@ def find_docusaurus(root: Path) -> DocusaurusSite | None:
     if config is None and sidebars is None:
         return None
     notes: list[Skip] = []
-    url, trailing = None, None
+    url, trailing, title = None, None, None
     if config is not None:
         source = _read(config)
         url, trailing = _site_url(source), _literal_bool(source, "trailingSlash")
+        title = (literal_string(source, "title") or "").strip() or None  # the first one: the site's, not the navbar's
     nav = Nav()
     if sidebars is not None:
         data = _sidebars(sidebars)
@@ -67,7 +70,7 @@ def find_docusaurus(root: Path) -> DocusaurusSite | None:
             notes.append(Skip(sidebars.name, "not a plain object literal; sidebar order and titles not used"))
         else:
             _walk_sidebars(data, nav)
-    return DocusaurusSite(url=url, trailing_slash=trailing, nav=nav, notes=tuple(notes))
+    return DocusaurusSite(url=url, trailing_slash=trailing, nav=nav, notes=tuple(notes), title=title)
 
 
 def _read(path: Path) -> str:

@@ -9,26 +9,31 @@ rebinding: a name that answers a public address to the check and a private one t
 connection never reaches the private one. URLs with credentials are refused outright.
 
 ``Fetcher`` follows redirects itself, one hop at a time, so a hop can be refused before
-it is requested (another site, a disallowed path). Bodies are streamed and abandoned at
-``max_bytes``; the ``Content-Type`` is checked before a body is read. httpx gives the
-timeouts and retries failed connects (``AsyncHTTPTransport(retries=...)``); a short
-loop here retries timeouts, 429 and 5xx answers with exponential backoff, honouring
-``Retry-After``, each attempt paced like any other request (``pacing.HostPacer``).
+it is requested (another site, a disallowed path). Bodies are streamed, decoded here
+with their size bounded while decoding (``decoding``: stacked ``gzip, gzip`` and zstd
+bombs included), and abandoned at ``max_bytes``; the ``Content-Type`` is checked before
+a body is read. The connect and the answer's head are due within ``timeout``, the whole
+answer within three times that, each read within ``timeout`` too. httpx retries failed
+connects (``AsyncHTTPTransport(retries=...)``); a short loop here retries timeouts,
+429 and 5xx answers with exponential backoff, honouring ``Retry-After``, each attempt
+paced like any other request (``pacing.HostPacer``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import email.utils
 import ipaddress
 import socket
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import httpx
 
+from askai_graph.indexing.decoding import BadEncoding, BodyTooLarge, BoundedDecoder, accept_encoding
 from askai_graph.indexing.pacing import HostPacer
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -78,6 +83,10 @@ class Fetched:
     """The decoded body (none on a 304)."""
     redirects: list[str] = field(default_factory=list)
     """Every redirect target followed, in order."""
+    response: httpx.Response | None = field(default=None, repr=False)
+    """The open response whose body ``Fetcher.pieces`` reads (only inside ``Fetcher.open``)."""
+    started: float = 0.0
+    """When its request was sent (the event loop's clock): the whole answer is due three timeouts later."""
 
     @property
     def not_modified(self) -> bool:
@@ -199,7 +208,8 @@ class Fetcher:
             transport: Usually a ``CheckedTransport``.
             pacer: Spaces requests per host.
             user_agent: Sent with every request.
-            timeout: Seconds for a connect and for each read; a whole body gets three times that.
+            timeout: Seconds for a connect and the answer's head, and for each read; the whole
+                answer gets three times that.
             retries: Further attempts after a timeout, a network error, a 429 or a 5xx.
             backoff: Seconds before the first retry, doubling each time (unless ``Retry-After`` says).
         """
@@ -207,7 +217,7 @@ class Fetcher:
             transport=transport,
             timeout=httpx.Timeout(timeout),
             follow_redirects=False,
-            headers={"User-Agent": user_agent},
+            headers={"User-Agent": user_agent, "Accept-Encoding": accept_encoding()},
             trust_env=False,
         )
         self.pacer, self.timeout, self.retries, self.backoff = pacer, timeout, retries, backoff
@@ -231,16 +241,31 @@ class Fetcher:
             url: An http(s) URL.
             headers: Extra request headers (``If-None-Match``...); kept across redirects.
             types: Media types accepted (``None``: any); another ``Content-Type`` is not read.
-            max_bytes: A longer body is abandoned unread past this.
+            max_bytes: A longer body (as sent, or decoded) is abandoned past this.
             hop_problem: Why a redirect target must not be followed, or ``None``.
 
         Raises:
             FetchError: anything but a 200 or 304 at the end of the redirects, with its reason.
         """
+        async with self.open(url, headers=headers, types=types, hop_problem=hop_problem) as answer:
+            if not answer.not_modified:
+                answer.body = b"".join([piece async for piece in self.pieces(answer, max_bytes)])
+            return answer
+
+    @contextlib.asynccontextmanager
+    async def open(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        types: frozenset[str] | None = None,
+        hop_problem: Callable[[str], str | None] | None = None,
+    ) -> AsyncIterator[Fetched]:
+        """Yield the answer to ``url`` with its body unread (``pieces`` reads it); as ``get`` otherwise."""
         request = self.client.build_request("GET", url, headers=headers)
         redirects: list[str] = []
         for _ in range(MAX_REDIRECTS + 1):
-            response = await self._send(request, redirected=bool(redirects))
+            response, started = await self._send(request, redirected=bool(redirects))
             if not response.has_redirect_location:
                 break
             next_request = response.next_request
@@ -258,7 +283,8 @@ class Fetcher:
         final = str(response.request.url)
         try:
             if response.status_code == 304:
-                return Fetched(url, final, 304, response.headers, redirects=redirects)
+                yield Fetched(url, final, 304, response.headers, redirects=redirects)
+                return
             if response.status_code != 200:
                 status = response.status_code
                 reason = f"HTTP {status} {response.reason_phrase}".rstrip()
@@ -266,60 +292,83 @@ class Fetcher:
             media = response.headers.get("content-type", "").split(";")[0].strip().lower()
             if types is not None and media and media not in types:
                 raise FetchError(f"not HTML ({media})", status=200)
-            body = await self._read(response, max_bytes)
-            return Fetched(url, final, 200, response.headers, body, redirects)
+            answer = Fetched(url, final, 200, response.headers, redirects=redirects)
+            answer.response, answer.started = response, started
+            yield answer
         finally:
             await response.aclose()
 
-    async def _send(self, request: httpx.Request, *, redirected: bool) -> httpx.Response:
+    async def _send(self, request: httpx.Request, *, redirected: bool) -> tuple[httpx.Response, float]:
+        """Send ``request`` (retried), its answer's head due within ``timeout``; return it and when it was sent."""
         host = request.url.host
         attempt = 0
+        loop = asyncio.get_running_loop()
         while True:
             await self.pacer.wait(host)
+            started = loop.time()
             try:
-                response = await self.client.send(request, stream=True)
+                # httpx times each read, so a head sent a byte at a time never times out there:
+                # the connect and the whole head must be done within ``timeout``.
+                async with asyncio.timeout(self.timeout):
+                    response = await self.client.send(request, stream=True)
             except UnsafeURL as exc:
                 where = f"redirected to {request.url}: " if redirected else ""
                 raise FetchError(f"{where}refused: {exc}") from None
-            except httpx.TimeoutException:
+            except (httpx.TimeoutException, TimeoutError):
                 if attempt >= self.retries:
-                    raise FetchError(f"timed out after {self.timeout:g} s", transient=True) from None
+                    elapsed = seconds(loop.time() - started)
+                    raise FetchError(f"timed out after {elapsed} s", transient=True) from None
             except httpx.TransportError as exc:
                 if attempt >= self.retries:
                     raise FetchError(f"network error ({exc or type(exc).__name__})", transient=True) from None
             else:
                 if response.status_code not in RETRY_STATUSES or attempt >= self.retries:
-                    return response
+                    return response, started
                 wait = retry_after(response.headers.get("retry-after"))
                 if wait is not None and wait > MAX_RETRY_AFTER:
-                    return response  # reported as the status it is; the next crawl tries again
+                    return response, started  # reported as the status it is; the next crawl tries again
                 await response.aclose()
                 if wait is not None:
                     self.pacer.pause(host, wait)  # the whole host waits, not just this page
             await asyncio.sleep(self.backoff * 2**attempt)
             attempt += 1
 
-    async def _read(self, response: httpx.Response, max_bytes: int) -> bytes:
+    async def pieces(self, answer: Fetched, max_bytes: int) -> AsyncIterator[bytes]:
+        """Yield the body of ``answer`` decoded, in pieces, at most ``max_bytes`` of it (``FetchError`` past that).
+
+        The whole answer, head and body, has three times ``timeout`` from when its request
+        was sent: a server dripping a byte at a time cannot hold a worker forever.
+        """
+        response = answer.response
+        if response is None:
+            return
         length = response.headers.get("content-length", "")
         too_big = f"larger than {max_bytes} bytes"
         if length.isdigit() and int(length) > max_bytes:
             raise FetchError(f"{too_big} (Content-Length {length})", status=200)
-        chunks: list[bytes] = []
-        size = 0
+        loop = asyncio.get_running_loop()
         try:
-            # Each read has `timeout`; the whole body gets three times that, so a server
-            # dripping a byte at a time cannot hold a worker forever.
-            async with asyncio.timeout(self.timeout * 3):
-                async for chunk in response.aiter_bytes():
-                    size += len(chunk)
-                    if size > max_bytes:
-                        raise FetchError(too_big, status=200)  # the rest is never downloaded
-                    chunks.append(chunk)
+            decoder = BoundedDecoder(response.headers.get("content-encoding", ""), max_bytes)
+            async with asyncio.timeout_at(answer.started + self.timeout * 3):
+                async for chunk in response.aiter_raw():  # decoded here, bounded (httpx would decode it whole)
+                    for piece in decoder.decode(chunk):
+                        yield piece
+                for piece in decoder.finish():
+                    yield piece
+        except BodyTooLarge as exc:
+            raise FetchError(str(exc), status=200) from None  # the rest is never downloaded
+        except BadEncoding as exc:
+            raise FetchError(str(exc), status=200) from None
         except (httpx.TimeoutException, TimeoutError):
-            raise FetchError(f"timed out after {self.timeout:g} s reading the body", transient=True) from None
+            elapsed = seconds(loop.time() - answer.started)
+            raise FetchError(f"timed out after {elapsed} s reading the body", transient=True) from None
         except httpx.TransportError as exc:
             raise FetchError(f"network error reading the body ({exc or type(exc).__name__})", transient=True) from None
-        return b"".join(chunks)
+
+
+def seconds(elapsed: float) -> str:
+    """Return a duration as a reason shows it: ``0.5``, ``2.3``, ``61``."""
+    return f"{elapsed:.1f}" if elapsed < 10 else f"{elapsed:.0f}"
 
 
 def retry_after(value: str | None) -> float | None:

@@ -1,6 +1,7 @@
 """``llms.txt`` and ``llms-full.txt``: the site's pages for language models (https://llmstxt.org).
 
-``llms.txt`` is Markdown in the llmstxt.org layout: an H1 with the site's title, a
+``llms.txt`` is Markdown in the llmstxt.org layout: an H1 with the site's name (its
+generator's config: MkDocs ``site_name``, Docusaurus ``title``; else its home page's title), a
 blockquote with a one-line summary, then H2 sections (the site's nav sections) listing
 every page in the site's own order (the catalog's, ``retrieval.corpus.site_order_key``) as
 ``- [title](url): summary``. ``llms-full.txt`` holds every page's text in the same
@@ -76,8 +77,10 @@ def is_home(url: str) -> bool:
     return _MAYBE_HOME.match(url) is not None and urlsplit(url).path in ("", "/")
 
 
-def site_title(pages: Sequence[Listed]) -> str:
-    """Return the site's title: its home page's (the page at the root of its host), else the host name."""
+def site_title(pages: Sequence[Listed], name: str | None = None) -> str:
+    """Return the site's title: ``name`` (its config's), else its home page's, else its host name."""
+    if name and plain_text(name):
+        return plain_text(name)
     for page in pages:
         if is_home(page.url):
             return plain_text(page.title)
@@ -127,14 +130,16 @@ def _llms_full_parts(title: str, summary: str, pages: Iterable[Full]) -> Iterato
 _CATALOG = "FROM catalog c JOIN posts p ON p.id = c.post_id ORDER BY c.rank"
 
 
-def write_index_llms_files(folder: Path, db: sqlite3.Connection) -> None:
+def write_index_llms_files(folder: Path, db: sqlite3.Connection, site_name: str | None = None) -> None:
     """Write ``llms.txt`` and ``llms-full.txt`` for the pages of an index database, in its catalog's order.
 
     The listing columns are read once (the site's title and summary need the home page);
-    the page texts are streamed from SQLite into ``llms-full.txt`` a row at a time.
+    the page texts are streamed from SQLite into ``llms-full.txt`` a row at a time. The
+    title is ``site_name`` when the site's config gives one (MkDocs ``site_name``,
+    Docusaurus ``title``): the first page's title is often "Introduction".
     """
     listed = [StoredPage(*row) for row in db.execute(f"SELECT p.title, p.url, p.summary, p.section {_CATALOG}")]
-    title, summary = site_title(listed), site_summary(listed)
+    title, summary = site_title(listed, site_name), site_summary(listed)
     with (folder / LLMS_TXT).open("w", encoding="utf-8") as out:
         out.writelines(_llms_txt_lines(title, summary, listed))
     del listed

@@ -25,6 +25,7 @@ from typing import Any
 
 from askai_graph.indexing.store import IndexReader, is_built_index
 from askai_graph.retrieval.corpus import Corpus, CorpusError, Page, fingerprint_of, page_digest
+from askai_graph.text.plain import printable
 
 BUNDLED_SITE = "sample_site"
 BUNDLED_PAGES = "sample_site.jsonl"
@@ -80,9 +81,10 @@ def corpus_for(settings: Any) -> Corpus:
 
 def _in_memory(scan: Any, where: str) -> Corpus:
     posts = [item for item in scan.items if isinstance(item, Page)]
+    # File names are shown escaped, as ``askai index`` shows them: a name can hold a newline or an escape sequence.
     for skip in scan.skips:
-        logger.warning("%s: skipped %s: %s", where, skip.where, skip.reason)
+        logger.warning("%s: skipped %s: %s", printable(where), printable(skip.where), printable(skip.reason))
     if not posts:
-        reasons = "; ".join(f"{skip.where}: {skip.reason}" for skip in scan.skips[:3])
-        raise CorpusError(f"{where}: no posts found" + (f" ({reasons})" if reasons else ""))
+        reasons = "; ".join(f"{printable(skip.where)}: {printable(skip.reason)}" for skip in scan.skips[:3])
+        raise CorpusError(f"{printable(where)}: no posts found" + (f" ({reasons})" if reasons else ""))
     return Corpus(posts=tuple(posts), fingerprint=fingerprint_of(page_digest(post) for post in posts))

@@ -61,6 +61,8 @@ class MkDocsSite:
     """The ``nav:`` pages by path relative to the docs root (empty without a nav)."""
     prefix: str
     """Path of the docs root inside the indexed folder ('' when the folder is the docs root)."""
+    name: str | None = None
+    """``site_name``: what the site calls itself (``llms.txt``'s title)."""
 
 
 def load_yaml(path: Path) -> Any:
@@ -108,7 +110,7 @@ def find_mkdocs(root: Path) -> MkDocsSite | None:
 
 
 def _site(path: Path, config: dict[str, Any], docs: Path, prefix: str) -> MkDocsSite:
-    site_url = config.get("site_url")
+    site_url, name = config.get("site_url"), config.get("site_name")
     nav = Nav()
     if isinstance(config.get("nav"), list):
         _walk_nav(config["nav"], "", nav, docs)
@@ -118,6 +120,7 @@ def _site(path: Path, config: dict[str, Any], docs: Path, prefix: str) -> MkDocs
         directory_urls=config.get("use_directory_urls", True) is not False,
         nav=nav,
         prefix=prefix,
+        name=name.strip() if isinstance(name, str) and name.strip() else None,
     )
 
 

@@ -5,15 +5,16 @@ entries (``<loc>``, optional ``<lastmod>``) and a ``<sitemapindex>`` of ``<sitem
 entries pointing at further sitemaps. Either may be gzipped (``sitemap.xml.gz``); a
 plain-text sitemap is one URL per line. XML is parsed without entities, DTDs or network
 access, and a gzipped one is inflated only up to the size bound, so neither an entity
-bomb nor a gzip bomb gets past it.
+bomb nor a gzip bomb gets past it. ``SitemapReader`` reads one as it arrives, so the
+crawl can stop reading once it has the URLs it needs.
 """
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from askai_graph.indexing.decoding import BadEncoding, BodyTooLarge, BoundedDecoder
 from askai_graph.retrieval.corpus import is_http_url
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -49,28 +50,9 @@ def parse_sitemap(data: bytes, max_bytes: int) -> Sitemap:
     Raises:
         SitemapError: the document is not a readable sitemap.
     """
-    if data.startswith(_GZIP_MAGIC):
-        data = _gunzip(data, max_bytes)
-    text_start = data.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if not text_start.startswith(b"<"):
-        lines = (line.strip() for line in data.decode("utf-8", errors="replace").splitlines())
-        pages = [SitemapEntry(line) for line in lines if is_http_url(line)]
-        if not pages:
-            raise SitemapError("neither XML nor a list of URLs")
-        return Sitemap(pages=pages)
-    root = _xml_root(data)
-    kind = root.tag.rsplit("}", 1)[-1] if isinstance(root.tag, str) else ""
-    if kind not in ("urlset", "sitemapindex"):
-        raise SitemapError(f"<{kind}> is not a sitemap's root element")
-    sitemap = Sitemap()
-    entries = sitemap.pages if kind == "urlset" else sitemap.sitemaps
-    for entry in root:
-        if not isinstance(entry.tag, str) or entry.tag.rsplit("}", 1)[-1] not in ("url", "sitemap"):
-            continue
-        loc = _child_text(entry, "loc")
-        if loc and is_http_url(loc):
-            entries.append(SitemapEntry(loc, _child_text(entry, "lastmod")))
-    return sitemap
+    reader = SitemapReader(max_bytes)
+    first, rest = reader.feed(data), reader.close()
+    return Sitemap(first.pages + rest.pages, first.sitemaps + rest.sitemaps)
 
 
 def sitemap_pages(data: bytes, max_bytes: int) -> frozenset[str] | None:
@@ -82,15 +64,128 @@ def sitemap_pages(data: bytes, max_bytes: int) -> frozenset[str] | None:
     return frozenset(entry.loc for entry in pages) or None
 
 
-def _xml_root(data: bytes) -> Any:
-    from lxml import etree
+class SitemapReader:
+    """A sitemap read as it arrives: ``feed`` it pieces, each returning the entries it completed.
 
-    # A site's file is untrusted input: no entities, no DTD loading, no network.
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
-    try:
-        return etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as exc:
-        raise SitemapError(f"not well-formed XML ({exc})") from None
+    Memory stays bounded by the piece, not the document: each ``<url>`` element is
+    dropped from the tree once read, and the reader may be abandoned at any point (the
+    crawl has enough URLs). A gzipped document is inflated as it comes, to ``max_bytes``.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        """Read a document of at most ``max_bytes`` (inflated)."""
+        self.max_bytes = max_bytes
+        self._head = b""
+        self._gzip: BoundedDecoder | None = None
+        self._kind: str | None = None  # "xml" or "text", once the first byte says
+        self._parser: Any = None
+        self._root: Any = None
+        self._line = b""
+        self._listed = False
+
+    def feed(self, data: bytes) -> Sitemap:
+        """Take the next bytes of the document; return the entries they completed.
+
+        Raises:
+            SitemapError: the document is not a readable sitemap (so far).
+        """
+        if self._gzip is None and self._kind is None and len(self._head) < 2:
+            self._head += data
+            if len(self._head) < 2:
+                return Sitemap()
+            data, self._head = self._head, b""
+            if data.startswith(_GZIP_MAGIC):
+                self._gzip = BoundedDecoder("gzip", self.max_bytes)
+        if self._gzip is None:
+            return self._plain(data)
+        found = Sitemap()
+        try:
+            for piece in self._gzip.decode(data):
+                _extend(found, self._plain(piece))
+        except BodyTooLarge:
+            raise SitemapError(f"larger than {self.max_bytes} bytes inflated") from None
+        except BadEncoding as exc:
+            raise SitemapError(str(exc)) from None
+        return found
+
+    def close(self) -> Sitemap:
+        """End the document; return its last entries.
+
+        Raises:
+            SitemapError: it is not a complete sitemap, or lists nothing at all in text form.
+        """
+        found = self._plain(self._head) if self._head else Sitemap()
+        if self._kind == "xml":
+            from lxml import etree
+
+            try:
+                self._parser.close()
+            except etree.XMLSyntaxError as exc:
+                raise SitemapError(f"not well-formed XML ({exc})") from None
+            _extend(found, self._events())
+        elif self._kind == "text":
+            _extend(found, self._lines(self._line + b"\n"))
+            if not self._listed:
+                raise SitemapError("neither XML nor a list of URLs")
+        else:
+            raise SitemapError("empty")
+        return found
+
+    def _plain(self, data: bytes) -> Sitemap:
+        if self._kind is None:
+            start = (self._line + data).lstrip(b"\xef\xbb\xbf \t\r\n")
+            if not start:
+                self._line += data
+                return Sitemap()
+            data, self._line = self._line + data, b""
+            self._kind = "xml" if start.startswith(b"<") else "text"
+            if self._kind == "xml":
+                from lxml import etree
+
+                # A site's file is untrusted input: no entities, no DTD loading, no network.
+                self._parser = etree.XMLPullParser(
+                    events=("start", "end"), resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False
+                )
+        if self._kind == "text":
+            return self._lines(data)
+        from lxml import etree
+
+        try:
+            self._parser.feed(data)
+        except etree.XMLSyntaxError as exc:
+            raise SitemapError(f"not well-formed XML ({exc})") from None
+        return self._events()
+
+    def _lines(self, data: bytes) -> Sitemap:
+        *lines, self._line = (self._line + data).split(b"\n")
+        found = [line.decode("utf-8", errors="replace").strip().lstrip("\ufeff") for line in lines]
+        pages = [SitemapEntry(line) for line in found if is_http_url(line)]
+        self._listed = self._listed or bool(pages)
+        return Sitemap(pages=pages)
+
+    def _events(self) -> Sitemap:
+        found = Sitemap()
+        for event, element in self._parser.read_events():
+            kind = element.tag.rsplit("}", 1)[-1] if isinstance(element.tag, str) else ""
+            if self._root is None:
+                if kind not in ("urlset", "sitemapindex"):
+                    raise SitemapError(f"<{kind}> is not a sitemap's root element")
+                self._root = element
+                continue
+            if event != "end" or element.getparent() is not self._root:
+                continue
+            if kind in ("url", "sitemap"):
+                loc = _child_text(element, "loc")
+                if loc and is_http_url(loc):
+                    entries = found.pages if self._root.tag.endswith("urlset") else found.sitemaps
+                    entries.append(SitemapEntry(loc, _child_text(element, "lastmod")))
+            self._root.remove(element)  # read: drop it, so a long sitemap never builds its whole tree
+        return found
+
+
+def _extend(found: Sitemap, more: Sitemap) -> None:
+    found.pages += more.pages
+    found.sitemaps += more.sitemaps
 
 
 def _child_text(entry: Any, name: str) -> str | None:
@@ -99,14 +194,3 @@ def _child_text(entry: Any, name: str) -> str | None:
             text = " ".join((child.text or "").split())
             return text or None
     return None
-
-
-def _gunzip(data: bytes, max_bytes: int) -> bytes:
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    try:
-        out = inflater.decompress(data, max_bytes + 1)
-    except zlib.error as exc:
-        raise SitemapError(f"not valid gzip ({exc})") from None
-    if len(out) > max_bytes:
-        raise SitemapError(f"larger than {max_bytes} bytes inflated")
-    return out

@@ -52,6 +52,8 @@ class SiteProfile:
     """Resolves snippet includes (MkDocs sites)."""
     notes: list[Skip] = field(default_factory=list)
     """What the config reader could not use, for the index report."""
+    name: str | None = None
+    """What the site calls itself (MkDocs ``site_name``, Docusaurus ``title``), if its config says."""
 
     def digest(self) -> str:
         """Return a hash of everything the profile changes about parsed pages."""
@@ -76,6 +78,7 @@ def site_profile(root: Path, base_url: str | None, trailing_slash: bool | None =
             html_urls=not mkdocs.directory_urls,
             nav=mkdocs.nav,
             prefix=mkdocs.prefix,
+            name=mkdocs.name,
             snippets=Snippets(docs, [mkdocs.config.parent], repository_root(docs, mkdocs.config.parent)),
         )
         assert profile.snippets is not None
@@ -92,6 +95,7 @@ def site_profile(root: Path, base_url: str | None, trailing_slash: bool | None =
             nav=docusaurus.nav,
             nav_by_id=True,
             notes=list(docusaurus.notes),
+            name=docusaurus.title,
         )
     hugo = _hugo_base_url(root)
     if hugo is not None:

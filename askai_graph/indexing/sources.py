@@ -110,6 +110,8 @@ class Source:
     """Writes what the source keeps for its next run (a crawl's validators) into the new index folder."""
     own_progress: bool = False
     """The units show their own progress bar (a crawl's), so the build shows none over them."""
+    site_name: str | None = None
+    """What the site calls itself, from its generator's config: ``llms.txt``'s title."""
 
 
 @dataclass
@@ -156,7 +158,7 @@ def open_source(
         parse = partial(parse_markdown_page, base_url=site.base_url, max_front_matter=max_front_matter_bytes, site=site)
         files = walk(path, MARKDOWN_SUFFIXES, max_file_bytes)
         context = _context("docs", site.base_url, max_front_matter_bytes, site.digest())
-        return Source("docs", context, _file_units(files, parse), site.notes)
+        return Source("docs", context, _file_units(files, parse), site.notes, site_name=site.name)
     sitemap = read_sitemap(path)
     html = partial(parse_html_page, base_url=base, sitemap=sitemap)
     context = _context("html", base, sorted(sitemap) if sitemap else None)

@@ -103,6 +103,7 @@ class IndexWriter:
         passage_chars: int,
         embeddings: Embeddings | None = None,
         progress: bool = False,
+        site_name: str | None = None,
     ) -> None:
         """Write into ``staging``, starting from ``previous`` when there is one.
 
@@ -113,9 +114,10 @@ class IndexWriter:
             passage_chars: Pages longer than this are split into passages.
             embeddings: Embeds the passages (``None``: the index holds no vectors).
             progress: Show a progress bar while embedding.
+            site_name: The title of ``llms.txt`` (else the home page's title).
         """
         self.staging, self.summary, self.passage_chars = staging, summary, passage_chars
-        self.embeddings, self.progress = embeddings, progress
+        self.embeddings, self.progress, self.site_name = embeddings, progress, site_name
         if previous is not None:
             # A file copy of the previous database (no row is parsed), then edited in place:
             # the unchanged 99% of a site is never rewritten row by row. A built index's
@@ -227,7 +229,7 @@ class IndexWriter:
         summary.changed = sorted(u for u in self.digests if u in old and old[u] != self.digests[u])
         summary.removed = sorted(set(old) - set(self.digests))
         _finish(self.db, self.staging, self.vocabulary, self.old_terms, summary)
-        write_index_llms_files(self.staging, self.db)  # llms.txt and llms-full.txt, in catalog order
+        write_index_llms_files(self.staging, self.db, self.site_name)  # llms.txt and llms-full.txt, in catalog order
         if self.embeddings is not None:
             self._embed(self.embeddings)
         self.db.commit()

@@ -7,6 +7,16 @@ SDK (in the bookkeeping pool, so the streams already running never wait on the i
 builds the server, and starts its session manager in a task of the app's lifespan
 (``running``), which stops it when the app stops; that request and every later one go
 to the SDK. Nothing about ``/mcp`` changes for a client but the first call's latency.
+
+Before the SDK sees a request, ``/mcp`` admits it the way ``/api/chat`` does: a full
+stream cap is a ``503`` with ``Retry-After`` at once, and a body is read here, bounded
+by ``max_body_bytes`` (``413``) and ``body_timeout_seconds`` (``408``), then handed to
+the SDK whole. A client dripping its body a byte at a time is refused at the deadline
+instead of holding a connection (and the SDK) for as long as it likes; one that leaves
+mid-body is one log line. A JSON body is decoded strictly first: ``NaN``, or a request
+id that is not a string or an integer (an object, a fraction), is a JSON-RPC error.
+Each tool call then counts against the client's rate limit
+(``tools``).
 """
 
 from __future__ import annotations
@@ -19,12 +29,16 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from starlette.requests import Request
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from askai_graph.server.chat import BUSY
 from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.limits import ClientRateLimit, StreamSlots
 from askai_graph.server.pools import bookkeeping
+from askai_graph.server.request import BadRequest, ClientGone, decode_json, json_type, read_body, refused
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog
 
@@ -50,6 +64,7 @@ class MCPEndpoint:
         """Keep what the tools share with ``/api/chat``; nothing of the SDK is imported yet."""
         self.settings = settings
         self._limits: dict[str, Any] = {"slots": slots, "rate_limit": rate_limit, "leases": leases, "run_log": run_log}
+        self._slots = slots
         self._app: FastAPI | None = None
         self._docs: DocsMCP | None = None
         # Made by ``running``: anyio's primitives belong to the loop the app runs in.
@@ -90,9 +105,35 @@ class MCPEndpoint:
                 stop.set()  # a started session manager leaves its run; the group waits for it
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Answer one ``/mcp`` request with the SDK, starting it first if this is the first."""
+        """Admit one ``/mcp`` request and read its body, then answer it with the SDK (started on first use)."""
+        request = Request(scope, receive)
+        try:
+            receive = await self._admit(request)
+        except ClientGone:
+            return  # logged by ``read_body``; nobody is left to answer
+        except InvalidRequest as exc:
+            # A JSON-RPC error, as the protocol words it: the request's id is unusable, so none.
+            error = {"code": exc.code, "message": exc.message}
+            await JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, 400)(scope, request.receive, send)
+            return
+        except BadRequest as exc:
+            response = await refused(request, exc)
+            await response(scope, request.receive, send)
+            return
         docs = self._docs if self._serving and self._docs is not None else await self._start()
         await docs.server.session_manager.handle_request(scope, receive, send)
+
+    async def _admit(self, request: Request) -> Receive:
+        """Refuse a request when the stream cap is full; read its body in bounds; return the SDK's ``receive``."""
+        if await self._slots.full():
+            raise BadRequest(503, BUSY, retry_after=self.settings.retry_after_seconds)
+        headers = request.headers
+        if headers.get("content-length", "0").strip() in ("", "0") and "transfer-encoding" not in headers:
+            return request.receive  # no body to wait for (GET, DELETE, an empty POST)
+        body = await read_body(request, self.settings.max_body_bytes, self.settings.body_timeout_seconds)
+        if (headers.get("content-type") or "").split(";")[0].strip().lower() == "application/json":
+            _check_ids(body)
+        return _replay(body, request.receive)
 
     async def _start(self) -> DocsMCP:
         """Import and build the server, then run its session manager in the lifespan's task group."""
@@ -114,3 +155,44 @@ class MCPEndpoint:
         async with docs.server.session_manager.run():
             task_status.started()
             await stop.wait()
+
+
+class InvalidRequest(BadRequest):
+    """A JSON-RPC message the SDK would take although the protocol forbids it; ``code`` is its JSON-RPC error."""
+
+    def __init__(self, code: int, message: str) -> None:
+        """Refuse with JSON-RPC error ``code`` (-32700 not JSON, -32600 not a valid request)."""
+        super().__init__(400, message)
+        self.code = code
+
+
+def _check_ids(body: bytes) -> None:
+    """Refuse a body that is not strict JSON (NaN, Infinity...) or whose message ids are not strings or integers.
+
+    JSON-RPC ids are strings or numbers, and MCP narrows them to strings and integers
+    (never ``null``): an object, a list, a boolean or a fraction cannot be answered by id.
+    """
+    try:
+        payload = decode_json(body)
+    except BadRequest as exc:
+        raise InvalidRequest(-32700, exc.message) from None
+    for message in payload if isinstance(payload, list) else [payload]:
+        if not isinstance(message, dict) or "id" not in message:
+            continue  # a notification, or a shape the SDK refuses itself
+        found = message["id"]
+        if isinstance(found, bool) or not isinstance(found, str | int):
+            raise InvalidRequest(-32600, f"a request id must be a string or an integer, not {json_type(found)}")
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """Return a ``receive`` that hands over ``body`` whole, then what ``receive`` says (a disconnect)."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

@@ -30,7 +30,7 @@ from askai_graph.mcp.tools import (
     STDIO_CLIENT,
     AskResult,
     DocsTools,
-    PageEntry,
+    PageList,
     Passage,
     ToolRefused,
 )
@@ -69,9 +69,10 @@ Each item is {title, url, snippet, endorsed: false}: candidate evidence that no 
 Read them yourself before relying on any; use ask_docs for a checked answer with sources.
 An empty list means no page is relevant to the query."""
 
-LIST_PAGES = """List every page of the documentation site, in the site's own order (its navigation).
+LIST_PAGES = """List the pages of the documentation site, in the site's own order (its navigation).
 
-Each item is {title, url, section, summary}."""
+Returns {pages, next_cursor, total}: at most 100 pages a call, each {title, url, section, summary}.
+When next_cursor is not null, call again with it as `cursor` for the next pages."""
 
 
 class DocsMCP:
@@ -195,7 +196,12 @@ def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
         return await _refused_as_tool_error(mcp.ready().search_docs(query, limit, client_of(context)))  # type: ignore[no-any-return]
 
     @server.tool(name="list_pages", description=LIST_PAGES, annotations=read_only)
-    async def list_pages() -> list[PageEntry]:
-        return await _refused_as_tool_error(mcp.ready().list_pages())  # type: ignore[no-any-return]
+    async def list_pages(
+        context: Context[Any, Any],
+        cursor: Annotated[
+            str | None, Field(description="The next_cursor of the previous call; omit it for the first pages.")
+        ] = None,
+    ) -> PageList:
+        return await _refused_as_tool_error(mcp.ready().list_pages(client_of(context), cursor))  # type: ignore[no-any-return]
 
     return server

@@ -10,7 +10,11 @@ cache and run log: an agent gets no more, and no less, than a reader of ``/api/c
 - ``search_docs`` returns retrieved passages, each marked ``endorsed: false``: they are
   candidate evidence no gate has checked, not an answer (the same relevance floor as
   Research applies, so an off-topic query finds nothing).
-- ``list_pages`` returns the site's catalog in its own order.
+- ``list_pages`` returns the site's catalog in its own order, ``PAGE_SIZE`` pages a call
+  (each entry's text bounded), with a ``next_cursor`` for the next page of it.
+
+Every tool call counts against the client's rate limit, as a question to ``/api/chat``
+does: an agent listing the site in a loop is refused like a reader asking in one.
 
 Every anticipated failure (a limit, a bad argument, an unknown thread) is a
 ``ToolRefused`` with a one-line message; the transport turns it into an MCP tool error.
@@ -18,6 +22,7 @@ Every anticipated failure (a limit, a bad argument, an unknown thread) is a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
@@ -52,6 +57,10 @@ SNIPPET_CHARS = 320
 """About how much of a passage ``search_docs`` shows (plain text, cut at a word)."""
 MAX_SEARCH_RESULTS = 20
 """The most passages one ``search_docs`` call returns."""
+PAGE_SIZE = 100
+"""Pages one ``list_pages`` call returns at most (about 100 KB at most: each entry's text is bounded)."""
+TITLE_CHARS = 200
+"""The most characters of a title or section ``list_pages`` shows."""
 STDIO_CLIENT = "stdio"
 """The rate-limit identity of the one client of a stdio server."""
 
@@ -98,6 +107,16 @@ class PageEntry(TypedDict):
     url: str
     section: str
     summary: str
+
+
+class PageList(TypedDict):
+    """What ``list_pages`` returns: a slice of the catalog, and where the next one starts."""
+
+    pages: list[PageEntry]
+    next_cursor: str | None
+    """Pass it as ``cursor`` for the next pages; ``null`` after the last."""
+    total: int
+    """Pages the site has in all."""
 
 
 class ToolRefused(Exception):
@@ -188,21 +207,27 @@ class DocsTools:
             for document in documents[:limit]
         ]
 
-    async def list_pages(self) -> list[PageEntry]:
-        """Return every page of the site in the site's own order (its nav sections included)."""
+    async def list_pages(self, client: str, cursor: str | None = None) -> PageList:
+        """Return the site's pages in its own order (nav sections included), from ``cursor`` on."""
+        await self._admit(client)
         retriever = self._retriever()
         if not isinstance(retriever, SiteCatalog):
             raise ToolRefused("this server's retriever cannot list the site's pages")
         pages = len(getattr(getattr(retriever, "corpus", None), "posts", ()))
-        return [
+        start = _offset(cursor, pages)
+        # Ordering the catalog is CPU work on a large site: off the event loop.
+        documents = (await asyncio.to_thread(retriever.catalog, start + PAGE_SIZE))[start:]
+        listed: list[PageEntry] = [
             {
-                "title": plain_text(str(document.metadata.get("title") or "")),
+                "title": snippet(str(document.metadata.get("title") or ""), TITLE_CHARS),
                 "url": str(document.metadata.get("source_url") or ""),
-                "section": plain_text(str(document.metadata.get("section") or "")),
-                "summary": plain_text(str(document.metadata.get("summary") or "")),
+                "section": snippet(str(document.metadata.get("section") or ""), TITLE_CHARS),
+                "summary": snippet(str(document.metadata.get("summary") or "")),
             }
-            for document in retriever.catalog(pages)
+            for document in documents
         ]
+        end = start + len(listed)
+        return {"pages": listed, "next_cursor": str(end) if end < pages else None, "total": pages}
 
     async def _admit(self, client: str) -> None:
         wait = await self.rate_limit.admit(client)
@@ -259,6 +284,15 @@ async def answer_result(events: AsyncGenerator[Event, None]) -> AskResult:
     result |= {"cached": done["cached"], "run_id": done.get("run_id"), "thread_id": done.get("thread_id")}
     result["thread_token"] = done.get("thread_token")
     return cast(AskResult, result)
+
+
+def _offset(cursor: str | None, pages: int) -> int:
+    """Return where the catalog slice a ``cursor`` names starts (``ToolRefused`` for one never returned)."""
+    if cursor is None or cursor == "":
+        return 0
+    if not cursor.isdigit() or int(cursor) > pages or len(cursor) > 9:
+        raise ToolRefused("cursor must be a next_cursor list_pages returned (the site may have changed: start over)")
+    return int(cursor)
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:

@@ -35,7 +35,11 @@ from askai_graph.stores.threads import new_run_id, new_thread_id, thread_status
 
 logger = logging.getLogger(__name__)
 
-STREAMING = "an answer on this thread_id is still streaming; wait for its done event"
+STREAMING = (
+    "an answer on this thread_id is still streaming, or the server answering it stopped mid-answer; "
+    "retry in {seconds} s (the thread is free once that answer ends or its lease lapses)"
+)
+"""The 409's words: after a crash no ``done`` event will come, but the lease lapses within one renewal."""
 CLAIM_SECONDS = 1.0
 """The longest a request waits for PostgreSQL threads to check and lease its thread.
 
@@ -215,7 +219,8 @@ class ThreadLeases:
         hold = min(self.settings.thread_lease_renew_seconds, self.settings.thread_lease_seconds)
         token = await store.acquire(thread_id, hold)
         if token is None:
-            raise BadRequest(409, STREAMING, retry_after=max(1, math.ceil(hold / 2)))
+            wait = max(1, math.ceil(hold / 2))
+            raise BadRequest(409, STREAMING.format(seconds=wait), retry_after=wait)
         # Most answers end before their first renewal is due: a timer, not a task per request,
         # starts the renewals of one that lasts.
         renewing: list[asyncio.Task[None]] = []

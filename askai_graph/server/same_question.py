@@ -6,10 +6,10 @@ what "the same question" means, from strict to cautious:
 ``exact_key``
     A canonical spelling of the question. Only changes that cannot alter what is asked
     are undone: Unicode NFKC (full-width letters, ligatures; superscripts stay ``^2``),
-    case (except where capitals make another word: ``IT`` is not ``it``, and ``Teams``
-    inside a sentence is a name, not ``teams``), invisible characters,
+    case (except where capitals make another word: ``IT`` is not ``it``, in Title Case
+    too, and ``Teams`` inside a sentence is a name, not ``teams``), invisible characters,
     typographic apostrophes, whitespace, sentence punctuation (``?``, ``!``, ``,``, ``:``...;
-    symbols that carry meaning stay: ``C++``, ``C#``, ``.NET``, ``-1``, ``5%``, ``<``), the
+    symbols that carry meaning stay: ``C++``, ``C#``, ``.NET``, ``-1``, ``--verbose``, ``5%``, ``<``), the
     contractions of auxiliaries (``what's`` = ``what is``, ``don't`` = ``do not``), a
     leading or trailing ``please``, and the topic-first form ``X: what is it?`` = ``what
     is X?``. Equal keys are the same question, in any script.
@@ -41,9 +41,10 @@ from askai_graph.text.terms import STOP_WORDS
 
 # A token: a word (any script) with inner ``.``, ``-``, ``'``, ``/`` joints and trailing
 # ``+``/``#`` (``node.js``, ``gpt-4``, ``3.5``, ``c++``, ``c#``, ``i/o``); a leading ``.``
-# (``.net``) or ``-`` before a digit (``-1``); or any single symbol that is not sentence
-# punctuation (``<``, ``=``, ``%``, ``$``, ``&``).
-_TOKEN = re.compile(r"(?:(?<!\w)[.\-](?=\w))?\w+(?:[.\-'/]\w+)*[+#]*|[^\w\s]")
+# (``.net``), ``-`` or ``--`` (``-1``, ``-verbose``, ``--verbose``: an option's dashes say
+# which option it is); or any single symbol that is not sentence punctuation (``<``,
+# ``=``, ``%``, ``$``, ``&``).
+_TOKEN = re.compile(r"(?:(?<![\w-])(?:--|[.\-])(?=\w))?\w+(?:[.\-'/]\w+)*[+#]*|[^\w\s]")
 _SPACED_MINUS = re.compile(r"(?<![\w)\]])-\s+(?=\d)")
 _SENTENCE_PUNCTUATION = frozenset("?!.,;:\"'()[]{}…–—-¿¡")
 
@@ -75,11 +76,13 @@ def _tokens(question: str) -> tuple[str, ...]:
     # A minus or list marker set off by a space is still a sign: "- 2" is "-2", not "2".
     text = _SPACED_MINUS.sub("-", clean_question(question))
     informative = _case_informative(text)
+    mixed = any(ch.islower() for ch in text) and any(ch.isupper() for ch in text)
     found = _TOKEN.findall(_topic_first(text.strip()))
     out: list[str] = []
     starts_sentence = True
     for raw in found:
-        token = raw if informative and _names_something(raw, starts_sentence) else raw.casefold()
+        named = _names_something(raw, starts_sentence) if informative else mixed and _capitals_on_a_word(raw)
+        token = raw if named else raw.casefold()
         starts_sentence = raw in ".?!:"
         if token in _SENTENCE_PUNCTUATION:
             continue
@@ -125,6 +128,16 @@ def _names_something(token: str, starts_sentence: bool) -> bool:
     if all(ch.isupper() for ch in letters):
         return token.casefold() in _COMMON_WORDS
     return not starts_sentence and token[0].isupper() and token[1:] == token[1:].casefold()
+
+
+def _capitals_on_a_word(token: str) -> bool:
+    """Say whether ``token`` is a common word written in capitals (``IT``, ``US``): another word, even in Title Case.
+
+    Title Case capitalises every word's first letter, so ``Teams`` says nothing there;
+    but it never writes a whole word in capitals: ``How Do IT Teams`` asks about IT.
+    """
+    letters = [ch for ch in token if ch.isalpha()]
+    return len(letters) >= 2 and all(ch.isupper() for ch in letters) and token.casefold() in _COMMON_WORDS
 
 
 def _topic_first(text: str) -> str:

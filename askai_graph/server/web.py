@@ -2,7 +2,8 @@
 
 The widget is built from ``web/`` (``make web``) into ``static/`` inside this package, so
 ``askai serve`` needs neither Node nor the network. ``/static/`` holds the lazily loaded
-Mermaid chunks and the third-party licenses.
+Mermaid chunks and the third-party licenses (and the build's copy of the page): each of
+its files carries the page's Content-Security-Policy and ``nosniff`` too.
 
 Cross-origin calls to ``/api/chat`` (a page on another site embedding the widget) are
 refused by the browser unless that page's origin is in ``Settings.cors_origins``: the
@@ -25,11 +26,13 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -78,7 +81,8 @@ def router(settings: Settings, *, site: bool = False) -> APIRouter:
         """The embeddable ``<askai-widget>`` web component."""
         return FileResponse(STATIC_DIR / "widget.js", media_type="text/javascript", headers=headers)
 
-    routes.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    # The same headers on every file of /static/: it holds a copy of the page (index.html) too.
+    routes.mount("/static", _SecuredStatic(headers, directory=STATIC_DIR), name="static")
     return routes
 
 
@@ -122,6 +126,20 @@ def printable_origin(origin: str) -> str:
 def site_pages(site: Path) -> StaticFiles:
     """Return the app that serves the built site at ``site``: ``dir/`` is ``dir/index.html``, 404s its ``404.html``."""
     return StaticFiles(directory=site, html=True)
+
+
+class _SecuredStatic(StaticFiles):
+    """``StaticFiles`` whose every file is sent with the page's security headers."""
+
+    def __init__(self, headers: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._security = {name: value for name, value in headers.items() if name != "Cache-Control"}
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        """Return the file's response with the security headers added."""
+        response = super().file_response(*args, **kwargs)
+        response.headers.update(self._security)
+        return response
 
 
 def cors(settings: Settings) -> list[Middleware]:
