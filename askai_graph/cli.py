@@ -394,8 +394,10 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         settings = Settings.model_validate(settings.model_dump() | remote)
     # The address bound is the app's too (/mcp checks Host headers only on the loopback interface).
     settings = settings.model_copy(update={"database_url": threads_url(settings), "host": host})
-    if settings.reader_hash_key is None:
-        # One key for every worker (forked from here), so they hash a client alike.
+    if settings.reader_hash_key is None and not settings.cache_url:
+        # One key for every worker (forked from here), so they hash a client alike. With a
+        # shared Redis the processes sharing it agree on one there (server.limits), which a
+        # key drawn here, unknown to the other servers, would override.
         from pydantic import SecretStr
 
         settings = settings.model_copy(update={"reader_hash_key": SecretStr(secrets.token_urlsafe(32))})

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import logging
 import math
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from limits import RateLimitItem, parse_many
 from limits.aio.storage import MemoryStorage, Storage
@@ -86,13 +88,16 @@ class ClientRateLimit:
         name: str = "askai-chat",
         close: Callable[[], Awaitable[None]] | None = None,
         readers: ReaderHash | None = None,
+        shared_key: Callable[[], Awaitable[bytes]] | None = None,
     ) -> None:
         """Parse ``spec`` (e.g. ``"30/minute"`` or ``"30/minute;5/second"``); empty means no limit.
 
         ``name`` keeps one limit's counts apart from another's in a shared storage;
         ``close`` releases the storage's connections (``aclose``); ``readers`` turns a
         client's address into the keyed hash counted in its place (a random key when
-        ``None``), so no storage ever holds an address.
+        ``None``), so no storage ever holds an address. ``shared_key`` fetches the key
+        that processes sharing ``storage`` agree on, used when ``readers`` has none of
+        its own: else each process would count one reader under another name.
 
         Raises:
             ValueError: ``spec`` is not in the ``limits`` notation.
@@ -102,16 +107,21 @@ class ClientRateLimit:
         self.name = name
         self._close = close
         self._readers = readers or ReaderHash(None)
+        self._shared_key = shared_key if not self._readers.keyed else None
         self._down = False
 
     async def admit(self, client: str) -> int | None:
         """Count one request for ``client`` (its keyed hash); return ``None`` if allowed, else seconds to wait."""
         try:
+            if self._shared_key is not None:
+                self._readers, self._shared_key = ReaderHash(await self._shared_key()), None
             wait = await self._count(self._readers(client))
-        except StorageError as exc:
+        except Exception as exc:  # the storage's errors, or the shared key's (Redis's own)
+            if not isinstance(exc, StorageError) and not _is_connection_error(exc):
+                raise
             if not self._down:
                 self._down = True
-                error = exc.storage_error
+                error = exc.storage_error if isinstance(exc, StorageError) else exc
                 logger.warning("%s rate limit: Redis unreachable (%s); admitting uncounted", self.name, error)
             return None
         if self._down:
@@ -130,6 +140,11 @@ class ClientRateLimit:
         """Close the storage's connections, if it has any."""
         if self._close is not None:
             await self._close()
+
+
+def _is_connection_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is Redis (or its socket) failing, which admits uncounted like a storage error."""
+    return isinstance(exc, OSError) or type(exc).__module__.startswith("redis")
 
 
 def rate_limit_for(
@@ -154,7 +169,20 @@ def rate_limit_for(
         key_prefix="askai:limits",
         connection_pool=pool,  # type: ignore[arg-type]  # passed to redis-py; limits types options narrowly
     )
-    return ClientRateLimit(spec, storage, name=name, close=pool.disconnect, readers=readers)
+
+    async def shared_key() -> bytes:
+        # The first process to count draws the key; every other one sharing Redis reads it.
+        client = aioredis.Redis(connection_pool=pool)
+        await client.set(SHARED_READER_KEY, secrets.token_hex(32), nx=True)
+        return cast(bytes, await client.get(SHARED_READER_KEY))
+
+    return ClientRateLimit(
+        spec, storage, name=name, close=pool.disconnect, readers=readers, shared_key=shared_key
+    )
+
+
+SHARED_READER_KEY = "askai:limits:reader-hash-key"
+"""Where processes that share a Redis and set no ``reader_hash_key`` keep the one they hash readers under."""
 
 
 def client_address(request: Request) -> str:

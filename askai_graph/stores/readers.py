@@ -16,6 +16,9 @@ import secrets
 
 from pydantic import SecretStr
 
+_PROCESS_KEY = secrets.token_bytes(32)
+"""The key of every unkeyed ``ReaderHash`` in this process: two apps of one process count a reader alike."""
+
 READER_HASH_CHARS = 32
 """Hex characters kept of the HMAC (128 bits: no two readers of a site collide)."""
 
@@ -24,12 +27,14 @@ class ReaderHash:
     """Turns a client address into the keyed hash that stands for its reader."""
 
     def __init__(self, key: SecretStr | str | bytes | None) -> None:
-        """Hash under ``key``; ``None`` (or empty) draws a random key for this object's lifetime."""
+        """Hash under ``key``; ``None`` (or empty): a random key drawn once per process (``keyed`` false)."""
         if isinstance(key, SecretStr):
             key = key.get_secret_value()
         if isinstance(key, str):
             key = key.encode()
-        self._key = key or secrets.token_bytes(32)
+        self.keyed = bool(key)
+        """Whether the key was given (else it lives and dies with this process)."""
+        self._key = key or _PROCESS_KEY
 
     def __call__(self, address: str) -> str:
         """Return the reader's hash for ``address``."""
