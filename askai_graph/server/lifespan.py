@@ -10,8 +10,9 @@ everything opened before it, and opens nothing after it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -55,3 +56,15 @@ def closing(thing: object) -> Resource:
                 await close()
 
     return held
+
+
+@contextlib.asynccontextmanager
+async def background(work: Coroutine[Any, Any, None], name: str) -> AsyncIterator[None]:
+    """Run ``work`` as a task while the app serves; cancel it, and wait for it, when the app stops."""
+    task = asyncio.create_task(work, name=name)
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

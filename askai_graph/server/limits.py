@@ -116,12 +116,10 @@ class ClientRateLimit:
             if self._shared_key is not None:
                 self._readers, self._shared_key = ReaderHash(await self._shared_key()), None
             wait = await self._count(self._readers(client))
-        except Exception as exc:  # the storage's errors, or the shared key's (Redis's own)
-            if not isinstance(exc, StorageError) and not _is_connection_error(exc):
-                raise
+        except StorageError as exc:
             if not self._down:
                 self._down = True
-                error = exc.storage_error if isinstance(exc, StorageError) else exc
+                error = exc.storage_error
                 logger.warning("%s rate limit: Redis unreachable (%s); admitting uncounted", self.name, error)
             return None
         if self._down:
@@ -142,11 +140,6 @@ class ClientRateLimit:
             await self._close()
 
 
-def _is_connection_error(exc: BaseException) -> bool:
-    """Whether ``exc`` is Redis (or its socket) failing, which admits uncounted like a storage error."""
-    return isinstance(exc, OSError) or type(exc).__module__.startswith("redis")
-
-
 def rate_limit_for(
     spec: str, *, name: str, cache_url: str | None, readers: ReaderHash | None = None
 ) -> ClientRateLimit:
@@ -158,6 +151,7 @@ def rate_limit_for(
         return ClientRateLimit(spec, name=name, readers=readers)
     import redis.asyncio as aioredis
     from limits.aio.storage import RedisStorage
+    from redis.exceptions import RedisError
 
     # Its own pool, so the app's lifespan can close it (it belongs to the app's loop).
     pool = aioredis.ConnectionPool.from_url(cache_url, socket_timeout=0.5, socket_connect_timeout=0.5)
@@ -173,8 +167,11 @@ def rate_limit_for(
     async def shared_key() -> bytes:
         # The first process to count draws the key; every other one sharing Redis reads it.
         client = aioredis.Redis(connection_pool=pool)
-        await client.set(SHARED_READER_KEY, secrets.token_hex(32), nx=True)
-        return cast(bytes, await client.get(SHARED_READER_KEY))
+        try:
+            await client.set(SHARED_READER_KEY, secrets.token_hex(32), nx=True)
+            return cast(bytes, await client.get(SHARED_READER_KEY))
+        except RedisError as exc:  # Redis down: admitted uncounted, like the counts' own storage errors
+            raise StorageError(exc) from exc
 
     return ClientRateLimit(
         spec, storage, name=name, close=pool.disconnect, readers=readers, shared_key=shared_key

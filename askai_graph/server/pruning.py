@@ -7,11 +7,11 @@ counts are on ``/healthz`` as ``threads_pruned``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from askai_graph.server.lifespan import background
 from askai_graph.settings import Settings
 from askai_graph.stores.pruning import PruneCounts, prune_forever
 
@@ -22,12 +22,6 @@ async def pruning(reloader: Any, settings: Settings, counts: PruneCounts) -> Asy
     if not settings.thread_prune_seconds or reloader.checkpointer is None:
         yield
         return
-    task = asyncio.create_task(
-        prune_forever(reloader.checkpointer, settings.thread_ttl_hours, settings.thread_prune_seconds, counts)
-    )
-    try:
+    work = prune_forever(reloader.checkpointer, settings.thread_ttl_hours, settings.thread_prune_seconds, counts)
+    async with background(work, "askai-thread-pruning"):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task

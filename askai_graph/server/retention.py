@@ -14,6 +14,7 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
+from askai_graph.server.lifespan import background
 from askai_graph.server.pools import bookkeeping
 from askai_graph.stores.runlog import RunLog
 
@@ -50,10 +51,5 @@ async def retention(run_log: RunLog | None, days: float) -> AsyncIterator[None]:
     if run_log is None or not days:
         yield
         return
-    task = asyncio.create_task(expire_forever(run_log, days), name="askai-runlog-retention")
-    try:
+    async with background(expire_forever(run_log, days), "askai-runlog-retention"):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
