@@ -2,6 +2,8 @@
 
 ``cut()`` closes every open connection (both ends see a reset) and refuses new ones until
 ``restore()``; the way a network partition or a server restart looks to a client.
+``stall()`` keeps every connection open but forwards nothing (what is sent is ACKed and
+dropped) until ``resume()``: a peer gone silent, as a half-dead proxy looks to a client.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ class TcpProxy:
         self.port = self._listener.getsockname()[1]
         self._open = threading.Event()
         self._open.set()
+        self._flowing = threading.Event()
+        self._flowing.set()
         self._sockets: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._stopped = False
@@ -50,6 +54,14 @@ class TcpProxy:
         """Accept and forward connections again."""
         self._open.set()
 
+    def stall(self) -> None:
+        """Keep every connection open but forward nothing, in either direction."""
+        self._flowing.clear()
+
+    def resume(self) -> None:
+        """Forward again (what was dropped meanwhile stays dropped)."""
+        self._flowing.set()
+
     def _accept(self) -> None:
         while not self._stopped:
             try:
@@ -77,7 +89,8 @@ class TcpProxy:
     def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
         try:
             while data := source.recv(65536):
-                sink.sendall(data)
+                if self._flowing.is_set():
+                    sink.sendall(data)
         except OSError:
             pass
         finally:

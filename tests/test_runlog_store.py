@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import os
+import sqlite3
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from askai_graph.stores.runlog import RunLog, RunLogError, RunRecord, open_run_log
+from askai_graph.stores.runlog import RunLog, RunLogError, RunLogUnavailable, RunRecord, SqlRunLog, open_run_log
+from askai_graph.stores.runlog.store import create_schema
 from tests.fakes import postgres_database
 
 POSTGRES = os.environ.get("ASKAI_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432")
@@ -81,3 +85,71 @@ def test_runs_since_keeps_only_recent_answers_oldest_first(store: RunLog) -> Non
 def test_an_unknown_database_url_is_a_clear_error() -> None:
     with pytest.raises(RunLogError, match="must be sqlite:///path or postgresql://"):
         open_run_log("mysql://localhost/x")
+
+
+def outcome_within(seconds: float, call: Callable[[], object]) -> object:
+    """Run ``call`` in a thread; return what it returned or raised, or fail if it still runs after ``seconds``."""
+    result: list[object] = []
+
+    def target() -> None:
+        try:
+            result.append(call())
+        except Exception as exc:  # the outcome under test
+            result.append(exc)
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"still waiting after {seconds:g}s"
+    return result[0]
+
+
+@pytest.mark.integration
+@pytest.mark.enable_socket
+def test_a_peer_gone_silent_makes_the_run_log_unavailable_instead_of_hanging_it() -> None:
+    from tests.tcp_proxy import TcpProxy
+
+    with postgres_database(POSTGRES) as database, TcpProxy("127.0.0.1", 5432) as proxy:
+        log = open_run_log(database.replace("127.0.0.1:5432", f"127.0.0.1:{proxy.port}"))
+        try:
+            written = run()
+            log.record(written)
+            log.flush()
+            proxy.stall()  # the pooled connection now gets no answer, and no reset either
+            # The pool checks the connection before lending it: that check is abandoned too.
+            # Unbounded, this waits for as long as the peer stays silent (here: forever).
+            # The bound is generous: the check's, then a statement's, on a loaded machine.
+            failed = outcome_within(30, lambda: log.add_feedback(written.run_id, "up", None))
+            assert isinstance(failed, RunLogUnavailable), failed
+            proxy.resume()
+            assert outcome_within(30, lambda: log.add_feedback(written.run_id, "up", None)) is True
+        finally:
+            log.close()
+
+
+def test_a_reader_call_waits_for_a_stuck_write_at_most_the_bound(tmp_path: Path) -> None:
+    # A writer holding the database (its statement waits on a peer) must not hold every
+    # call that flushes first: each is refused once the bound has passed.
+    shared = sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False, isolation_level=None)
+    create_schema(shared)
+    release, entered = threading.Event(), threading.Event()
+
+    @contextmanager
+    def connections() -> Iterator[sqlite3.Connection]:
+        if threading.current_thread().name == "askai-run-log":
+            entered.set()
+            release.wait(60)  # the writer's statement, stuck
+        yield shared
+
+    log = SqlRunLog(connections, "?", unavailable=(sqlite3.OperationalError,), close=shared.close)
+    queued = run()
+    log.record(queued)
+    try:
+        assert entered.wait(30)
+        refused = outcome_within(30, lambda: log.add_feedback(queued.run_id, "up", None))
+        assert isinstance(refused, RunLogUnavailable), refused
+        assert "writer" in str(refused)
+    finally:
+        release.set()
+    assert outcome_within(30, lambda: log.add_feedback(queued.run_id, "up", None)) is True
+    log.close()

@@ -189,14 +189,12 @@ class SqlRunLog:
                 # A peer that went silent without closing (a half-dead proxy, a partition the
                 # kernel still ACKs) would hold the statement forever: its socket is shut down
                 # after twice the bound, which the driver reports as a lost connection.
-                watchdog = _watchdog(connection)
-                cursor = connection.cursor()
-                try:
-                    yield cursor
-                finally:
-                    if watchdog is not None:
-                        watchdog.cancel()
-                    cursor.close()
+                with _watched(connection):
+                    cursor = connection.cursor()
+                    try:
+                        yield cursor
+                    finally:
+                        cursor.close()
         except self._unavailable as exc:
             raise RunLogUnavailable(f"the run log's database is unavailable: {' '.join(str(exc).split())}") from exc
 
@@ -215,14 +213,21 @@ class SqlRunLog:
                 self._writer = threading.Thread(target=self._write_pending, name="askai-run-log", daemon=True)
                 self._writer.start()
 
-    def flush(self) -> int:
+    def flush(self, *, wait: float = STORE_TIMEOUT_SECONDS) -> int:
         """Write the queued answers, oldest first; return how many were written.
 
+        Another flush in progress is waited for at most ``wait`` seconds (``-1``: as long
+        as it takes, the writer's own choice): a reader's call must not queue its thread
+        behind a write that is itself waiting on the database.
+
         Raises:
-            RunLogUnavailable: the database is away (what is left stays queued).
+            RunLogUnavailable: the database is away, or another flush held on past ``wait``
+                (what is left stays queued).
         """
+        if not self._writing.acquire(timeout=wait):
+            raise RunLogUnavailable(f"the run log's writer has waited on its database for over {wait:g}s")
         written = 0
-        with self._writing:
+        try:
             while True:
                 with self._queued:
                     if not self._pending:
@@ -232,6 +237,8 @@ class SqlRunLog:
                 with self._queued:
                     self._pending.popleft()
                 written += 1
+        finally:
+            self._writing.release()
 
     def _write_pending(self) -> None:
         backoff, outage = _FIRST_RETRY_SECONDS, False
@@ -242,7 +249,7 @@ class SqlRunLog:
                 if self._closing:
                     return  # close() writes what is left
             try:
-                written = self.flush()
+                written = self.flush(wait=-1)
             except RunLogUnavailable as exc:
                 if not outage:
                     logger.warning("%s; answers wait in memory until it is back", exc)
@@ -406,23 +413,34 @@ def _record(row: Any) -> RunRecord:
     return RunRecord.model_validate(data)
 
 
-def _watchdog(connection: Any) -> threading.Timer | None:
-    """Start the timer that abandons ``connection``'s statement after twice the bound; ``None`` for SQLite.
+def _watchdog(connection: Any, seconds: float = STORE_TIMEOUT_SECONDS * 2) -> threading.Timer | None:
+    """Start the timer that abandons ``connection``'s statement after ``seconds``; ``None`` for SQLite.
 
     SQLite has no socket to go silent, and its busy timeout bounds it already.
     """
     descriptor = getattr(getattr(connection, "pgconn", None), "socket", None)
     if not isinstance(descriptor, int) or descriptor < 0:
         return None
-    timer = threading.Timer(STORE_TIMEOUT_SECONDS * 2, _shut_down, (descriptor,))
+    timer = threading.Timer(seconds, _shut_down, (descriptor, seconds))
     timer.daemon = True
     timer.start()
     return timer
 
 
-def _shut_down(descriptor: int) -> None:
+@contextmanager
+def _watched(connection: Any, seconds: float = STORE_TIMEOUT_SECONDS * 2) -> Iterator[None]:
+    """Abandon ``connection`` if what runs inside takes over ``seconds`` (see ``_watchdog``)."""
+    watchdog = _watchdog(connection, seconds)
+    try:
+        yield
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+
+
+def _shut_down(descriptor: int, seconds: float) -> None:
     """Shut down a PostgreSQL connection's socket from another thread (its statement then fails)."""
-    logger.warning("run log: a statement outlived %gs; abandoning its connection", STORE_TIMEOUT_SECONDS * 2)
+    logger.warning("run log: a statement outlived %gs; abandoning its connection", seconds)
     with contextlib.suppress(OSError):
         duplicate = socket.socket(fileno=os.dup(descriptor))
         try:
@@ -507,7 +525,7 @@ def _open_postgres(url: str) -> SqlRunLog:
             "keepalives_interval": 2,
             "keepalives_count": 2,
         },
-        check=ConnectionPool.check_connection,
+        check=_check,
         # A database dropped and created again while the server runs gets its table back
         # (checked once start-up has created it, so that start-up reports its own errors).
         configure=lambda connection: _ensure_table(connection) if armed else None,
@@ -526,17 +544,31 @@ def _open_postgres(url: str) -> SqlRunLog:
     return SqlRunLog(pool.connection, "%s", unavailable=(psycopg.OperationalError, PoolTimeout), close=pool.close)
 
 
+def _check(connection: Any) -> None:
+    """The pool's check of a connection before lending it, abandoned after the bound.
+
+    The pool's own check waits on the peer as long as it takes: a connection whose peer
+    went silent would hold the run log's writer, and every reader's call queued behind it.
+    """
+    from psycopg_pool import ConnectionPool
+
+    with _watched(connection, STORE_TIMEOUT_SECONDS):
+        ConnectionPool.check_connection(connection)
+
+
 def _ensure_table(connection: Any) -> None:
     """Create the table through a new ``connection`` if its database has none (one catalog lookup)."""
-    from askai_graph.stores.schema_lock import schema_lock
+    from askai_graph.stores.schema_lock import LOCK_TIMEOUT, schema_lock
 
-    cursor = connection.cursor()
-    try:
-        present = cursor.execute("SELECT to_regclass('askai_runs') IS NOT NULL").fetchone()[0]
-    finally:
-        cursor.close()
+    with _watched(connection):
+        cursor = connection.cursor()
+        try:
+            present = cursor.execute("SELECT to_regclass('askai_runs') IS NOT NULL").fetchone()[0]
+        finally:
+            cursor.close()
     if not present:
-        with schema_lock(connection):
+        # The lock may be another process' for a while; what runs under it is bounded.
+        with _watched(connection, LOCK_TIMEOUT + STORE_TIMEOUT_SECONDS * 2), schema_lock(connection):
             create_schema(connection)
 
 
