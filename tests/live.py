@@ -71,7 +71,8 @@ class LiveServer:
 
     def __enter__(self) -> str:
         self.thread.start()
-        deadline = time.monotonic() + 10
+        # Its lifespan opens the stores first: a loaded 2-core machine has taken over 10 s.
+        deadline = time.monotonic() + 60
         while not self.server.started:
             if not self.thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("uvicorn did not start")

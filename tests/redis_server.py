@@ -38,7 +38,7 @@ class RedisServer:
         self.process = subprocess.Popen(
             [*command, "--dir", str(self.folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30  # a wait, not a bound under test: room for a loaded machine
         while time.monotonic() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as conn:
