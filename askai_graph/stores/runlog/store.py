@@ -34,11 +34,15 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from askai_graph.stores.runlog.overview import Overview, RunQuery, compute_overview
 from askai_graph.stores.runlog.record import Rating, RunRecord
 from askai_graph.text.masking import mask
+
+if TYPE_CHECKING:
+    # Imported on use: the grouping loads numpy and the stemmer, which opening a log does not need.
+    from askai_graph.stores.runlog.coverage import PageUse
 
 logger = logging.getLogger(__name__)
 
@@ -131,6 +135,14 @@ class RunLog(Protocol):
 
     def run(self, run_id: str) -> RunRecord | None:
         """Return one run, or ``None`` when unknown."""
+        ...
+
+    def unanswered(self, since: datetime, limit: int) -> list[RunRecord]:
+        """Return the newest ``limit`` degraded or fallback runs since ``since``, oldest first."""
+        ...
+
+    def page_use(self, since: datetime) -> PageUse:
+        """Return how the answers since ``since`` cited and retrieved pages."""
         ...
 
     def forget_run(self, run_id: str) -> int:
@@ -348,6 +360,42 @@ class SqlRunLog:
             cursor.execute(f"SELECT {', '.join(_COLUMNS)} FROM askai_runs WHERE run_id = {self._p}", (run_id,))
             row = cursor.fetchone()
         return None if row is None else _record(row)
+
+    def unanswered(self, since: datetime, limit: int) -> list[RunRecord]:
+        """Return the newest ``limit`` degraded or fallback runs since ``since``, oldest first (``coverage``).
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        from askai_graph.stores.runlog.coverage import UNANSWERED
+
+        p = self._p
+        sql = (
+            f"SELECT {', '.join(_COLUMNS)} FROM askai_runs WHERE created_at >= {p} AND outcome IN ({p}, {p})"
+            f" ORDER BY created_at DESC LIMIT {int(limit)}"
+        )
+        self.flush()
+        with self._cursor() as cursor:
+            cursor.execute(sql, (since.astimezone(UTC).isoformat(), *UNANSWERED))
+            rows = cursor.fetchall()
+        return [_record(row) for row in reversed(rows)]
+
+    def page_use(self, since: datetime) -> PageUse:
+        """Return how the answers since ``since`` cited and retrieved pages (two columns read, ``coverage``).
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        from askai_graph.stores.runlog.coverage import page_use
+
+        self.flush()
+        with self._cursor() as cursor:
+            cursor.execute(
+                f"SELECT cited_urls, retrieved_urls FROM askai_runs WHERE created_at >= {self._p}",
+                (since.astimezone(UTC).isoformat(),),
+            )
+            rows = cursor.fetchall()
+        return page_use((json.loads(cited), json.loads(retrieved)) for cited, retrieved in rows)
 
     def prune(self, before: datetime) -> int:
         """Delete the runs (and their feedback) recorded before ``before``, in batches; return how many.
