@@ -89,11 +89,11 @@ def test_erasing_a_readers_runs_leaves_no_hash_in_the_rollups(store: SqlRunLog) 
         store.record(record)
     assert store.forget_thread(thread) == 1
     with store._cursor() as cursor:
-        cursor.execute("SELECT reader FROM askai_run_readers")
-        assert [row[0] for row in cursor.fetchall()] == ["cd" * 16]
+        cursor.execute("SELECT reader FROM askai_run_readers UNION ALL SELECT reader FROM askai_readers")
+        assert [row[0] for row in cursor.fetchall()] == ["cd" * 16] * 2
     assert store.prune(datetime.now(UTC) + timedelta(seconds=1)) == 1
     with store._cursor() as cursor:
-        cursor.execute("SELECT COUNT(*) FROM askai_run_readers")
+        cursor.execute("SELECT (SELECT COUNT(*) FROM askai_run_readers) + (SELECT COUNT(*) FROM askai_readers)")
         assert cursor.fetchone()[0] == 0
 
 
@@ -106,7 +106,7 @@ def test_a_run_log_from_before_the_rollups_gets_them_counted_once_when_opened(da
         log.flush()
     finally:
         log.close()
-    for table in ("askai_run_days", "askai_run_latency", "askai_run_readers"):
+    for table in ("askai_run_days", "askai_run_latency", "askai_run_readers", "askai_readers"):
         _execute(database, f"DROP TABLE {table}")
     for _ in range(2):  # the second opening must not count them again
         log = open_run_log(database)

@@ -7,10 +7,12 @@ agree with the runs, on SQLite and PostgreSQL, with any number of server process
 - ``askai_run_days``: per UTC day and outcome, the answers, cache hits, thumbs up and down;
 - ``askai_run_latency``: per UTC day, the answers per latency bucket (``BOUNDS``, 5% wide);
 - ``askai_run_readers``: per UTC day, each reader (a keyed hash) and its answers; the row
-  goes when its reader has no answer left that day, so erasure leaves no hash behind.
+  goes when its reader has no answer left that day, so erasure leaves no hash behind;
+- ``askai_readers``: each reader's last day with an answer (gone with its last answer).
 
 ``overview`` reads the period's whole days from them and the rest of its first day from
-the runs. Distinct readers are one ``UNION`` of the days' reader rows. Each percentile is
+the runs. Distinct readers are those whose last day falls in the period (an index
+range), plus those seen only in the first day's rest. Each percentile is
 exact: the buckets say which bucket holds the rank and where in it, and one read of the
 runs in that bucket (the ``askai_runs_latency`` index) returns the value.
 """
@@ -33,7 +35,12 @@ TABLES = (
     " runs INTEGER NOT NULL, PRIMARY KEY (day, bucket))",
     "CREATE TABLE IF NOT EXISTS askai_run_readers (day TEXT NOT NULL, reader TEXT NOT NULL,"
     " runs INTEGER NOT NULL, PRIMARY KEY (day, reader))",
+    "CREATE INDEX IF NOT EXISTS askai_run_readers_reader ON askai_run_readers (reader, day)",
+    "CREATE TABLE IF NOT EXISTS askai_readers (reader TEXT PRIMARY KEY, last_day TEXT)",
+    "CREATE INDEX IF NOT EXISTS askai_readers_last_day ON askai_readers (last_day)",
 )
+NEWEST = "askai_readers"
+"""The table added last: a run log without it has its rollups counted anew when opened."""
 ROW = "created_at, outcome, cached, rating, reader, latency_ms"
 """The columns of a run that its rollups count (what ``Rollups.add`` takes, in order)."""
 BOUNDS = tuple(1.05**i for i in range(400))
@@ -105,11 +112,36 @@ class Rollups:
             gone = [key for key, n in sorted(changes.items()) if n < 0]
             if gone:
                 cursor.executemany(f"DELETE FROM {table} WHERE day = {p} AND {column} = {p} AND runs <= 0", gone)
+        self._write_last_days(cursor, p)
+
+    def _write_last_days(self, cursor: Any, p: str) -> None:
+        seen: dict[str, str] = {}
+        for (day, reader), n in self.readers.items():
+            if n > 0:
+                seen[reader] = max(seen.get(reader, day), day)
+        if seen:
+            cursor.executemany(
+                f"INSERT INTO askai_readers (reader, last_day) VALUES ({p}, {p}) ON CONFLICT (reader) DO UPDATE"
+                " SET last_day = CASE WHEN excluded.last_day > askai_readers.last_day"
+                " THEN excluded.last_day ELSE askai_readers.last_day END",
+                sorted(seen.items()),
+            )
+        # A reader that lost answers: its last day is what its day rows still say (none: it goes).
+        lost = sorted({reader for (_, reader), n in self.readers.items() if n < 0})
+        if lost:
+            cursor.executemany(
+                f"UPDATE askai_readers SET last_day = (SELECT MAX(day) FROM askai_run_readers WHERE reader = {p})"
+                f" WHERE reader = {p}",
+                [(reader, reader) for reader in lost],
+            )
+            cursor.executemany(
+                f"DELETE FROM askai_readers WHERE reader = {p} AND last_day IS NULL", [(reader,) for reader in lost]
+            )
 
 
 def rebuild(cursor: Any, p: str) -> None:
     """Recount every rollup from the runs (a run log created before rollups, or filled in bulk)."""
-    for table in ("askai_run_days", "askai_run_latency", "askai_run_readers"):
+    for table in ("askai_run_days", "askai_run_latency", "askai_run_readers", "askai_readers"):
         cursor.execute(f"DELETE FROM {table}")
     cursor.execute(f"SELECT {ROW} FROM askai_runs")
     counted(cursor.fetchall()).write(cursor, p)
@@ -139,12 +171,14 @@ def overview(cursor: Any, p: str, since: datetime) -> Overview:
         result.thumbs_down += down
     cursor.execute(f"SELECT bucket, SUM(runs) FROM askai_run_latency WHERE day >= {p} GROUP BY bucket", (whole,))
     histogram.update({int(b): int(n) for b, n in cursor.fetchall()})
-    cursor.execute(
-        f"SELECT COUNT(*) FROM (SELECT reader FROM askai_run_readers WHERE day >= {p} UNION"
-        f" SELECT reader FROM askai_runs WHERE created_at >= {p} AND created_at < {p} AND reader IS NOT NULL) AS r",
-        (whole, start, whole),
-    )
+    cursor.execute(f"SELECT COUNT(*) FROM askai_readers WHERE last_day >= {p}", (whole,))
     result.readers = int(cursor.fetchone()[0])
+    cursor.execute(
+        "SELECT COUNT(DISTINCT r.reader) FROM askai_runs AS r JOIN askai_readers AS l ON l.reader = r.reader"
+        f" WHERE r.created_at >= {p} AND r.created_at < {p} AND l.last_day < {p}",
+        (start, whole, whole),
+    )
+    result.readers += int(cursor.fetchone()[0])
     days: dict[str, Day] = {}
     for (day, outcome), count in sorted(per_day.items()):
         days.setdefault(day, Day(day=day)).outcomes[outcome] = count

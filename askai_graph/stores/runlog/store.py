@@ -537,9 +537,9 @@ def create_schema(connection: Any) -> None:
         for index in _INDEXES:
             cursor.execute(index)
         if sqlite:
-            cursor.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'askai_run_days'")
+            cursor.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?", (rollups.NEWEST,))
         else:
-            cursor.execute("SELECT CASE WHEN to_regclass('askai_run_days') IS NULL THEN 0 ELSE 1 END")
+            cursor.execute("SELECT CASE WHEN to_regclass(%s) IS NULL THEN 0 ELSE 1 END", (rollups.NEWEST,))
         counted = bool(cursor.fetchone()[0])
         for table in rollups.TABLES:
             cursor.execute(table)
