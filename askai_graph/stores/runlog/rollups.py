@@ -64,6 +64,7 @@ class Rollups:
 
     def add(
         self, created_at: str, outcome: str, cached: Any, rating: str | None, reader: str | None, latency_ms: float,
+        *,
         sign: int = 1,
     ) -> None:  # fmt: skip
         """Count one run (``sign=-1``: uncount a deleted one); arguments in ``ROW`` order."""
@@ -109,9 +110,9 @@ class Rollups:
             cursor.executemany(f"DELETE FROM askai_run_days WHERE day = {p} AND outcome = {p} AND runs <= 0", gone)
         for table, column, changes in (("askai_run_latency", "bucket", self.latency),
                                        ("askai_run_readers", "reader", self.readers)):  # fmt: skip
-            gone = [key for key, n in sorted(changes.items()) if n < 0]
-            if gone:
-                cursor.executemany(f"DELETE FROM {table} WHERE day = {p} AND {column} = {p} AND runs <= 0", gone)
+            emptied = [key for key, n in sorted(changes.items()) if n < 0]
+            if emptied:
+                cursor.executemany(f"DELETE FROM {table} WHERE day = {p} AND {column} = {p} AND runs <= 0", emptied)
         self._write_last_days(cursor, p)
 
     def _write_last_days(self, cursor: Any, p: str) -> None:

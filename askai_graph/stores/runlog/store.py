@@ -303,7 +303,7 @@ class SqlRunLog:
         with self._transaction() as cursor:
             cursor.execute(sql, values)
             if cursor.rowcount == 1:
-                row = [data[column] for column in rollups.ROW.split(", ")]
+                row = tuple(data[column] for column in rollups.ROW.split(", "))
                 rollups.counted([row]).write(cursor, self._p)
 
     def add_feedback(self, run_id: str, rating: Rating, comment: str | None) -> bool:
