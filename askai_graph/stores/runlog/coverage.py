@@ -69,13 +69,14 @@ def group_gaps(runs: Sequence[RunRecord], similarity: float = DEFAULT_SIMILARITY
     if not unanswered:
         return []
     vectors = np.asarray(LexicalEmbeddings().embed_documents([r.standalone_question or r.question for r in unanswered]))
-    leaders: list[int] = []
+    # Each group's first question's vector, one row a group: a question is scored against all in one product.
+    leaders = np.empty_like(vectors)
     groups: list[GapGroup] = []
     for index, run in enumerate(unanswered):
-        scores = [float(vectors[index] @ vectors[leader]) for leader in leaders]
-        best = int(np.argmax(scores)) if scores else -1
+        scores = leaders[: len(groups)] @ vectors[index]
+        best = int(np.argmax(scores)) if groups else -1
         if best < 0 or scores[best] < similarity:
-            leaders.append(index)
+            leaders[len(groups)] = vectors[index]
             groups.append(GapGroup())
             best = len(groups) - 1
         group = groups[best]

@@ -416,21 +416,32 @@ class SqlRunLog:
         return [_record(row) for row in reversed(rows)]
 
     def page_use(self, since: datetime) -> PageUse:
-        """Return how the answers since ``since`` cited and retrieved pages (two columns read, ``coverage``).
+        """Return how the answers since ``since`` cited and retrieved pages (``coverage.PageUse``).
+
+        Counted in the database, a URL once an answer: each JSON list is unnested there
+        (``json_each`` in SQLite, ``json_array_elements_text`` in PostgreSQL), so no row
+        is parsed here.
 
         Raises:
             RunLogUnavailable: the database is away.
         """
-        from askai_graph.stores.runlog.coverage import page_use
+        from askai_graph.stores.runlog.coverage import PageUse
 
+        use = PageUse()
         self.flush()
-        with self._cursor() as cursor:
-            cursor.execute(
-                f"SELECT cited_urls, retrieved_urls FROM askai_runs WHERE created_at >= {self._p}",
-                (since.astimezone(UTC).isoformat(),),
-            )
-            rows = cursor.fetchall()
-        return page_use((json.loads(cited), json.loads(retrieved)) for cited, retrieved in rows)
+        with self._transaction(write=False) as cursor:
+            for column, counts in (("cited_urls", use.cited), ("retrieved_urls", use.retrieved)):
+                if self._p == "?":
+                    unnested = f"json_each(r.{column}) AS u", "u.value"
+                else:
+                    unnested = f"LATERAL json_array_elements_text(r.{column}::json) AS u(value)", "u.value"
+                cursor.execute(
+                    f"SELECT {unnested[1]}, COUNT(DISTINCT r.run_id) FROM askai_runs AS r CROSS JOIN {unnested[0]}"
+                    f" WHERE r.created_at >= {self._p} GROUP BY {unnested[1]}",
+                    (since.astimezone(UTC).isoformat(),),
+                )
+                counts.update({str(url): int(n) for url, n in cursor.fetchall()})
+        return use
 
     def prune(self, before: datetime) -> int:
         """Delete the runs (and their feedback) recorded before ``before``, in batches; return how many.
