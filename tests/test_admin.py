@@ -308,3 +308,15 @@ def test_without_a_run_log_the_coverage_views_are_404(settings: Settings) -> Non
     cookies = {"askai_admin": signed_in(application)}
     response = call(application, "GET", "/admin/gaps", cookies=cookies)
     assert response.status_code == 404 and "ASKAI_RUN_LOG=false" in response.text
+
+
+def test_the_coverage_views_read_the_periods_newest_runs_up_to_their_limit(run_log: RunLog) -> None:
+    records = [
+        run(f"q{i}", at=NOW - timedelta(hours=3 - i), outcome="fallback", cited_urls=[f"https://site.example/{i}"])
+        for i in range(3)
+    ]
+    for record in records:
+        run_log.record(record)
+    use = run_log.page_use(NOW - timedelta(days=1), 2)
+    assert use.answers == 2 and sorted(use.cited) == ["https://site.example/1", "https://site.example/2"]
+    assert [r.question for r in run_log.unanswered(NOW - timedelta(days=1), 2)] == ["q1", "q2"]

@@ -66,9 +66,10 @@ def _table(caption: str, heading: str, rows: list[tuple[str, int]]) -> str:
     return f"<h2>{escaped(caption)}</h2><table><tr><th>page</th><th>{escaped(heading)}</th></tr>{cells}</table>"
 
 
-def pages_page(use: PageUse, days: int, csrf: str) -> str:
+def pages_page(use: PageUse, days: int, csrf: str, *, limit: int) -> str:
     """Return the most cited pages and the pages retrieved often but never cited, over ``days`` days."""
-    body = _table("Most cited pages", "answers citing it", use.most_cited()) + _table(
+    note = f"<p>Over {use.answers:,} answers{' (the newest only)' if use.answers == limit else ''}.</p>"
+    body = note + _table("Most cited pages", "answers citing it", use.most_cited()) + _table(
         "Retrieved often, never cited", "times retrieved", use.never_cited()
     )
     return page("Pages", period_form("/admin/pages", days) + body, csrf=csrf)

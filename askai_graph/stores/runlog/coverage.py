@@ -98,6 +98,8 @@ class PageUse:
     """Page URL -> answers that cited it."""
     retrieved: Counter[str] = field(default_factory=Counter)
     """Page URL -> answers whose final Research pass retrieved it."""
+    answers: int = 0
+    """Answers counted."""
 
     def most_cited(self, n: int | None = None) -> list[tuple[str, int]]:
         """Return (URL, answers citing it), most cited first (ties by URL)."""
@@ -115,6 +117,7 @@ def page_use(urls: Iterable[tuple[Sequence[str], Sequence[str]]]) -> PageUse:
     for cited, retrieved in urls:
         use.cited.update(set(cited))
         use.retrieved.update(set(retrieved))
+        use.answers += 1
     return use
 
 
