@@ -190,6 +190,7 @@ async def time_overview(log: Any, calls: int) -> dict[int, list[float]]:
     app = create_app(ungated_graph("x"), settings, run_log=log)
     transport = httpx.ASGITransport(app=app)
     times: dict[int, list[float]] = {7: [], 30: [], 90: []}
+    views: dict[tuple[str, int], list[float]] = {(view, days): [] for view in ("gaps", "pages") for days in times}
     async with httpx.AsyncClient(transport=transport, base_url="https://bench") as client:
         signed = await client.post("/admin/login", data={"token": TOKEN})
         assert signed.status_code == 303, signed.text
@@ -200,6 +201,17 @@ async def time_overview(log: Any, calls: int) -> dict[int, list[float]]:
                 response = await client.get(f"/admin/api/overview?days={days}")
                 times[days].append(time.perf_counter() - start)
                 assert response.status_code == 200, response.text
+        for _ in range(max(1, calls // 2)):
+            for view, days in views:
+                start = time.perf_counter()
+                response = await client.get(f"/admin/{view}?days={days}")
+                views[view, days].append(time.perf_counter() - start)
+                assert response.status_code == 200, response.text
+    for (view, days), values in views.items():
+        print(
+            f"  GET /admin/{view}?days={days:<3}  median {statistics.median(values) * 1000:7.1f} ms"
+            f"   worst {max(values) * 1000:7.1f} ms   ({len(values)} calls; no target)"
+        )
     return times
 
 
