@@ -183,7 +183,7 @@ HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)> "quoted" & [lin
 def test_the_questions_list_filters_opens_a_run_and_exports_csv(
     settings: Settings, tmp_path: Path, backend: str
 ) -> None:
-    hostile = run(HOSTILE, at=NOW - timedelta(hours=2), outcome="fallback", rating="down", comment="=HYPERLINK(\"x\")")
+    hostile = run(HOSTILE, at=NOW - timedelta(hours=2), outcome="fallback", rating="down", comment='=HYPERLINK("x")')
     plain = run("How does 50% of the cache_size work?", at=NOW - timedelta(hours=1), outcome="accepted")
     old = run("Too old to list", at=NOW - timedelta(days=10), outcome="fallback")
     with contextlib_database(backend, tmp_path) as database:
@@ -227,3 +227,96 @@ def test_signed_out_the_csv_is_401_and_the_questions_redirect(settings: Settings
     application = app(settings, run_log)
     assert call(application, "GET", "/admin/questions.csv").status_code == 401
     assert call(application, "GET", "/admin/questions").headers["location"] == "/admin/login"
+
+
+SOURDOUGH = "https://site.example/bread"
+GAPS = [
+    run("How do I bake sourdough bread?", at=NOW - timedelta(hours=3), outcome="fallback",
+        gates={"retrieval": "failed"}, failure_codes=[], gaps=[], retrieved_urls=[], cited_urls=[]),
+    run("sourdough bread: how to bake it?", at=NOW - timedelta(hours=2), outcome="degraded",
+        retrieved_urls=[SOURDOUGH], cited_urls=[], gaps=["sourdough"]),
+    run(HOSTILE, at=NOW - timedelta(hours=1), outcome="fallback", retrieved_urls=[], cited_urls=[]),
+    run("How does BM25 work?", at=NOW - timedelta(hours=1), outcome="accepted"),
+    run("Old sourdough question", at=NOW - timedelta(days=10), outcome="fallback"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
+)
+def test_the_coverage_gaps_group_the_periods_unanswered_questions_as_the_report_does(
+    settings: Settings, tmp_path: Path, backend: str
+) -> None:
+    with contextlib_database(backend, tmp_path) as database:
+        log = open_run_log(database)
+        try:
+            for record in GAPS:
+                log.record(record)
+            application = app(settings, log)
+            cookies = {"askai_admin": signed_in(application)}
+            page = call(application, "GET", "/admin/gaps?days=7", cookies=cookies)
+        finally:
+            log.close()
+    assert page.status_code == 200 and "script-src" not in page.headers["content-security-policy"]
+    groups = re.findall(r"<details data-gap-group>(.*?)</details>", page.text, re.S)
+    assert len(groups) == 2 and "3 degraded or fallback answers, in 2 groups" in page.text
+    bread = groups[0]
+    assert "How do I bake sourdough bread? <span>(asked 2×)</span>" in bread
+    assert f'<a href="/admin/runs/{GAPS[1].run_id}">sourdough bread: how to bake it?</a>' in bread
+    assert "<td>bake sourdough bread</td>" in bread  # the suggested page: what both questions share
+    assert f"<li>{SOURDOUGH} (1)</li>" in bread and "fallback ×1, degraded ×1" in bread
+    assert "Old sourdough" not in page.text and "BM25" not in page.text
+    assert "<script>alert" not in page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in groups[1]
+
+
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
+)
+def test_the_pages_view_ranks_cited_pages_and_lists_pages_retrieved_but_never_cited(
+    settings: Settings, tmp_path: Path, backend: str
+) -> None:
+    a, b, c = (f"https://site.example/{name}" for name in "abc")
+    seeded = [run(f"q{i}", at=NOW - timedelta(hours=1), cited_urls=[a], retrieved_urls=[a, b, a]) for i in range(3)]
+    seeded += [run("q3", cited_urls=[c], retrieved_urls=[c, b])]
+    seeded += [run("old", at=NOW - timedelta(days=10), cited_urls=[b])]
+    with contextlib_database(backend, tmp_path) as database:
+        log = open_run_log(database)
+        try:
+            for record in seeded:
+                log.record(record)
+            application = app(settings, log)
+            cookies = {"askai_admin": signed_in(application)}
+            page = call(application, "GET", "/admin/pages?days=7", cookies=cookies).text
+        finally:
+            log.close()
+    cited, never = page.split("Retrieved often, never cited")
+    assert re.findall(r"<tr><td>(.*?)</td><td>(\d+)</td></tr>", cited) == [(a, "3"), (c, "1")]
+    assert re.findall(r"<tr><td>(.*?)</td><td>(\d+)</td></tr>", never) == [(b, "4")]
+
+
+def test_signed_out_the_coverage_views_redirect_and_a_bad_period_is_422(settings: Settings, run_log: RunLog) -> None:
+    application = app(settings, run_log)
+    for path in ("/admin/gaps", "/admin/pages"):
+        assert call(application, "GET", path).headers["location"] == "/admin/login"
+    cookies = {"askai_admin": signed_in(application)}
+    assert call(application, "GET", "/admin/gaps?days=3", cookies=cookies).status_code == 422
+    assert call(application, "GET", "/admin/pages", cookies=cookies).status_code == 200
+
+
+def test_without_a_run_log_the_coverage_views_are_404(settings: Settings) -> None:
+    application = app(settings, None)
+    cookies = {"askai_admin": signed_in(application)}
+    response = call(application, "GET", "/admin/gaps", cookies=cookies)
+    assert response.status_code == 404 and "ASKAI_RUN_LOG=false" in response.text
+
+
+def test_the_coverage_views_read_the_periods_newest_runs_up_to_their_limit(run_log: RunLog) -> None:
+    records = [
+        run(f"q{i}", at=NOW - timedelta(hours=3 - i), outcome="fallback", cited_urls=[f"https://site.example/{i}"])
+        for i in range(3)
+    ]
+    for record in records:
+        run_log.record(record)
+    use = run_log.page_use(NOW - timedelta(days=1), 2)
+    assert use.answers == 2 and sorted(use.cited) == ["https://site.example/1", "https://site.example/2"]
+    assert [r.question for r in run_log.unanswered(NOW - timedelta(days=1), 2)] == ["q1", "q2"]

@@ -1,4 +1,4 @@
-"""``/admin`` in Chromium: sign in, the overview chart, a run, the CSV export; axe finds nothing serious."""
+"""``/admin`` in Chromium: sign in, the overview chart, a coverage group, the pages, a run, CSV export; axe clean."""
 
 from __future__ import annotations
 
@@ -72,4 +72,31 @@ def test_sign_in_see_the_overview_open_a_run_and_export_csv(page: Any, site: str
     lines = saved.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("created_at,run_id,question") and len(lines) == 2
     assert "degraded" in lines[1] and "missed it" in lines[1]
+    assert violations == {name: [] for name in violations}
+
+
+def test_open_a_coverage_group_follow_its_example_and_see_the_pages(page: Any, site: str) -> None:
+    violations: dict[str, list[dict[str, Any]]] = {}
+    page.goto(f"{site}/admin/login")
+    page.fill("#token", TOKEN)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{site}/admin")
+    page.click("header a[href='/admin/gaps']")
+    page.wait_for_url(f"{site}/admin/gaps")
+    group = page.locator("details[data-gap-group]")
+    assert group.count() == 1
+    example = group.get_by_role("link", name=HOSTILE)
+    assert not example.is_visible()  # closed until the owner opens it
+    group.locator("summary").click()
+    assert example.is_visible() and "Suggested page to write" in group.inner_text()
+    violations["gaps"] = axe_violations(page)
+    example.click()
+    page.wait_for_url(f"{site}/admin/runs/*")
+    assert page.title() != "pwned" and page.locator("main img").count() == 0
+
+    page.click("header a[href='/admin/pages']")
+    page.wait_for_url(f"{site}/admin/pages")
+    rows = page.locator("main table").first.locator("tr")
+    assert rows.nth(1).inner_text().split("\t") == ["https://site.example/a", "2"]
+    violations["pages"] = axe_violations(page)
     assert violations == {name: [] for name in violations}

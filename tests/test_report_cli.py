@@ -10,9 +10,9 @@ import pytest
 
 from askai_graph import Settings
 from askai_graph.cli import main
-from askai_graph.reporting.analysis import group_gaps, never_cited
 from askai_graph.server import create_app
 from askai_graph.stores.runlog import RunRecord, open_run_log
+from askai_graph.stores.runlog.coverage import group_gaps, never_cited
 from tests.live import LiveServer, sse_events
 
 NOW = datetime.now(UTC)

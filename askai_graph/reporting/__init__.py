@@ -10,9 +10,15 @@ from typing import TYPE_CHECKING
 from askai_graph.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from askai_graph.reporting.analysis import GapGroup, SiteReport, analyse
+    from askai_graph.reporting.analysis import SiteReport, analyse
+    from askai_graph.stores.runlog.coverage import GapGroup
 
 __all__ = ["GapGroup", "SiteReport", "analyse"]
 
 
-__getattr__ = lazy_exports(__name__, dict.fromkeys(__all__, "askai_graph.reporting.analysis"), globals())
+__getattr__ = lazy_exports(
+    __name__,
+    {"GapGroup": "askai_graph.stores.runlog.coverage", "SiteReport": "askai_graph.reporting.analysis",
+     "analyse": "askai_graph.reporting.analysis"},
+    globals(),
+)  # fmt: skip

@@ -12,6 +12,12 @@ POST /admin/logout    ``csrf=...``: drops the cookie (``403`` without the sessio
 GET  /admin           the overview (``?days=1|7|30|90``, default 7); signed out: 303 to
                       the sign-in form
 GET  /admin/api/overview  the same as JSON; signed out: ``401``
+GET  /admin/gaps      coverage gaps: the period's degraded and fallback questions (the
+                      newest ``GAP_RUNS``) grouped by topic as ``askai report`` groups
+                      them, each with example questions, the pages retrieved and a
+                      suggested page to write
+GET  /admin/pages     the most cited pages, and pages retrieved often but never cited
+                      (over the newest ``PAGE_RUNS`` answers of the period)
 GET  /admin/questions the questions of a period, filtered (``outcome``, ``rating`` up,
                       down or none, ``text``), newest first; each opens its run
 GET  /admin/questions.csv  the same list as CSV (formula-looking cells prefixed ``'``)
@@ -20,7 +26,7 @@ GET  /admin/runs/ID   one run: standalone question, gates, failure codes, the Cr
 GET  /admin/admin.css the pages' style sheet
 ====================  ==================================================================
 
-Sessions and CSRF: ``admin_session``. Pages: ``admin_pages`` (no script; every response
+Sessions and CSRF: ``admin_session``. Pages: ``admin_pages`` and ``admin_coverage`` (no script; every response
 carries ``ADMIN_HEADERS``, a CSP that allows none). The run log's overview is computed
 in the database, in the bookkeeping pool.
 """
@@ -36,6 +42,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
+from askai_graph.server.admin_coverage import gaps_page, pages_page
 from askai_graph.server.admin_pages import (
     ADMIN_HEADERS,
     CSS,
@@ -56,6 +63,7 @@ from askai_graph.server.pools import bookkeeping
 from askai_graph.server.request import BadRequest, read_body
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable
+from askai_graph.stores.runlog.coverage import GapGroup, group_gaps
 from askai_graph.stores.runlog.overview import Overview, RunQuery
 from askai_graph.stores.runlog.record import RunRecord
 from askai_graph.stores.runlog.store import STORE_TIMEOUT_SECONDS
@@ -63,6 +71,10 @@ from askai_graph.stores.threads import is_thread_id
 
 FORM_LIMIT = 4096
 """Largest sign-in or sign-out form accepted, in bytes."""
+GAP_RUNS = 1000
+"""Unanswered runs the coverage gaps view groups at most (the newest): about 1 ms each on a loaded 2-core machine."""
+PAGE_RUNS = 20_000
+"""Answers the pages view counts at most (the newest): about 0.03 ms each (``bench/admin_overview.py``)."""
 
 
 def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
@@ -161,6 +173,28 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
         days, query = days_of(request), query_of(request)
         since = datetime.now(UTC) - timedelta(days=days)
         return await store(logged().find, since, query), query, days
+
+    def grouped_gaps(log: RunLog, since: datetime) -> tuple[list[GapGroup], int]:
+        runs = log.unanswered(since, GAP_RUNS)
+        return group_gaps(runs), len(runs)
+
+    @routes.get("/admin/gaps")
+    async def gaps(request: Request) -> Response:
+        session = sessions.session_of(request)
+        if session is None:
+            return RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
+        days = days_of(request)
+        groups, read = await store(grouped_gaps, logged(), datetime.now(UTC) - timedelta(days=days))
+        return html(gaps_page(groups, days, sessions.csrf(session), read=read, limit=GAP_RUNS))
+
+    @routes.get("/admin/pages")
+    async def pages(request: Request) -> Response:
+        session = sessions.session_of(request)
+        if session is None:
+            return RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
+        days = days_of(request)
+        use = await store(logged().page_use, datetime.now(UTC) - timedelta(days=days), PAGE_RUNS)
+        return html(pages_page(use, days, sessions.csrf(session), limit=PAGE_RUNS))
 
     @routes.get("/admin/questions")
     async def questions(request: Request) -> Response:

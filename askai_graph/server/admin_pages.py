@@ -1,6 +1,6 @@
 """The dashboard's HTML, rendered on the server: no framework, no script, every value escaped.
 
-Pages are built from escaped text only (``_text``: ``html.escape`` with quotes), so
+Pages are built from escaped text only (``escaped``: ``html.escape`` with quotes), so
 reader text can never become markup, and they run no script at all: the CSP
 (``ADMIN_HEADERS``) allows none. The chart of questions per day is an inline SVG drawn
 here (stacked bars by outcome), with a table of the same numbers beside it for screen
@@ -55,7 +55,7 @@ input, button, select { font: inherit; padding: .3rem .6rem; }
 """
 
 
-def _text(value: object) -> str:
+def escaped(value: object) -> str:
     """Escape ``value`` for HTML text and attribute values alike."""
     return html.escape(str(value), quote=True)
 
@@ -65,22 +65,35 @@ def page(title: str, body: str, *, csrf: str | None = None) -> str:
     nav = ""
     if csrf is not None:
         nav = (
-            '<header><a href="/admin">Overview</a><a href="/admin/questions">Questions</a>'
+            '<header><a href="/admin">Overview</a><a href="/admin/gaps">Coverage gaps</a>'
+            '<a href="/admin/pages">Pages</a><a href="/admin/questions">Questions</a>'
             '<form method="post" action="/admin/logout">'
-            f'<input type="hidden" name="csrf" value="{_text(csrf)}"><button type="submit">Sign out</button>'
+            f'<input type="hidden" name="csrf" value="{escaped(csrf)}"><button type="submit">Sign out</button>'
             "</form></header>"
         )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<title>{_text(title)} · askai admin</title><link rel="stylesheet" href="/admin/admin.css"></head>'
-        f"<body>{nav}<main><h1>{_text(title)}</h1>{body}</main></body></html>"
+        f'<title>{escaped(title)} · askai admin</title><link rel="stylesheet" href="/admin/admin.css"></head>'
+        f"<body>{nav}<main><h1>{escaped(title)}</h1>{body}</main></body></html>"
+    )
+
+
+def period_form(action: str, days: int) -> str:
+    """Return the form that shows the page at ``action`` over another of the ``PERIODS``."""
+    options = "".join(
+        f'<option value="{n}"{" selected" if n == days else ""}>last {n} day{"s" if n > 1 else ""}</option>'
+        for n in PERIODS
+    )
+    return (
+        f'<form method="get" action="{escaped(action)}"><label for="days">Period</label>'
+        f'<select id="days" name="days">{options}</select> <button type="submit">Show</button></form>'
     )
 
 
 def login_page(error: str | None = None) -> str:
     """Return the sign-in page (with ``error`` shown when the last try failed)."""
-    shown = f'<p class="error" role="alert">{_text(error)}</p>' if error else ""
+    shown = f'<p class="error" role="alert">{escaped(error)}</p>' if error else ""
     form = (
         f'{shown}<form method="post" action="/admin/login">'
         '<label for="token">Admin token</label>'
@@ -92,14 +105,7 @@ def login_page(error: str | None = None) -> str:
 
 def overview_page(overview: Overview, days: int, csrf: str, *, run_log: bool = True) -> str:
     """Return the overview page of ``days`` days."""
-    options = "".join(
-        f'<option value="{n}"{" selected" if n == days else ""}>last {n} day{"s" if n > 1 else ""}</option>'
-        for n in PERIODS
-    )
-    period = (
-        '<form method="get" action="/admin"><label for="days">Period</label>'
-        f'<select id="days" name="days">{options}</select> <button type="submit">Show</button></form>'
-    )
+    period = period_form("/admin", days)
     if not run_log:
         return page("Overview", period + "<p>The run log is off (ASKAI_RUN_LOG=false): nothing to show.</p>", csrf=csrf)
     total = overview.total
@@ -119,9 +125,9 @@ def overview_page(overview: Overview, days: int, csrf: str, *, run_log: bool = T
         ("Time to answer p50", ms(overview.p50_ms)),
         ("Time to answer p95", ms(overview.p95_ms)),
     ]
-    card_html = "".join(f'<div class="card">{_text(name)}<b>{_text(value)}</b></div>' for name, value in cards)
+    card_html = "".join(f'<div class="card">{escaped(name)}<b>{escaped(value)}</b></div>' for name, value in cards)
     outcome_rows = "".join(
-        f"<tr><td>{_text(name)}</td><td>{overview.outcomes.get(name, 0):,}</td>"
+        f"<tr><td>{escaped(name)}</td><td>{overview.outcomes.get(name, 0):,}</td>"
         f"<td>{share(overview.outcomes.get(name, 0))}</td></tr>"
         for name in OUTCOMES
     )
@@ -129,12 +135,12 @@ def overview_page(overview: Overview, days: int, csrf: str, *, run_log: bool = T
         f"<h2>Outcomes</h2><table><tr><th>outcome</th><th>questions</th><th>share</th></tr>{outcome_rows}</table>"
     )
     day_rows = "".join(
-        f"<tr><td>{_text(day.day)}</td><td>{day.total:,}</td>"
+        f"<tr><td>{escaped(day.day)}</td><td>{day.total:,}</td>"
         + "".join(f"<td>{day.outcomes.get(name, 0):,}</td>" for name in OUTCOMES)
         + "</tr>"
         for day in overview.days
     )
-    header = "".join(f"<th>{_text(name)}</th>" for name in OUTCOMES)
+    header = "".join(f"<th>{escaped(name)}</th>" for name in OUTCOMES)
     per_day = (
         f"<h2>Questions per day</h2>{chart(overview)}"
         f"<table><tr><th>day (UTC)</th><th>questions</th>{header}</tr>{day_rows}</table>"
@@ -148,7 +154,7 @@ def chart(overview: Overview, width: int = 720, height: int = 200) -> str:
     most = max((day.total for day in days), default=0)
     label = f"Questions per day: {sum(day.total for day in days):,} over {len(days)} days, at most {most:,} a day"
     if not days or not most:
-        return f'<p data-chart="empty">{_text(label)}</p>'
+        return f'<p data-chart="empty">{escaped(label)}</p>'
     slot = width / len(days)
     bar = max(1.0, slot * 0.8)
     rects = []
@@ -162,10 +168,10 @@ def chart(overview: Overview, width: int = 720, height: int = 200) -> str:
             top -= tall
             rects.append(
                 f'<rect x="{index * slot:.1f}" y="{top:.1f}" width="{bar:.1f}" height="{tall:.1f}" '
-                f'fill="{COLOURS[name]}"><title>{_text(day.day)}: {count:,} {_text(name)}</title></rect>'
+                f'fill="{COLOURS[name]}"><title>{escaped(day.day)}: {count:,} {escaped(name)}</title></rect>'
             )
     return (
-        f'<svg role="img" aria-label="{_text(label)}" width="{width}" height="{height}" '
+        f'<svg role="img" aria-label="{escaped(label)}" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" data-chart="questions-per-day">{"".join(rects)}</svg>'
     )
 
@@ -175,7 +181,7 @@ def questions_page(runs: list[RunRecord], query: RunQuery, days: int, csrf: str)
 
     def option(value: str, current: str | None, label: str) -> str:
         selected = " selected" if value == (current or "") else ""
-        return f'<option value="{_text(value)}"{selected}>{_text(label)}</option>'
+        return f'<option value="{escaped(value)}"{selected}>{escaped(label)}</option>'
 
     outcomes = option("", query.outcome, "any") + "".join(option(o, query.outcome, o) for o in OUTCOMES)
     ratings = "".join(option(v, query.rating, label) for v, label in
@@ -186,15 +192,15 @@ def questions_page(runs: list[RunRecord], query: RunQuery, days: int, csrf: str)
         f'<label for="days">Period</label><select id="days" name="days">{periods}</select>'
         f'<label for="outcome">Outcome</label><select id="outcome" name="outcome">{outcomes}</select>'
         f'<label for="rating">Thumbs</label><select id="rating" name="rating">{ratings}</select>'
-        f'<label for="text">Text</label><input id="text" name="text" value="{_text(query.text)}" maxlength="200">'
+        f'<label for="text">Text</label><input id="text" name="text" value="{escaped(query.text)}" maxlength="200">'
         ' <button type="submit">Filter</button></form>'
     )
     params = urlencode({"days": days, **query.model_dump(exclude={"limit"}, exclude_none=True, exclude_defaults=True)})
-    export = f'<p><a href="/admin/questions.csv?{_text(params)}">Export these as CSV</a></p>'
+    export = f'<p><a href="/admin/questions.csv?{escaped(params)}">Export these as CSV</a></p>'
     rows = "".join(
-        f"<tr><td>{_text(run.created_at.strftime('%Y-%m-%d %H:%M'))}</td>"
-        f'<td><a href="/admin/runs/{_text(run.run_id)}">{_text(run.question)}</a></td>'
-        f"<td>{_text(run.outcome)}</td><td>{_text(run.rating or '')}</td><td>{_text(run.comment or '')}</td></tr>"
+        f"<tr><td>{escaped(run.created_at.strftime('%Y-%m-%d %H:%M'))}</td>"
+        f'<td><a href="/admin/runs/{escaped(run.run_id)}">{escaped(run.question)}</a></td>'
+        f"<td>{escaped(run.outcome)}</td><td>{escaped(run.rating or '')}</td><td>{escaped(run.comment or '')}</td></tr>"
         for run in runs
     )
     table = (
@@ -208,7 +214,7 @@ def run_page(run: RunRecord, csrf: str) -> str:
     """Return one run: what each stage decided, the URLs as text, the time per stage."""
 
     def listed(items: list[str]) -> str:
-        return "<ul>" + "".join(f"<li>{_text(item)}</li>" for item in items) + "</ul>" if items else "<p>none</p>"
+        return "<ul>" + "".join(f"<li>{escaped(item)}</li>" for item in items) + "</ul>" if items else "<p>none</p>"
 
     facts = [
         ("Question", run.question),
@@ -219,8 +225,8 @@ def run_page(run: RunRecord, csrf: str) -> str:
         ("Thumbs", f"{run.rating or 'not rated'}{': ' + run.comment if run.comment else ''}"),
         ("Time to answer", f"{run.latency_ms:,.0f} ms"),
     ]
-    rows = "".join(f"<tr><th>{_text(name)}</th><td>{_text(value)}</td></tr>" for name, value in facts)
-    stages = "".join(f"<tr><td>{_text(stage)}</td><td>{ms:,.1f} ms</td></tr>" for stage, ms in run.stage_ms.items())
+    rows = "".join(f"<tr><th>{escaped(name)}</th><td>{escaped(value)}</td></tr>" for name, value in facts)
+    stages = "".join(f"<tr><td>{escaped(stage)}</td><td>{ms:,.1f} ms</td></tr>" for stage, ms in run.stage_ms.items())
     body = (
         f"<table>{rows}</table><h2>Critic's gaps</h2>{listed(run.gaps)}"
         f"<h2>Cited URLs</h2>{listed(run.cited_urls)}<h2>Shown as source cards</h2>{listed(run.source_urls)}"

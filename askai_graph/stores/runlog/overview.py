@@ -1,16 +1,15 @@
-"""The dashboard's overview of a period, computed in the database (one pass per figure, no record loaded).
+"""The dashboard's overview of a period, and its filter of the questions list.
 
 Questions per day by outcome, thumbs, cache hits, distinct readers, and the p50/p95
 time from the request to the ``done`` event. The run log streams answer tokens only
 once the answer is final, so that time is also when the reader sees the first token.
-Plain SQL that SQLite and PostgreSQL read alike (``created_at`` is ISO-8601 UTC text,
-so its first ten characters are the UTC day).
+``rollups`` computes it from per-day counts kept beside the runs.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, Literal
+from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -77,42 +76,3 @@ class Overview(BaseModel):
     def cache_hit_rate(self) -> float:
         """Share of answers served from the cache (0 without answers)."""
         return self.cached / self.total if self.total else 0.0
-
-
-def compute_overview(cursor: Any, placeholder: str, since: datetime) -> Overview:
-    """Return the overview of the runs recorded at or after ``since``, read through DB-API ``cursor``.
-
-    One scan of the period's narrow columns (a covering index, ``store._INDEXES``), in
-    the order the index holds them, summed here: measured faster than a ``GROUP BY``,
-    a ``COUNT(DISTINCT)`` and a sorted read, each of which needs a temporary B-tree
-    (``bench/admin_overview.py``).
-    """
-    cursor.execute(
-        "SELECT substr(created_at, 1, 10), outcome, cached, rating, reader, latency_ms"
-        f" FROM askai_runs WHERE created_at >= {placeholder}",
-        (since.astimezone(UTC).isoformat(),),
-    )
-    per_day: dict[tuple[str, str], int] = {}
-    readers: set[str] = set()
-    latencies: list[float] = []
-    overview = Overview(since=since)
-    cached = up = down = 0
-    for day, outcome, hit, rating, reader, latency in cursor.fetchall():
-        per_day[day, outcome] = per_day.get((day, outcome), 0) + 1
-        cached += bool(hit)
-        up += rating == "up"
-        down += rating == "down"
-        if reader is not None:
-            readers.add(reader)
-        latencies.append(latency)
-    days: dict[str, Day] = {}
-    for (day, outcome), count in sorted(per_day.items()):
-        days.setdefault(day, Day(day=day)).outcomes[outcome] = count
-        overview.outcomes[outcome] = overview.outcomes.get(outcome, 0) + count
-    overview.days = list(days.values())
-    overview.cached, overview.thumbs_up, overview.thumbs_down, overview.readers = cached, up, down, len(readers)
-    if latencies:
-        latencies.sort()
-        overview.p50_ms = float(latencies[(len(latencies) - 1) // 2])
-        overview.p95_ms = float(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))])
-    return overview

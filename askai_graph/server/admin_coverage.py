@@ -1,0 +1,75 @@
+"""The dashboard's coverage views: what readers ask that the site does not answer, and how pages are used.
+
+Same rules as ``admin_pages``: rendered on the server from escaped text only, no script.
+A coverage group is a ``<details>`` element, so it opens without one. URLs are shown as
+text, never as links: they came from the run log, not from a check of this request.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from askai_graph.server.admin_pages import escaped, page, period_form
+from askai_graph.stores.runlog.coverage import GapGroup, PageUse
+
+EXAMPLES = 5
+"""Example questions shown per coverage group."""
+TOP_PAGES = 50
+"""Rows of each table of the pages view."""
+
+
+def _counts(counter: Counter[str], n: int = 5) -> str:
+    return escaped(", ".join(f"{name} ×{count}" for name, count in counter.most_common(n)) or "none")
+
+
+def _group(group: GapGroup) -> str:
+    seen: set[str] = set()
+    items = []
+    for question, run_id in zip(group.questions, group.run_ids, strict=True):
+        if question in seen:
+            continue
+        seen.add(question)
+        items.append(f'<li><a href="/admin/runs/{escaped(run_id)}">{escaped(question)}</a></li>')
+        if len(items) == EXAMPLES:
+            break
+    retrieved = "".join(f"<li>{escaped(url)} ({n})</li>" for url, n in group.retrieved.most_common(5))
+    facts = [
+        ("Suggested page to write", escaped(group.suggested_page)),
+        ("Outcomes", _counts(group.outcomes)),
+        ("Failed gates", _counts(group.failed_gates)),
+        ("Failure codes", _counts(group.failure_codes)),
+        ("The Critic's gaps", _counts(group.gaps)),
+    ]
+    rows = "".join(f"<tr><th>{escaped(name)}</th><td>{value}</td></tr>" for name, value in facts)
+    return (
+        f"<details data-gap-group><summary>{escaped(group.label)} "
+        f"<span>(asked {len(group.questions):,}×)</span></summary>"
+        f"<table>{rows}</table><h3>Example questions</h3><ul>{''.join(items)}</ul>"
+        f"<h3>Pages retrieved for them</h3>{f'<ul>{retrieved}</ul>' if retrieved else '<p>none</p>'}</details>"
+    )
+
+
+def gaps_page(groups: list[GapGroup], days: int, csrf: str, *, read: int, limit: int) -> str:
+    """Return the coverage gaps of ``days`` days: ``groups`` of the ``read`` newest unanswered runs (``limit`` cap)."""
+    note = f"<p>{read:,} degraded or fallback answers, in {len(groups):,} groups of similar questions, largest first."
+    note += "</p>"
+    if read == limit:
+        note += f"<p>Only the newest {limit:,} are grouped.</p>"
+    body = "".join(_group(group) for group in groups) or "<p>None: every question was accepted.</p>"
+    return page("Coverage gaps", period_form("/admin/gaps", days) + note + body, csrf=csrf)
+
+
+def _table(caption: str, heading: str, rows: list[tuple[str, int]]) -> str:
+    if not rows:
+        return f"<h2>{escaped(caption)}</h2><p>None.</p>"
+    cells = "".join(f"<tr><td>{escaped(url)}</td><td>{n:,}</td></tr>" for url, n in rows[:TOP_PAGES])
+    return f"<h2>{escaped(caption)}</h2><table><tr><th>page</th><th>{escaped(heading)}</th></tr>{cells}</table>"
+
+
+def pages_page(use: PageUse, days: int, csrf: str, *, limit: int) -> str:
+    """Return the most cited pages and the pages retrieved often but never cited, over ``days`` days."""
+    note = f"<p>Over {use.answers:,} answers{' (the newest only)' if use.answers == limit else ''}.</p>"
+    body = note + _table("Most cited pages", "answers citing it", use.most_cited()) + _table(
+        "Retrieved often, never cited", "times retrieved", use.never_cited()
+    )
+    return page("Pages", period_form("/admin/pages", days) + body, csrf=csrf)
