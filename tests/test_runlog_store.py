@@ -153,3 +153,26 @@ def test_a_reader_call_waits_for_a_stuck_write_at_most_the_bound(tmp_path: Path)
         release.set()
     assert outcome_within(30, lambda: log.add_feedback(queued.run_id, "up", None)) is True
     log.close()
+
+
+def test_closing_a_sqlite_run_log_waits_for_a_call_still_using_its_connection(tmp_path: Path) -> None:
+    # SQLite crashes the process when its connection is closed under a running statement.
+    log = open_run_log(f"sqlite:///{tmp_path / 'runs.sqlite'}")
+    assert isinstance(log, SqlRunLog)
+    reading, release = threading.Event(), threading.Event()
+
+    def slow_read() -> None:
+        with log._connections():  # what a statement holds while it runs
+            reading.set()
+            release.wait(30)
+
+    reader = threading.Thread(target=slow_read, daemon=True)
+    reader.start()
+    assert reading.wait(30)
+    closer = threading.Thread(target=log.close, daemon=True)
+    closer.start()
+    closer.join(0.5)
+    assert closer.is_alive()  # waits for the read
+    release.set()
+    closer.join(30)
+    assert not closer.is_alive()

@@ -608,7 +608,12 @@ def _open_sqlite(path: Path) -> SqlRunLog:
         with lock:
             yield shared
 
-    return SqlRunLog(connection, "?", unavailable=(sqlite3.OperationalError,), close=shared.close)
+    def close() -> None:
+        # Under the lock: closing the connection while a read still runs on it crashes SQLite.
+        with lock:
+            shared.close()
+
+    return SqlRunLog(connection, "?", unavailable=(sqlite3.OperationalError,), close=close)
 
 
 def _open_postgres(url: str) -> SqlRunLog:
