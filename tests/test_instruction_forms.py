@@ -7,12 +7,12 @@ from typing import Any
 
 from askai_graph import LexicalCritic, Settings, build_graph
 from askai_graph.evidence.results import evidence_slice
-from askai_graph.models.offline.writer import ExtractiveWriter
+from askai_graph.models.offline.writer import ExtractiveWriter, spelled_first
 from askai_graph.models.prompts import CRITIC_SYSTEM
 from askai_graph.models.reviewing import ReviewRequest
 from askai_graph.models.writing import DraftRequest
 from askai_graph.nodes.research import to_search_results
-from askai_graph.retrieval.sections import page_sections
+from askai_graph.retrieval.sections import Section, page_sections
 from askai_graph.state import STATE_KEYS
 from tests.fakes import post, replies, retriever, review, url
 
@@ -280,3 +280,48 @@ def test_the_model_critics_rubric_refuses_a_neighbouring_element() -> None:
     rubric = " ".join(CRITIC_SYSTEM.split())
     assert "a draft that quotes a neighbouring element instead of the one the question names" in rubric
     assert "with that name as the gap" in rubric
+
+
+# --- the Writer leads with the entry the question spells -------------------------------------
+
+HOOKS = """# Hooks
+
+## General advice
+
+When a case fails, run it alone first: the setup of another case may be what breaks it.
+
+## `beforeEvery(fn)`
+
+Runs `fn` as setup before every case of the file.
+
+## `afterEvery(fn)`
+
+Runs `fn` after every case of the file.
+"""
+
+
+def hook_sections() -> dict[str, Section]:
+    result = to_search_results([post(1, HOOKS)], top_k=1)
+    return {section.heading: section for section in page_sections(result)}
+
+
+def test_an_entry_spelled_from_the_question_leads_when_it_ranks_close_to_the_best() -> None:
+    found = hook_sections()
+    ranked = [(found["General advice"], 1.0), (found["`afterEvery(fn)`"], 0.8), (found["`beforeEvery(fn)`"], 0.6)]
+    lead, _ = spelled_first("How do I run some setup before every case?", ranked)[0]
+    assert lead.heading == "`beforeEvery(fn)`"
+
+
+def test_an_entry_spelled_from_the_question_far_below_the_best_does_not_lead() -> None:
+    found = hook_sections()
+    ranked = [(found["General advice"], 1.0), (found["`beforeEvery(fn)`"], 0.1)]
+    lead, _ = spelled_first("How do I run some setup before every case?", ranked)[0]
+    assert lead.heading == "General advice"
+
+
+def test_an_entry_covering_less_of_the_question_than_the_best_does_not_lead() -> None:
+    # "alone" and "fails" are the question's topic too: the entry answers only part of it.
+    found = hook_sections()
+    ranked = [(found["General advice"], 1.0), (found["`beforeEvery(fn)`"], 0.9)]
+    lead, _ = spelled_first("How do I run a failing case alone before every other case?", ranked)[0]
+    assert lead.heading == "General advice"
