@@ -6,7 +6,7 @@ import pytest
 
 from askai_graph.evidence.results import SearchResult
 from askai_graph.retrieval.sections import page_sections
-from askai_graph.rules.asked_names import missing_name, question_identifiers, spelled_headings
+from askai_graph.rules.asked_names import carries, missing_name, question_identifiers, spelled_headings
 
 
 @pytest.mark.parametrize(
@@ -64,3 +64,17 @@ def test_a_spelled_name_is_owed_only_by_a_draft_leading_with_a_reference_entry()
     question = "How do I run something before every case?"
     assert missing_name(question, "Builds the world once.", sections(), lead_heading="`setupWorld`") == "beforeEvery"
     assert missing_name(question, "Builds the world once.", sections(), lead_heading="Setting up") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "held"),
+    [
+        ("use parse_obj_as here", "parse_obj", False),
+        ("call `parse_obj`.", "parse_obj", True),
+        ("model.parse_obj(data)", "parse_obj", True),
+        ("jest --watchall", "--watch", False),
+        ("jest --watch", "--watch", True),
+    ],
+)
+def test_a_name_is_carried_only_as_a_whole_identifier(text: str, name: str, held: bool) -> None:
+    assert carries(text, name) is held

@@ -276,6 +276,13 @@ def test_a_draft_with_the_identifier_the_question_writes_passes() -> None:
     assert reply["intent_alignment"] == 1.0 and "retryLimit" not in reply["gaps"]
 
 
+def test_a_draft_with_a_longer_identifier_than_the_question_writes_fails() -> None:
+    text = RETRIES + "\nSet `retryLimitMs` to the pause between attempts, in milliseconds.\n"
+    sentence = "Set `retryLimitMs` to the pause between attempts, in milliseconds."
+    reply = critique("How do I use retryLimit with the fetcher?", f"{sentence} ([Page 1]({url(1)}))", text)
+    assert reply["intent_alignment"] < 0.5 and "retryLimit" in reply["gaps"]
+
+
 def test_the_model_critics_rubric_refuses_a_neighbouring_element() -> None:
     rubric = " ".join(CRITIC_SYSTEM.split())
     assert "a draft that quotes a neighbouring element instead of the one the question names" in rubric

@@ -58,6 +58,11 @@ def spelled_headings(question: str, sections: Sequence[Section]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def carries(text: str, name: str) -> bool:
+    """Whether lower-cased ``text`` holds ``name`` as a whole identifier: ``parse_obj_as`` is not ``parse_obj``."""
+    return re.search(rf"(?<![\w$-]){re.escape(name.lower())}(?![\w$-])", text) is not None
+
+
 def missing_name(question: str, draft: str, sections: Sequence[Section], lead_heading: str = "") -> str | None:
     """Return the name the draft should carry and does not, or None.
 
@@ -74,7 +79,7 @@ def missing_name(question: str, draft: str, sections: Sequence[Section], lead_he
     text = draft.lower()
     retrieved = "\n".join(f"{section.heading}\n{section.text}" for section in sections).lower()
     for name in question_identifiers(question):
-        if name.lower() in retrieved and name.lower() not in text:
+        if carries(retrieved, name) and not carries(text, name):
             return name
     if not span_names(lead_heading):
         return None
