@@ -7,12 +7,12 @@ from typing import Any
 
 from askai_graph import LexicalCritic, Settings, build_graph
 from askai_graph.evidence.results import evidence_slice
-from askai_graph.models.offline.writer import ExtractiveWriter
+from askai_graph.models.offline.writer import ExtractiveWriter, spelled_first
 from askai_graph.models.prompts import CRITIC_SYSTEM
 from askai_graph.models.reviewing import ReviewRequest
 from askai_graph.models.writing import DraftRequest
 from askai_graph.nodes.research import to_search_results
-from askai_graph.retrieval.sections import page_sections
+from askai_graph.retrieval.sections import Section, page_sections
 from askai_graph.state import STATE_KEYS
 from tests.fakes import post, replies, retriever, review, url
 
@@ -199,3 +199,136 @@ def test_of_two_rows_naming_the_question_the_one_saying_no_more_than_asked_wins(
     draft = draft_for("How do I require a number greater than a value?", CONSTRAINTS)
     assert "| `gt` | the number must be greater than this value |" in draft
     assert "`ge`" not in draft
+
+
+# --- the Critic wants the element the question names ------------------------------------------
+
+CLI = """# Command line
+
+## `--relatedChecks <files>`
+
+Runs the checks related to the source files passed as arguments, and to the files they import.
+
+## `--onlyStaged`
+
+Runs only the checks related to the files you staged, so a commit is checked in seconds.
+
+## `--quiet`
+
+Prints nothing but the failures of each check.
+"""
+STAGED = "How do I run only the checks on the files I staged?"
+
+
+def test_a_draft_quoting_a_neighbouring_entry_fails_and_the_gap_names_the_spelled_one() -> None:
+    sentence = "Runs the checks related to the source files passed as arguments, and to the files they import."
+    reply = critique(STAGED, f"`--relatedChecks <files>`: {sentence} ([Page 1]({url(1)}))", CLI)
+    assert reply["intent_alignment"] < 0.5
+    assert "onlyStaged" in reply["gaps"]
+
+
+def test_a_draft_quoting_the_entry_spelled_from_the_question_passes() -> None:
+    sentence = "Runs only the checks related to the files you staged, so a commit is checked in seconds."
+    reply = critique(STAGED, f"`--onlyStaged`: {sentence} ([Page 1]({url(1)}))", CLI)
+    assert reply["intent_alignment"] == 1.0 and "onlyStaged" not in reply["gaps"]
+
+
+GUIDE = """# Checking before a commit
+
+## Staged files
+
+Add the hook to your project and it runs only the checks on the files you staged before each commit.
+
+```bash
+lintel hook install
+```
+"""
+
+
+def test_a_draft_leading_with_a_guides_prose_owes_no_entry_name() -> None:
+    sentence = "Add the hook to your project and it runs only the checks on the files you staged before each commit."
+    draft = f"{sentence} ([Page 2]({url(2)}))\n\n```bash\nlintel hook install\n```"
+    reply = critique(STAGED, draft, CLI, GUIDE)
+    assert reply["intent_alignment"] == 1.0 and "onlyStaged" not in reply["gaps"]
+
+
+RETRIES = """# Fetching
+
+## Retries
+
+The fetcher tries a failed request again. Set `retryLimit` to the number of attempts it may make.
+
+## Timeouts
+
+The fetcher gives up on a request after the timeout, in seconds, that you pass it.
+"""
+
+
+def test_a_draft_without_the_identifier_the_question_writes_fails_and_the_gap_names_it() -> None:
+    sentence = "The fetcher gives up on a request after the timeout, in seconds, that you pass it."
+    reply = critique("How do I use retryLimit with the fetcher?", f"{sentence} ([Page 1]({url(1)}))", RETRIES)
+    assert reply["intent_alignment"] < 0.5 and "retryLimit" in reply["gaps"]
+
+
+def test_a_draft_with_the_identifier_the_question_writes_passes() -> None:
+    sentence = "Set `retryLimit` to the number of attempts it may make."
+    reply = critique("How do I use retryLimit with the fetcher?", f"{sentence} ([Page 1]({url(1)}))", RETRIES)
+    assert reply["intent_alignment"] == 1.0 and "retryLimit" not in reply["gaps"]
+
+
+def test_a_draft_with_a_longer_identifier_than_the_question_writes_fails() -> None:
+    text = RETRIES + "\nSet `retryLimitMs` to the pause between attempts, in milliseconds.\n"
+    sentence = "Set `retryLimitMs` to the pause between attempts, in milliseconds."
+    reply = critique("How do I use retryLimit with the fetcher?", f"{sentence} ([Page 1]({url(1)}))", text)
+    assert reply["intent_alignment"] < 0.5 and "retryLimit" in reply["gaps"]
+
+
+def test_the_model_critics_rubric_refuses_a_neighbouring_element() -> None:
+    rubric = " ".join(CRITIC_SYSTEM.split())
+    assert "a draft that quotes a neighbouring element instead of the one the question names" in rubric
+    assert "with that name as the gap" in rubric
+
+
+# --- the Writer leads with the entry the question spells -------------------------------------
+
+HOOKS = """# Hooks
+
+## General advice
+
+When a case fails, run it alone first: the setup of another case may be what breaks it.
+
+## `beforeEvery(fn)`
+
+Runs `fn` as setup before every case of the file.
+
+## `afterEvery(fn)`
+
+Runs `fn` after every case of the file.
+"""
+
+
+def hook_sections() -> dict[str, Section]:
+    result = to_search_results([post(1, HOOKS)], top_k=1)
+    return {section.heading: section for section in page_sections(result)}
+
+
+def test_an_entry_spelled_from_the_question_leads_when_it_ranks_close_to_the_best() -> None:
+    found = hook_sections()
+    ranked = [(found["General advice"], 1.0), (found["`afterEvery(fn)`"], 0.8), (found["`beforeEvery(fn)`"], 0.6)]
+    lead, _ = spelled_first("How do I run some setup before every case?", ranked)[0]
+    assert lead.heading == "`beforeEvery(fn)`"
+
+
+def test_an_entry_spelled_from_the_question_far_below_the_best_does_not_lead() -> None:
+    found = hook_sections()
+    ranked = [(found["General advice"], 1.0), (found["`beforeEvery(fn)`"], 0.1)]
+    lead, _ = spelled_first("How do I run some setup before every case?", ranked)[0]
+    assert lead.heading == "General advice"
+
+
+def test_an_entry_covering_less_of_the_question_than_the_best_does_not_lead() -> None:
+    # "alone" and "fails" are the question's topic too: the entry answers only part of it.
+    found = hook_sections()
+    ranked = [(found["General advice"], 1.0), (found["`beforeEvery(fn)`"], 0.9)]
+    lead, _ = spelled_first("How do I run a failing case alone before every other case?", ranked)[0]
+    assert lead.heading == "General advice"

@@ -77,7 +77,11 @@ instead of double quotes." for "How do I use single quotes instead of double quo
 with the gap "the answer restates the question"; and a how-to answer without an \
 instruction-shaped element (code, a flag or option, a command, a numbered step, a value) \
 when the section it cites holds one, with a gap naming that element (for example "the \
-option `--print-width`").
+option `--print-width`"). A third fails it too: a draft that quotes a neighbouring element \
+instead of the one the question names (an identifier written in the question, or an \
+entry of the evidence whose name is spelled from the question's words: `--onlyChanged` \
+for "only the tests related to the files I changed", not `--findRelatedTests`), with \
+that name as the gap.
 - drift_detected: true if the draft wanders into topics the question did not ask about, \
 including sentences that only share a word with the question.
 - ungrounded_claims: each sentence of the draft that the evidence does not support. Judge a \

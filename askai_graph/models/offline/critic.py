@@ -53,6 +53,7 @@ from askai_graph.rules.answer_form import (
     question_form,
     topic_words,
 )
+from askai_graph.rules.asked_names import missing_name
 from askai_graph.rules.catalog import is_catalog_question
 from askai_graph.text.injection import gives_orders
 from askai_graph.text.terms import STOP_WORDS, content_terms, known_form, sentences, stem, words
@@ -194,6 +195,13 @@ class LexicalCritic:
                 # instruction: the section it quotes holds the code, flag or step itself.
                 intent = 0.3
                 gaps = [*gaps, owed]
+            name = self._missing_name(request, form, claims)
+            if name:
+                # "--findRelatedTests" for "only the tests related to the files I
+                # changed": the draft quotes a neighbouring entry, not the one the
+                # question names or spells (``rules.asked_names``).
+                intent = 0.3
+                gaps = [*gaps, name]
             if self._restates(request, claims):
                 intent = 0.3
                 gaps = [*gaps, RESTATED]
@@ -239,6 +247,19 @@ class LexicalCritic:
                     if len(terms & set(section.terms)) >= self.min_support * len(terms):
                         found.append(section)
         return found
+
+    def _missing_name(
+        self, request: ReviewRequest, form: AnswerForm, claims: list[tuple[str, set[str], set[str]]]
+    ) -> str | None:
+        """Return the name the question asks the draft to carry and it leaves out (``rules.asked_names``).
+
+        The names headings spell from the question are owed by a how-to or value answer
+        that leads with a reference entry.
+        """
+        results = list({p.result.source_url: p.result for p in request.evidence}.values())
+        lead = self._lead_sections(request, claims)[:1] if form in ("instruction", "value") else []
+        heading = lead[0].heading if lead else ""
+        return missing_name(request.question, _LINK.sub(r"\1", request.draft), page_sections(results), heading)
 
     def _restates(self, request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> bool:
         """Whether the draft adds no content term beyond the question and the headings of the sections it quotes.

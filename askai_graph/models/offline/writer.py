@@ -27,8 +27,18 @@ from langchain_core.embeddings import Embeddings
 
 from askai_graph.evidence.results import SearchResult, analysed_inline
 from askai_graph.models.writing import DraftRequest
-from askai_graph.retrieval.sections import CodeBlock, Section, fenced, page_sections, rank_sections, tables
-from askai_graph.rules.answer_form import AnswerForm, has_form, question_form
+from askai_graph.retrieval.sections import (
+    CodeBlock,
+    Section,
+    fenced,
+    page_sections,
+    rank_sections,
+    tables,
+    term_rarity,
+    topic_coverage,
+)
+from askai_graph.rules.answer_form import AnswerForm, has_form, question_form, topic_words
+from askai_graph.rules.asked_names import spelled_headings
 from askai_graph.rules.catalog import catalog_answer
 from askai_graph.text import plain as plaintext
 from askai_graph.text.identifiers import best_name_match, name_match, question_stems
@@ -111,8 +121,10 @@ class ExtractiveWriter:
         question (``NameWeight``), fused with the embedding model's ranking when one is set.
         """
         sections = page_sections(results)
-        prefer = NameWeight(question) if question_form(question) in CODE_FORMS else None
-        return rank_sections(question, sections, self._similarity(question, sections), prefer)
+        code_form = question_form(question) in CODE_FORMS
+        prefer = NameWeight(question) if code_form else None
+        ranked = rank_sections(question, sections, self._similarity(question, sections), prefer)
+        return spelled_first(question, ranked) if code_form else ranked
 
     def _answer(self, question: str, results: list[SearchResult], rejected: Sequence[str] = ()) -> str:
         form = question_form(question)
@@ -352,6 +364,32 @@ class NameWeight:
         heading = best_name_match(self.stems, section.heading)
         prose = best_name_match(self.stems, section.text)
         return named_weight(section) * (1 + NAME_BONUS * max(heading, PROSE_NAME_SHARE * prose))
+
+
+SPELLED_REACH = 0.35
+"""How close to the best section an entry spelled from the question must rank to lead instead."""
+
+
+def spelled_first(question: str, ranked: list[tuple[Section, float]]) -> list[tuple[Section, float]]:
+    """Return ``ranked`` with the best entry whose heading spells a name from the question moved to the front.
+
+    The Critic refuses a draft leading with a reference entry named otherwise
+    (``rules.asked_names``): the entry the question's words spell (```beforeEach(fn)```
+    for "setup before each test") leads when it ranks within ``SPELLED_REACH`` of the best.
+    """
+    if not ranked:
+        return ranked
+    top = ranked[0][1]
+    rarity = term_rarity(topic_words(question), [section for section, _ in ranked])
+    lead = topic_coverage(rarity, ranked[0][0])
+    for position, (section, score) in enumerate(ranked[1:], start=1):
+        if score < SPELLED_REACH * top:
+            break
+        # An entry covering less of the question's topic than the lead answers part of
+        # it ("serialize a field" of "... with a plain function using Annotated").
+        if spelled_headings(question, [section]) and topic_coverage(rarity, section) >= lead:
+            return [ranked[position], *ranked[:position], *ranked[position + 1 :]]
+    return ranked
 
 
 def form_bonus(question: str, sentence: str) -> float:
