@@ -260,6 +260,9 @@ def index(args: argparse.Namespace, settings: Settings) -> int:
             max_front_matter_bytes=settings.max_front_matter_bytes,
             embeddings=embeddings,
             embeddings_model=model_key(settings),
+            version_label=args.version_label,
+            locale=args.locale,
+            default_version=args.default_version,
         )
     except StrictIndexError as exc:
         print(render_index_summary(exc.summary, written=False))
@@ -276,6 +279,8 @@ def index_site(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.base_url or args.trailing_slash is not None:
         raise UsageError("--base-url and --trailing-slash are for folders; a crawled page's URL is where it is")
+    if args.version_label or args.locale or args.default_version:
+        raise UsageError("--version-label, --locale and --default-version are for docs folders, not a crawl")
     try:
         summary = crawl_index(
             args.source, Path(args.out), crawl_options(args, settings.max_page_bytes), strict=args.strict,
@@ -301,6 +306,7 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
         f"  added {len(summary.added)}, changed {len(summary.changed)}, removed {len(summary.removed)}"
         f" since the last index; {summary.parsed} {files} parsed, the rest unchanged",
     ]
+    lines += _variant_lines(summary)
     if summary.embeddings_model:
         lines.append(f"  embedded {summary.embedded} passages with {summary.embeddings_model}, the rest unchanged")
     for label, urls in (("added", summary.added), ("changed", summary.changed), ("removed", summary.removed)):
@@ -318,6 +324,25 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
         embedded = f" ASKAI_EMBEDDINGS={summary.embeddings_model.split(':')[0]}" if summary.embeddings_model else ""
         lines.append(f'serve it: ASKAI_CORPUS={summary.out}{embedded} askai ask "QUESTION"')
     return "\n".join(lines)
+
+
+def _variant_lines(summary: Any) -> list[str]:
+    """Return the report's lines on a site's versions and languages: each with its pages, the defaults marked."""
+    variants = getattr(summary, "variants", None)
+    counts: dict[tuple[str, str], int] = getattr(summary, "pages_by_variant", {})
+    if not variants or not (variants["versions"] or variants["locales"]):
+        return []
+    lines = []
+    for kind, position, default in (("versions", 0, variants["default_version"]),
+                                    ("locales", 1, variants["default_locale"])):
+        if variants[kind]:
+            listed = [
+                f"{name} ({sum(n for key, n in counts.items() if key[position] == name)} pages"
+                + (", default)" if name == default else ")")
+                for name in variants[kind]
+            ]
+            lines.append(f"  {kind}: " + ", ".join(listed))
+    return lines
 
 
 def chat(args: argparse.Namespace, settings: Settings) -> int:
@@ -562,6 +587,15 @@ def parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="whether page URLs end in / (default: as the site's generator config says)",
+    )
+    index_cmd.add_argument(
+        "--version-label", metavar="LABEL",
+        help="the version of the pages in SOURCE (default: as the site says; a Docusaurus docs/ folder is 'next')",
+    )
+    index_cmd.add_argument("--locale", metavar="LANG", help="the language of the pages in SOURCE (default: the site's)")
+    index_cmd.add_argument(
+        "--default-version", metavar="LABEL",
+        help="the version a reader who names none gets (default: the site's latest release)",
     )
     index_cmd.add_argument("--out", default="askai-index", help="index folder to write or update (default askai-index)")
     index_cmd.add_argument("--strict", action="store_true", help="fail (and keep the old index) if any file is skipped")
