@@ -221,9 +221,27 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def reader_scope(args: argparse.Namespace, settings: Settings) -> Settings:
+    """Return ``settings`` reading the version and language ``--version`` and ``--locale`` name.
+
+    Raises:
+        UsageError: one of them is malformed.
+    """
+    from pydantic import ValidationError
+
+    scope = {name: value for name in ("version", "locale") if (value := getattr(args, name, None))}
+    try:
+        return settings.with_overrides(scope) if scope else settings
+    except ValidationError as exc:
+        name = str(exc.errors()[0]["loc"][0])
+        raise UsageError(f"--{name} {scope[name]!r} is not a {'version label' if name == 'version' else 'language tag'}"
+                         ) from None
+
+
 def ask(args: argparse.Namespace, settings: Settings) -> int:
     """Answer one question (on a new thread, or ``--thread ID``) and print the result."""
     question = check_question(args.question, settings)
+    settings = reader_scope(args, settings)
     with collector_paused():
         from askai_graph.graph import build_graph
         from askai_graph.stores.checkpoints import open_checkpointer
@@ -572,6 +590,8 @@ def parser() -> argparse.ArgumentParser:
     ask_cmd.add_argument("--thread", metavar="ID", help="continue this conversation (an id askai printed)")
     ask_cmd.add_argument("--thread-token", metavar="TOKEN", help="the secret printed with that thread")
     ask_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
+    ask_cmd.add_argument("--version", metavar="LABEL", help="answer from this docs version (default: the latest)")
+    ask_cmd.add_argument("--locale", metavar="LANG", help="answer from this language's pages (default: the site's)")
     ask_cmd.set_defaults(run=ask)
     index_cmd = commands.add_parser(
         "index",

@@ -193,8 +193,13 @@ def _counted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys[starts], np.diff(starts, append=len(keys))
 
 
-def top_documents(index: BM25Index, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
-    """Return up to ``k`` ``(document id, score)`` pairs with a positive score, best first."""
+def top_documents(
+    index: BM25Index, terms: Sequence[str], k: int, within: np.ndarray | None = None
+) -> list[tuple[int, float]]:
+    """Return up to ``k`` ``(document id, score)`` pairs with a positive score, best first.
+
+    ``within`` (one bool per document) keeps the others out: a reader's version and language.
+    """
     vocab = index.vocab_dict
     ids = [vocab[t] for t in dict.fromkeys(terms) if t in vocab and t != EMPTY_TOKEN]
     if not ids or k <= 0:
@@ -202,6 +207,8 @@ def top_documents(index: BM25Index, terms: Sequence[str], k: int) -> list[tuple[
     # A repeated query term counts once per occurrence, as bm25s' own retrieve does.
     counted = [vocab[t] for t in terms if t in vocab and t != EMPTY_TOKEN]
     scores = index.get_scores_from_ids(counted)
+    if within is not None:
+        scores[~within] = 0
     k = min(k, len(scores))
     best = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
     ranked = sorted(((int(i), float(scores[i])) for i in best if scores[i] > 0), key=lambda p: (-p[1], p[0]))
