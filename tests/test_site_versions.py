@@ -87,6 +87,7 @@ def test_mkdocs_language_folders_are_published_under_the_language() -> None:
         "https://lumen.example/config/": ("", "en", "config.md"),
         "https://lumen.example/es/": ("", "es", "index.md"),
         "https://lumen.example/es/install/": ("", "es", "install.md"),
+        "https://lumen.example/ja/install/": ("", "ja", "install.md"),
     }
 
 

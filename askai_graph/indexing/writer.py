@@ -214,7 +214,8 @@ class IndexWriter:
         )
         encode = self.vocabulary.encode_text
         rows = [
-            (cursor.lastrowid, passage.heading, passage.text, encode(passage_text(post, passage, i == 0)).tobytes())
+            (cursor.lastrowid, passage.heading, passage.text,
+             encode(passage_text(post, passage, i == 0), post.locale).tobytes())
             for i, passage in enumerate(split_passages(post.body, self.passage_chars))
         ]
         self.db.executemany("INSERT INTO passages (post_id, heading, text, tokens) VALUES (?, ?, ?, ?)", rows)

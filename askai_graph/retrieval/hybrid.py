@@ -14,6 +14,8 @@ Vectors are keyed by ``embeddings_model``: a built index embedded with another m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from langchain_core.embeddings import Embeddings
 from pydantic import Field, PrivateAttr
@@ -55,7 +57,9 @@ class DenseRetriever(PageRetriever):
         ranked = self._dense.search(vector, pages * PASSAGES_PER_PAGE, self.min_similarity, within)
         return group_pages(ranked, self._posts_of([doc for doc, _ in ranked]))[:pages]
 
-    def _rank(self, query: str, pages: int, within: np.ndarray | None = None) -> list[PageHit]:
+    def _rank(
+        self, query: str, pages: int, within: np.ndarray | None = None, locales: Sequence[str] = ("",)
+    ) -> list[PageHit]:
         return self._dense_pages(query, pages, within)
 
 
@@ -82,20 +86,22 @@ class HybridRetriever(DenseRetriever):
     def _lexical_index(self) -> BM25Index:
         return self._bm25
 
-    def _relevant(self, query: str, hits: list[PageHit]) -> list[PageHit]:
+    def _relevant(self, query: str, hits: list[PageHit], locales: Sequence[str] = ("",)) -> list[PageHit]:
         """Keep the pages that cover the question's words (BM25's floor) or come close to its meaning.
 
         A synonym the words miss is what the dense side is for, so a page at least
         ``relevant_similarity`` close to the question is relevant whatever its words.
         """
-        lexical = super()._relevant(query, hits)
+        lexical = super()._relevant(query, hits, locales)
         if self.relevant_similarity is None:
             return lexical
         bar = self.relevant_similarity
         return [hit for hit in hits if hit in lexical or (hit.similarity is not None and hit.similarity >= bar)]
 
-    def _rank(self, query: str, pages: int, within: np.ndarray | None = None) -> list[PageHit]:
-        ranked = lexical_passages(self._bm25, query, self.lexical_depth * PASSAGES_PER_PAGE, within)
+    def _rank(
+        self, query: str, pages: int, within: np.ndarray | None = None, locales: Sequence[str] = ("",)
+    ) -> list[PageHit]:
+        ranked = lexical_passages(self._bm25, query, self.lexical_depth * PASSAGES_PER_PAGE, within, locales)
         lexical = group_pages(ranked, self._posts_of([doc for doc, _ in ranked]))[: self.lexical_depth]
         dense = self._dense_pages(query, self.dense_depth, within)
         fused = reciprocal_rank_fusion([[hit.post_id for hit in lexical], [hit.post_id for hit in dense]], self.rrf_k)

@@ -47,7 +47,7 @@ MAX_SCOPES = 64
 """Readers' scopes (version, language) kept per retriever; a site has a few."""
 INLINE_PASSAGES = 10_000
 """Largest corpus in memory whose BM25 ranking runs on the event loop in an async query."""
-_CACHE_FORMAT = "p2"  # p2: camelCase identifiers are indexed with their parts
+_CACHE_FORMAT = "p3"  # p2: camelCase identifiers are indexed with their parts; p3: CJK bigrams, pages' languages
 
 
 def default_cache_dir() -> Path:
@@ -116,8 +116,13 @@ class PageRetriever(BaseRetriever):
     def _open(self) -> None:
         """Load or build the indexes the ranking needs."""
 
-    def _rank(self, query: str, pages: int, within: np.ndarray | None = None) -> list[PageHit]:
-        """Return up to ``pages`` ranked pages for ``query``, of the passages ``within`` (all when ``None``)."""
+    def _rank(
+        self, query: str, pages: int, within: np.ndarray | None = None, locales: Sequence[str] = ("",)
+    ) -> list[PageHit]:
+        """Return up to ``pages`` ranked pages for ``query``, of the passages ``within`` (all when ``None``).
+
+        ``locales`` are the languages of the pages in scope: the question's words are read as theirs were.
+        """
         raise NotImplementedError
 
     @cached_property
@@ -167,10 +172,10 @@ class PageRetriever(BaseRetriever):
         """Return the BM25 index the relevance floor counts terms in (``None``: no floor, e.g. dense alone)."""
         return None
 
-    def _relevant(self, query: str, hits: list[PageHit]) -> list[PageHit]:
+    def _relevant(self, query: str, hits: list[PageHit], locales: Sequence[str] = ("",)) -> list[PageHit]:
         """Keep the ranked pages above the relevance floor (``askai_graph.retrieval.relevance``)."""
         lexical = self._lexical_index()
-        return hits if lexical is None else above_floor(lexical, query, hits, self.min_term_coverage)
+        return hits if lexical is None else above_floor(lexical, query, hits, self.min_term_coverage, locales)
 
     def _candidates(
         self, query: str, k: int, version: str | None = None, locale: str | None = None
@@ -179,7 +184,15 @@ class PageRetriever(BaseRetriever):
         wanted = max(k, self.rerank_candidates) if self.reranker is not None else k
         scoped = self._scoped(version, locale)
         within = scoped[1] if scoped is not None else None
-        hits = self._relevant(query, self._rank(query, wanted, within)) if content_terms(query) else []
+        # The question is read as the reader's language (and the default one, when its pages stand in
+        # for untranslated ones), as the pages in each were indexed.
+        locales: tuple[str, ...] = ("",)
+        if scoped is not None:
+            locales = (scoped[0].locale, self.variants.default_locale) if scoped[0].fallback else (scoped[0].locale,)
+        if any(content_terms(query, locale) for locale in locales):
+            hits = self._relevant(query, self._rank(query, wanted, within, locales), locales)
+        else:
+            hits = []
         documents = self._documents(hits, scoped[0] if scoped is not None else None)
         if self.reranker is None:
             return [], documents
@@ -302,16 +315,22 @@ class BM25Retriever(PageRetriever):
         # worker thread costs about as much again in handing the GIL back and forth.
         return self.corpus.index is None and len(self._passages) <= INLINE_PASSAGES
 
-    def _rank(self, query: str, pages: int, within: np.ndarray | None = None) -> list[PageHit]:
-        ranked = lexical_passages(self._index, query, pages * PASSAGES_PER_PAGE, within)
+    def _rank(
+        self, query: str, pages: int, within: np.ndarray | None = None, locales: Sequence[str] = ("",)
+    ) -> list[PageHit]:
+        ranked = lexical_passages(self._index, query, pages * PASSAGES_PER_PAGE, within, locales)
         return group_pages(ranked, self._posts_of([doc for doc, _ in ranked]))[:pages]
 
 
 def lexical_passages(
-    index: BM25Index, query: str, n: int, within: np.ndarray | None = None
+    index: BM25Index, query: str, n: int, within: np.ndarray | None = None, locales: Sequence[str] = ("",)
 ) -> list[tuple[int, float]]:
-    """Return up to ``n`` passages ``(document, BM25 score)`` sharing a term with ``query``, best first."""
-    terms = index_forms(index, content_terms(query))
+    """Return up to ``n`` passages ``(document, BM25 score)`` sharing a term with ``query``, best first.
+
+    The question is read as each of ``locales``' languages (a term both readings give counts once).
+    """
+    read = [content_terms(query, locale) for locale in locales]
+    terms = index_forms(index, read[0] if len(read) == 1 else list(dict.fromkeys(t for terms in read for t in terms)))
     return top_documents(index, terms, n, within) if terms else []
 
 
@@ -334,7 +353,8 @@ def open_bm25(retriever: PageRetriever) -> BM25Index:
         logger.warning("BM25 index cache at %s is unreadable; rebuilding", folder)
     vocabulary = Vocabulary()
     tokens = [
-        vocabulary.encode_text(passage_text(corpus.posts[number], passage, retriever._is_first(i)))
+        vocabulary.encode_text(passage_text(corpus.posts[number], passage, retriever._is_first(i)),
+                               corpus.posts[number].locale)
         for i, (number, passage) in enumerate(passages)
     ]
     index = build_bm25(tokens, vocabulary)
