@@ -7,11 +7,13 @@ the Spanish translation has the introduction only.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from askai_graph import build_graph, load_corpus
+from askai_graph.cli import main
 from askai_graph.indexing import build_index
 from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.retrieval.scope import ScopeError, SiteVariants
@@ -102,3 +104,19 @@ def test_the_same_question_on_two_versions_cites_each_versions_page(built: BM25R
 def test_an_untranslated_pages_card_says_it_is_in_the_default_language(built: BM25Retriever) -> None:
     result = build_graph(retriever=built).invoke({"question": QUESTION}, context={"locale": "es"})
     assert [(s.url, s.fallback_locale) for s in result["sources"]] == [("https://gizmo.example/docs/fake-timers", "en")]
+
+
+def test_askai_ask_answers_from_the_version_it_names(
+    built: BM25Retriever, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ASKAI_CORPUS", str(built.corpus.index.path))
+    capsys.readouterr()
+    assert main(["ask", "--json", "--version", "1.0", QUESTION]) == 0
+    sources = json.loads(capsys.readouterr().out)["sources"]
+    assert [source["url"] for source in sources] == ["https://gizmo.example/docs/1.0/fake-timers"]
+
+
+def test_a_malformed_version_for_askai_ask_is_one_line_and_a_non_zero_exit(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "--version", "1.0;rm", QUESTION]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--version '1.0;rm' is not a version label" in err

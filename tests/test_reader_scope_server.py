@@ -77,3 +77,33 @@ def test_a_bad_version_or_locale_is_a_422_saying_which(base: str, body: dict[str
     response = httpx.post(f"{base}/api/chat", json={"message": QUESTION, **body}, timeout=30)
     assert response.status_code == 422
     assert response.json()["detail"].startswith(detail)
+
+
+@pytest.fixture(scope="module")
+def mcp_url(base: str) -> str:
+    return f"{base}/mcp"
+
+
+def call(url: str, tool: str, arguments: dict[str, Any]) -> Any:
+    import asyncio
+
+    from mcp import Client
+
+    async def run() -> Any:
+        async with Client(url, read_timeout_seconds=60) as client:
+            return await client.call_tool(tool, arguments)
+
+    return asyncio.run(run())
+
+
+def test_mcp_ask_docs_and_search_docs_read_the_version_they_name(mcp_url: str) -> None:
+    # A version the HTTP tests did not ask (their answers are cached: a hit carries no sources).
+    answer = call(mcp_url, "ask_docs", {"question": QUESTION, "version": "next"}).structured_content
+    assert [source["url"] for source in answer["sources"]] == ["https://gizmo.example/docs/next/fake-timers"], answer
+    found = call(mcp_url, "search_docs", {"query": QUESTION, "version": "next"}).structured_content["result"]
+    assert [passage["url"] for passage in found] == ["https://gizmo.example/docs/next/fake-timers"]
+
+
+def test_mcp_refuses_a_version_the_site_does_not_have(mcp_url: str) -> None:
+    reply = call(mcp_url, "search_docs", {"query": QUESTION, "version": "9.9"})
+    assert reply.is_error and "'9.9' is not a version of this site" in reply.content[0].text
