@@ -260,7 +260,7 @@ class DocsTools:
         """Return the reader's version and language, checked (malformed, or a version the site lacks: refused)."""
         for name, pattern in (("version", VERSION_PATTERN), ("locale", LOCALE_PATTERN)):
             value = scope.get(name)
-            if value is not None and not re.match(pattern, value):
+            if value is not None and not re.fullmatch(pattern, value):
                 raise ToolRefused(f"{name} must match {pattern}")
         known = info.get("variants")
         if scope.get("version") and isinstance(known, Mapping):
