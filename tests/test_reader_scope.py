@@ -120,3 +120,18 @@ def test_a_malformed_version_for_askai_ask_is_one_line_and_a_non_zero_exit(capsy
     assert main(["ask", "--version", "1.0;rm", QUESTION]) != 0
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--version '1.0;rm' is not a version label" in err
+
+
+def test_an_eval_question_is_answered_in_the_version_it_names(built: BM25Retriever) -> None:
+    from askai_graph.evaluation.dataset import EvalQuestion
+    from askai_graph.evaluation.runner import run_one
+
+    item = EvalQuestion(question=QUESTION, version="1.0", expected_urls=["https://gizmo.example/docs/1.0/fake-timers"])
+    assert list(run_one(build_graph(retriever=built), item).sources) == list(item.expected_urls)
+
+
+def test_the_jest_version_questions_name_a_version_each() -> None:
+    from askai_graph.evaluation.dataset import load_questions
+
+    questions = load_questions(Path(__file__).parent.parent / "evals" / "jest-versions.jsonl")
+    assert len(questions) == 20 and {q.version for q in questions} == {"29.7", "30.4"}
