@@ -48,3 +48,13 @@ def test_a_spanish_question_finds_the_spanish_page_in_another_form_of_its_words(
 def test_a_japanese_question_finds_the_japanese_page(retriever: BM25Retriever) -> None:
     found = retriever.invoke("インストールするには？", locale="ja")
     assert [d.metadata["source_url"] for d in found] == ["https://lumen.example/ja/install/"]
+
+
+@pytest.mark.parametrize("locale", ["es", "ja", "de"])
+def test_a_pages_token_ids_are_its_content_terms_in_its_language(locale: str) -> None:
+    from askai_graph.retrieval.bm25 import Vocabulary
+
+    text = "Instala Lumen con pip: las validaciones de la configuración. インストールします。 Installieren Sie es"
+    cached, plain = Vocabulary(), Vocabulary()
+    assert cached.encode_text(text, locale).tolist() == plain.encode(content_terms(text, locale)).tolist()
+    assert cached.encode_text(text, locale).tolist() == plain.encode(content_terms(text, locale)).tolist()  # cached

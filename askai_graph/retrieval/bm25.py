@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from askai_graph.text.terms import STOP_WORDS, content_terms, known_form, language_of, stem, words
+from askai_graph.text.terms import STOP_WORDS, analyzer, any_words, known_form, language_of, stem, words
 
 K1 = 1.5
 B = 0.75
@@ -37,6 +37,7 @@ class Vocabulary:
         """Start from ``terms`` in id order (the empty token is always id 0)."""
         self.ids: dict[str, int] = {EMPTY_TOKEN: 0}
         self._word_ids: dict[str, int] = {}
+        self._language_word_ids: dict[str, dict[str, int]] = {}  # another language's words, the same way
         for term in terms:
             self.ids.setdefault(term, len(self.ids))
 
@@ -55,8 +56,8 @@ class Vocabulary:
         the stop-word test, the stemmer and the id lookup happen once per word, not once
         per occurrence.
         """
-        if language_of(locale):
-            return self.encode(content_terms(text, locale))
+        if language := language_of(locale):
+            return self._encode_language(text, language)
         known = self._word_ids
         tokens = words(text)
         ids = list(map(known.get, tokens))  # one C-level pass; None marks a word never seen
@@ -64,6 +65,22 @@ class Vocabulary:
             for i, word in enumerate(tokens):
                 if ids[i] is None:
                     ids[i] = known[word] = known.get(word) or self._learn(word)
+        found: np.ndarray = np.array(ids, dtype=np.uint32)
+        return np.asarray(found[found != 0])
+
+    def _encode_language(self, text: str, language: str) -> np.ndarray:
+        """Return the ids of ``text``'s terms read as ``language`` (each distinct word analysed once)."""
+        known = self._language_word_ids.setdefault(language, {})
+        tokens = any_words(text)
+        ids = list(map(known.get, tokens))
+        if None in ids:
+            reader = analyzer(language)
+            for i, word in enumerate(tokens):
+                if ids[i] is None:
+                    if word not in known:
+                        skip = word in reader.stop_words or len(word) < 2
+                        known[word] = 0 if skip else self.ids.setdefault(reader.stem(word), len(self.ids))
+                    ids[i] = known[word]
         found: np.ndarray = np.array(ids, dtype=np.uint32)
         return np.asarray(found[found != 0])
 
