@@ -221,9 +221,27 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def reader_scope(args: argparse.Namespace, settings: Settings) -> Settings:
+    """Return ``settings`` reading the version and language ``--version`` and ``--locale`` name.
+
+    Raises:
+        UsageError: one of them is malformed.
+    """
+    from pydantic import ValidationError
+
+    scope = {name: value for name in ("version", "locale") if (value := getattr(args, name, None))}
+    try:
+        return settings.with_overrides(scope) if scope else settings
+    except ValidationError as exc:
+        name = str(exc.errors()[0]["loc"][0])
+        raise UsageError(f"--{name} {scope[name]!r} is not a {'version label' if name == 'version' else 'language tag'}"
+                         ) from None
+
+
 def ask(args: argparse.Namespace, settings: Settings) -> int:
     """Answer one question (on a new thread, or ``--thread ID``) and print the result."""
     question = check_question(args.question, settings)
+    settings = reader_scope(args, settings)
     with collector_paused():
         from askai_graph.graph import build_graph
         from askai_graph.stores.checkpoints import open_checkpointer
@@ -260,6 +278,9 @@ def index(args: argparse.Namespace, settings: Settings) -> int:
             max_front_matter_bytes=settings.max_front_matter_bytes,
             embeddings=embeddings,
             embeddings_model=model_key(settings),
+            version_label=args.version_label,
+            locale=args.locale,
+            default_version=args.default_version,
         )
     except StrictIndexError as exc:
         print(render_index_summary(exc.summary, written=False))
@@ -276,6 +297,8 @@ def index_site(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.base_url or args.trailing_slash is not None:
         raise UsageError("--base-url and --trailing-slash are for folders; a crawled page's URL is where it is")
+    if args.version_label or args.locale or args.default_version:
+        raise UsageError("--version-label, --locale and --default-version are for docs folders, not a crawl")
     try:
         summary = crawl_index(
             args.source, Path(args.out), crawl_options(args, settings.max_page_bytes), strict=args.strict,
@@ -301,6 +324,7 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
         f"  added {len(summary.added)}, changed {len(summary.changed)}, removed {len(summary.removed)}"
         f" since the last index; {summary.parsed} {files} parsed, the rest unchanged",
     ]
+    lines += _variant_lines(summary)
     if summary.embeddings_model:
         lines.append(f"  embedded {summary.embedded} passages with {summary.embeddings_model}, the rest unchanged")
     for label, urls in (("added", summary.added), ("changed", summary.changed), ("removed", summary.removed)):
@@ -318,6 +342,25 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
         embedded = f" ASKAI_EMBEDDINGS={summary.embeddings_model.split(':')[0]}" if summary.embeddings_model else ""
         lines.append(f'serve it: ASKAI_CORPUS={summary.out}{embedded} askai ask "QUESTION"')
     return "\n".join(lines)
+
+
+def _variant_lines(summary: Any) -> list[str]:
+    """Return the report's lines on a site's versions and languages: each with its pages, the defaults marked."""
+    variants = getattr(summary, "variants", None)
+    counts: dict[tuple[str, str], int] = getattr(summary, "pages_by_variant", {})
+    if not variants or not (variants["versions"] or variants["locales"]):
+        return []
+    lines = []
+    for kind, position, default in (("versions", 0, variants["default_version"]),
+                                    ("locales", 1, variants["default_locale"])):
+        if variants[kind]:
+            listed = [
+                f"{name} ({sum(n for key, n in counts.items() if key[position] == name)} pages"
+                + (", default)" if name == default else ")")
+                for name in variants[kind]
+            ]
+            lines.append(f"  {kind}: " + ", ".join(listed))
+    return lines
 
 
 def chat(args: argparse.Namespace, settings: Settings) -> int:
@@ -547,6 +590,8 @@ def parser() -> argparse.ArgumentParser:
     ask_cmd.add_argument("--thread", metavar="ID", help="continue this conversation (an id askai printed)")
     ask_cmd.add_argument("--thread-token", metavar="TOKEN", help="the secret printed with that thread")
     ask_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
+    ask_cmd.add_argument("--version", metavar="LABEL", help="answer from this docs version (default: the latest)")
+    ask_cmd.add_argument("--locale", metavar="LANG", help="answer from this language's pages (default: the site's)")
     ask_cmd.set_defaults(run=ask)
     index_cmd = commands.add_parser(
         "index",
@@ -562,6 +607,15 @@ def parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="whether page URLs end in / (default: as the site's generator config says)",
+    )
+    index_cmd.add_argument(
+        "--version-label", metavar="LABEL",
+        help="the version of the pages in SOURCE (default: as the site says; a Docusaurus docs/ folder is 'next')",
+    )
+    index_cmd.add_argument("--locale", metavar="LANG", help="the language of the pages in SOURCE (default: the site's)")
+    index_cmd.add_argument(
+        "--default-version", metavar="LABEL",
+        help="the version a reader who names none gets (default: the site's latest release)",
     )
     index_cmd.add_argument("--out", default="askai-index", help="index folder to write or update (default askai-index)")
     index_cmd.add_argument("--strict", action="store_true", help="fail (and keep the old index) if any file is skipped")

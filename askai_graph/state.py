@@ -51,6 +51,8 @@ class Source(BaseModel):
     """``url`` with that section's anchor, or a ``#:~:text=`` fragment of the quote ('' when none)."""
     quote: str = ""
     """The passage the answer rests on, verbatim from the retrieved page (at most ~200 characters)."""
+    fallback_locale: str = ""
+    """The page's language when it is not the reader's: a page not translated yet ('' otherwise)."""
 
 
 class Turn(BaseModel):

@@ -46,7 +46,7 @@ def test_a_valid_body_comes_back_cleaned() -> None:
     [
         (b'{"question": "hi", "x": 1}', ChatBody, "'message' is required"),
         (b'{"message": 1, "x": 1}', ChatBody,
-         "unknown field(s) 'x': only 'message', 'thread_id' and 'thread_token' are accepted"),
+         "unknown field(s) 'x': only 'message', 'thread_id', 'thread_token', 'version' and 'locale' are accepted"),
         (b'{"rating": "up", "x": 1, "y": 2}', FeedbackBody, "'run_id' is required"),
         (
             f'{{"run_id": "{RUN_ID}", "rating": "up", "x": 1, "y": 2}}'.encode(),

@@ -14,6 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from askai_graph.settings.answer import LOCALE_PATTERN, VERSION_PATTERN
+
 Kind = Literal["answer", "catalog", "offtopic"]
 
 
@@ -35,6 +37,10 @@ class EvalQuestion(BaseModel):
     ``offtopic`` (the site cannot answer it: it must end without source cards)."""
     must_mention: tuple[str, ...] = ()
     """Terms a shown answer must contain (case-insensitive)."""
+    version: str | None = Field(None, pattern=VERSION_PATTERN)
+    """The docs version the reader reads (the run's ``version``); absent: the site's default."""
+    locale: str | None = Field(None, pattern=LOCALE_PATTERN)
+    """The reader's language (the run's ``locale``); absent: the site's default."""
     line: int = 0
     """Line number in the file (set by ``load_questions``)."""
 

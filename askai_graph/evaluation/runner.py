@@ -26,7 +26,9 @@ from askai_graph.summary import RunSummary, final_state
 class StreamableGraph(Protocol):
     """What the runner needs of a graph: LangGraph's synchronous ``stream``."""
 
-    def stream(self, input: Any, *, stream_mode: Any = ..., output_keys: Any = None) -> Iterable[Any]:
+    def stream(
+        self, input: Any, *, stream_mode: Any = ..., output_keys: Any = None, context: Any = None
+    ) -> Iterable[Any]:
         """Stream the run's progress (``output_keys=STATE_KEYS``: internals included)."""
         ...
 
@@ -118,7 +120,11 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
                 verdicts.append(verdict)
         last = now
 
-    stream = graph.stream({"question": item.question}, stream_mode=["updates", "values"], output_keys=STATE_KEYS)
+    scope = {name: value for name in ("version", "locale") if (value := getattr(item, name))}
+    more = {"context": scope} if scope else {}  # a graph from elsewhere may take no context
+    stream = graph.stream(
+        {"question": item.question}, stream_mode=["updates", "values"], output_keys=STATE_KEYS, **more
+    )
     final = final_state(stream, on_updates)
     summary = RunSummary.from_state(final, seconds=time.perf_counter() - start, stage_seconds=stage_seconds)
     cards = tuple(source.url for source in summary.sources)

@@ -54,6 +54,8 @@ class SearchResult(BaseModel):
     """On a post listed from the site's catalog: how many pages the catalog holds (0 otherwise)."""
     anchors: tuple[HeadingAnchor, ...] = Field(default_factory=tuple)
     """The page's headings and their anchors, when its site reader knew them (empty otherwise)."""
+    fallback_locale: str = ""
+    """The page's language when it stands in for a page not translated into the reader's yet ('' otherwise)."""
 
 
 INLINE_CHARS = 100_000

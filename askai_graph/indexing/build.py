@@ -68,11 +68,15 @@ def build_index(
     max_front_matter_bytes: int = DEFAULT_MAX_FRONT_MATTER_BYTES,
     embeddings: Embeddings | None = None,
     embeddings_model: str | None = None,
+    version_label: str | None = None,
+    locale: str | None = None,
+    default_version: str | None = None,
 ) -> IndexSummary:
     """Index ``source`` (docs tree, built HTML site or JSONL) into the folder ``out``.
 
     ``base_url`` and ``trailing_slash`` (``None``: as the site's generator config says)
-    override what a docs tree's generator config says.
+    override what a docs tree's generator config says; ``version_label``, ``locale`` and
+    ``default_version`` what it says of its versions and languages (``variants``).
 
     With ``embeddings`` (named ``embeddings_model``, e.g. ``embeddings.model_key(settings)``)
     every passage gets a vector for dense and hybrid retrieval; an update embeds only
@@ -85,7 +89,7 @@ def build_index(
     check_out(out)
     src = open_source(
         source, base_url, max_file_bytes=max_file_bytes, max_front_matter_bytes=max_front_matter_bytes,
-        trailing_slash=trailing_slash,
+        trailing_slash=trailing_slash, version_label=version_label, locale=locale, default_version=default_version,
     )
     return write_source(
         src, out, str(source.resolve()), base_url=base_url, strict=strict, progress=progress,
@@ -130,6 +134,7 @@ def write_source(
         writer = IndexWriter(staging, previous, summary, passage_chars, embeddings, progress, src.site_name)
         summary = _write(writer, src.units, progress and not src.own_progress)
         summary.notes, summary.report = list(src.notes), list(src.report)
+        summary.variants = src.variants.manifest() if src.variants is not None else None
         if strict and summary.errors:
             message = f"{len(summary.errors)} file(s) skipped and --strict is set; the previous index is kept"
             raise StrictIndexError(message, summary)
@@ -250,6 +255,7 @@ def _write_manifest(staging: Path, summary: IndexSummary, source: str, base_url:
         else None,
         "skipped": [{"file": s.where, "reason": s.reason, "draft": s.draft} for s in summary.skips],
         "notes": [{"file": n.where, "note": n.reason} for n in summary.notes],
+        **(summary.variants or {}),
     }
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=1), "utf-8")
 

@@ -45,6 +45,12 @@ class DocusaurusSite:
     """Files that exist but could not be read statically, and why."""
     title: str | None = None
     """The config's ``title``: what the site calls itself (``llms.txt``'s title)."""
+    folder: Path | None = None
+    """The site folder: where the config or the sidebars are, and ``versions.json``, ``versioned_docs``, ``i18n``."""
+    last_version: str | None = None
+    """The docs plugin's ``lastVersion`` literal: the version served at the docs' root (``current``: ``docs/``)."""
+    default_locale: str | None = None
+    """The ``i18n.defaultLocale`` literal."""
 
 
 def find_docusaurus(root: Path) -> DocusaurusSite | None:
@@ -58,19 +64,27 @@ def find_docusaurus(root: Path) -> DocusaurusSite | None:
     if config is None and sidebars is None:
         return None
     notes: list[Skip] = []
-    url, trailing, title = None, None, None
+    url, trailing, title, last, locale = None, None, None, None, None
     if config is not None:
         source = _read(config)
         url, trailing = _site_url(source), _literal_bool(source, "trailingSlash")
         title = (literal_string(source, "title") or "").strip() or None  # the first one: the site's, not the navbar's
+        last, locale = literal_string(source, "lastVersion"), literal_string(source, "defaultLocale")
+    nav = sidebar_nav(sidebars, notes) if sidebars is not None else Nav()
+    folder = (config or sidebars or resolved).parent
+    return DocusaurusSite(url=url, trailing_slash=trailing, nav=nav, notes=tuple(notes), title=title, folder=folder,
+                          last_version=last, default_locale=locale)
+
+
+def sidebar_nav(path: Path, notes: list[Skip]) -> Nav:
+    """Return the nav of the sidebars file at ``path``; an unreadable one is an empty nav and a note."""
     nav = Nav()
-    if sidebars is not None:
-        data = _sidebars(sidebars)
-        if data is None:
-            notes.append(Skip(sidebars.name, "not a plain object literal; sidebar order and titles not used"))
-        else:
-            _walk_sidebars(data, nav)
-    return DocusaurusSite(url=url, trailing_slash=trailing, nav=nav, notes=tuple(notes), title=title)
+    data = _sidebars(path)
+    if data is None:
+        notes.append(Skip(path.name, "not a plain object literal; sidebar order and titles not used"))
+    else:
+        _walk_sidebars(data, nav)
+    return nav
 
 
 def _read(path: Path) -> str:

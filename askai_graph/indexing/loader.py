@@ -87,4 +87,6 @@ def _in_memory(scan: Any, where: str) -> Corpus:
     if not posts:
         reasons = "; ".join(f"{printable(skip.where)}: {printable(skip.reason)}" for skip in scan.skips[:3])
         raise CorpusError(f"{printable(where)}: no posts found" + (f" ({reasons})" if reasons else ""))
-    return Corpus(posts=tuple(posts), fingerprint=fingerprint_of(page_digest(post) for post in posts))
+    variants = getattr(scan, "variants", None)
+    fingerprint = fingerprint_of(page_digest(post) for post in posts)
+    return Corpus(posts=tuple(posts), fingerprint=fingerprint, variants=variants)

@@ -63,6 +63,10 @@ class MkDocsSite:
     """Path of the docs root inside the indexed folder ('' when the folder is the docs root)."""
     name: str | None = None
     """``site_name``: what the site calls itself (``llms.txt``'s title)."""
+    language: str | None = None
+    """``theme.language``: the language of the pages."""
+    suffix_locales: tuple[str, ...] = ()
+    """mkdocs-static-i18n (``docs_structure: suffix``): its languages, the default first."""
 
 
 def load_yaml(path: Path) -> Any:
@@ -121,7 +125,27 @@ def _site(path: Path, config: dict[str, Any], docs: Path, prefix: str) -> MkDocs
         nav=nav,
         prefix=prefix,
         name=name.strip() if isinstance(name, str) and name.strip() else None,
+        language=_theme_language(config.get("theme")),
+        suffix_locales=_suffix_locales(config.get("plugins")),
     )
+
+
+def _theme_language(theme: Any) -> str | None:
+    language = theme.get("language") if isinstance(theme, dict) else None
+    return language.strip() if isinstance(language, str) and language.strip() else None
+
+
+def _suffix_locales(plugins: Any) -> tuple[str, ...]:
+    """Return mkdocs-static-i18n's languages (the default first) when its pages are named ``page.<locale>.md``."""
+    entries = plugins if isinstance(plugins, list) else [plugins] if isinstance(plugins, dict) else []
+    for entry in entries:
+        options = entry.get("i18n") if isinstance(entry, dict) else None
+        if not isinstance(options, dict) or options.get("docs_structure", "suffix") != "suffix":
+            continue
+        found = [lang for lang in options.get("languages") or () if isinstance(lang, dict)]
+        locales = [(not lang.get("default"), str(lang.get("locale")).strip()) for lang in found if lang.get("locale")]
+        return tuple(locale for _, locale in sorted(locales, key=lambda pair: pair[0]))
+    return ()
 
 
 def _walk_nav(items: list[Any], section: str, nav: Nav, docs: Path) -> None:

@@ -20,9 +20,9 @@ from typing import Literal
 
 import yaml
 
-from askai_graph.indexing.docusaurus import find_docusaurus
+from askai_graph.indexing.docusaurus import DocusaurusSite, find_docusaurus
 from askai_graph.indexing.files import Skip
-from askai_graph.indexing.mkdocs import find_mkdocs
+from askai_graph.indexing.mkdocs import MkDocsSite, find_mkdocs
 from askai_graph.indexing.nav import Nav
 from askai_graph.indexing.snippets import Snippets, repository_root
 
@@ -54,6 +54,10 @@ class SiteProfile:
     """What the config reader could not use, for the index report."""
     name: str | None = None
     """What the site calls itself (MkDocs ``site_name``, Docusaurus ``title``), if its config says."""
+    mkdocs: MkDocsSite | None = None
+    """What its ``mkdocs.yml`` says (an MkDocs site): its languages, for ``variants``."""
+    docusaurus: DocusaurusSite | None = None
+    """What its config and sidebars say (a Docusaurus site): its versions and languages, for ``variants``."""
 
     def digest(self) -> str:
         """Return a hash of everything the profile changes about parsed pages."""
@@ -79,6 +83,7 @@ def site_profile(root: Path, base_url: str | None, trailing_slash: bool | None =
             nav=mkdocs.nav,
             prefix=mkdocs.prefix,
             name=mkdocs.name,
+            mkdocs=mkdocs,
             snippets=Snippets(docs, [mkdocs.config.parent], repository_root(docs, mkdocs.config.parent)),
         )
         assert profile.snippets is not None
@@ -96,6 +101,7 @@ def site_profile(root: Path, base_url: str | None, trailing_slash: bool | None =
             nav_by_id=True,
             notes=list(docusaurus.notes),
             name=docusaurus.title,
+            docusaurus=docusaurus,
         )
     hugo = _hugo_base_url(root)
     if hugo is not None:

@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from askai_graph.indexing.markdown import ORDER_KEYS, parse_markdown_page
 from askai_graph.indexing.markup import summary_line
 from askai_graph.indexing.sites import site_profile
 from askai_graph.indexing.urls import check_base_url
+from askai_graph.indexing.variants import Tree, Variants, site_variants
 from askai_graph.retrieval.corpus import CorpusError, Page, make_page
 
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown")
@@ -112,6 +113,8 @@ class Source:
     """The units show their own progress bar (a crawl's), so the build shows none over them."""
     site_name: str | None = None
     """What the site calls itself, from its generator's config: ``llms.txt``'s title."""
+    variants: Variants | None = None
+    """A docs tree's versions and languages (``variants``), recorded in the manifest."""
 
 
 @dataclass
@@ -122,6 +125,8 @@ class Scan:
     """The posts, duplicates removed."""
     skips: list[Skip] = field(default_factory=list)
     """What was left out, with reasons."""
+    variants: dict[str, object] | None = None
+    """The source's versions and languages (``variants.Variants.manifest``), if a docs tree has any."""
 
 
 def open_source(
@@ -131,11 +136,16 @@ def open_source(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     max_front_matter_bytes: int = DEFAULT_MAX_FRONT_MATTER_BYTES,
     trailing_slash: bool | None = None,
+    version_label: str | None = None,
+    locale: str | None = None,
+    default_version: str | None = None,
 ) -> Source:
     """Return the units of the docs tree, HTML site or JSONL file at ``path``.
 
     A docs tree is read the way its generator builds it (``sites.site_profile``):
-    ``base_url`` and ``trailing_slash`` override what the generator's config says.
+    ``base_url`` and ``trailing_slash`` override what the generator's config says. Its
+    site's other versions and languages are read too (``variants.site_variants``, where
+    ``version_label``, ``locale`` and ``default_version`` override what the site says).
 
     Raises:
         CorpusError: the path does not exist, is not a supported kind, the base URL
@@ -152,13 +162,16 @@ def open_source(
     if not built and (_has_files(path, MARKDOWN_SUFFIXES) or not _has_files(path, HTML_SUFFIXES)):
         try:
             site = site_profile(path, base, trailing_slash)
+            site.base_url = check_base_url(site.base_url)
+            variants = site_variants(path, site, version_label=version_label, locale=locale,
+                                     default_version=default_version)
         except ValueError as exc:
             raise CorpusError(f"{path}: {exc}") from None
-        site.base_url = check_base_url(site.base_url)
-        parse = partial(parse_markdown_page, base_url=site.base_url, max_front_matter=max_front_matter_bytes, site=site)
-        files = walk(path, MARKDOWN_SUFFIXES, max_file_bytes)
-        context = _context("docs", site.base_url, max_front_matter_bytes, site.digest())
-        return Source("docs", context, _file_units(files, parse), site.notes, site_name=site.name)
+        context = _context("docs", site.base_url, max_front_matter_bytes, site.digest(), _trees_digest(variants))
+        units = _tree_units(variants.trees, max_file_bytes, max_front_matter_bytes)
+        return Source("docs", context, units, site.notes, site_name=site.name, variants=variants)
+    if version_label or locale or default_version:
+        raise CorpusError(f"{path}: --version-label, --locale and --default-version apply to a docs tree")
     sitemap = read_sitemap(path)
     html = partial(parse_html_page, base_url=base, sitemap=sitemap)
     context = _context("html", base, sorted(sitemap) if sitemap else None)
@@ -175,6 +188,7 @@ def scan_source(path: Path, base_url: str | None, **limits: int) -> Scan:
         max_file_bytes=limits.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES),
         max_front_matter_bytes=limits.get("max_front_matter_bytes", DEFAULT_MAX_FRONT_MATTER_BYTES),
     )
+    scan.variants = source.variants.manifest() if source.variants is not None else None
     for unit in source.units:
         result = unit if isinstance(unit, Skip) else unit.parse()
         if isinstance(result, Skip):
@@ -192,6 +206,30 @@ def scan_source(path: Path, base_url: str | None, **limits: int) -> Scan:
 def duplicate(where: str, url: str, first: str) -> Skip:
     """Return the skip for a page whose URL an earlier page already has."""
     return Skip(where, f"duplicate url {url} (already used by {first})")
+
+
+def _tree_units(trees: list[Tree], max_file_bytes: int, max_front_matter: int) -> Iterator[Unit | Skip]:
+    for tree in trees:
+        parse = partial(parse_markdown_page, base_url=tree.site.base_url, max_front_matter=max_front_matter,
+                        site=tree.site)
+        for entry, rel in tree.entries(walk(tree.root, MARKDOWN_SUFFIXES, max_file_bytes)):
+            yield entry if isinstance(entry, Skip) else FileUnit(entry, partial(_tree_page, parse, tree, rel))
+
+
+def _tree_page(parse: Callable[[str, str], Page | Skip], tree: Tree, rel: str, key: str, text: str) -> Page | Skip:
+    """Parse the page ``rel`` of ``tree`` (its unit key is ``key``), recording the tree's version and locale."""
+    page = parse(rel, text)
+    if isinstance(page, Skip):
+        return replace(page, where=key) if tree.key else page
+    if not (tree.version or tree.locale):
+        return page
+    doc = rel[len(tree.site.prefix) :] if rel.startswith(tree.site.prefix) else rel
+    return page.model_copy(update={"version": tree.version, "locale": tree.locale, "doc": doc})
+
+
+def _trees_digest(variants: Variants) -> list[object]:
+    return [(t.key, t.version, t.locale, t.site.base_url, t.suffix, t.foreign, t.site.nav.digest_parts())
+            for t in variants.trees]
 
 
 def _file_units(files: Iterator[FileEntry | Skip], parse: Callable[[str, str], Page | Skip]) -> Iterator[Unit | Skip]:

@@ -42,14 +42,15 @@ DOCS = "documents.npy"
 POSTS = "posts.npy"
 EMBEDDINGS = "embeddings.npy"
 FORMAT = "askai-index"
-VERSION = 4  # 3: posts keep their headings' anchors; 4: tab labels over their code
+VERSION = 5  # 3: posts keep their headings' anchors; 4: tab labels over their code; 5: version and locale
 
 SCHEMA = """
 CREATE TABLE posts (
     id INTEGER PRIMARY KEY, unit TEXT NOT NULL, stamp TEXT NOT NULL, digest TEXT NOT NULL, url TEXT NOT NULL UNIQUE,
     title TEXT NOT NULL, summary TEXT NOT NULL, body TEXT NOT NULL, images TEXT NOT NULL,
     weight REAL, date TEXT, page_digest TEXT NOT NULL, section TEXT NOT NULL DEFAULT '',
-    anchors TEXT NOT NULL DEFAULT '[]'
+    anchors TEXT NOT NULL DEFAULT '[]', version TEXT NOT NULL DEFAULT '', locale TEXT NOT NULL DEFAULT '',
+    doc TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE passages (id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, heading TEXT NOT NULL,
     text TEXT NOT NULL, tokens BLOB NOT NULL);
@@ -67,8 +68,11 @@ CREATE TABLE IF NOT EXISTS vector_space (max_tokens INTEGER);
 """
 # ``vector_space``: how much of a text the model read (one row; none, or NULL: unknown). With
 # the model named in the manifest it says which vectors the stored ones can be mixed with.
-POST_COLUMNS = "id, unit, stamp, digest, url, title, summary, body, images, weight, date, section, anchors, page_digest"
-_POST_FIELDS = "title, url, summary, body, images, weight, date, section, anchors"
+POST_COLUMNS = (
+    "id, unit, stamp, digest, url, title, summary, body, images, weight, date, section, anchors, version, locale, doc,"
+    " page_digest"
+)
+_POST_FIELDS = "title, url, summary, body, images, weight, date, section, anchors, version, locale, doc"
 
 
 def is_built_index(path: Path) -> bool:
@@ -77,18 +81,20 @@ def is_built_index(path: Path) -> bool:
 
 
 def post_row(post: Page) -> tuple[Any, ...]:
-    """Return the stored columns ``title .. anchors`` of ``post``."""
+    """Return the stored columns ``title .. doc`` of ``post``."""
     images = json.dumps([image.model_dump() for image in post.images])
     anchors = json.dumps([anchor.model_dump() for anchor in post.anchors])
-    return post.title, post.url, post.summary, post.body, images, post.weight, post.date, post.section, anchors
+    return (post.title, post.url, post.summary, post.body, images, post.weight, post.date, post.section, anchors,
+            post.version, post.locale, post.doc)
 
 
 def row_post(row: Sequence[Any]) -> Page:
-    """Rebuild a post from the stored columns ``title .. anchors`` (already validated once)."""
-    title, url, summary, body, images, weight, date, section, anchors = row
+    """Rebuild a post from the stored columns ``title .. doc`` (already validated once)."""
+    title, url, summary, body, images, weight, date, section, anchors, version, locale, doc = row
     return Page.model_validate(
         {"title": title, "url": url, "summary": summary, "body": body, "images": json.loads(images),
-         "weight": weight, "date": date, "section": section, "anchors": json.loads(anchors)}
+         "weight": weight, "date": date, "section": section, "anchors": json.loads(anchors),
+         "version": version, "locale": locale, "doc": doc}
     )
 
 
@@ -188,14 +194,19 @@ class IndexReader:
         )
         return dict(rows)
 
-    def catalog(self, limit: int) -> list[tuple[int, Page]]:
-        """Return the first ``limit`` posts in the site's order, with their ids."""
-        rows = self.query(
-            f"SELECT p.id, {', '.join('p.' + c.strip() for c in _POST_FIELDS.split(','))} FROM catalog c "
-            "JOIN posts p ON p.id = c.post_id ORDER BY c.rank LIMIT ?",
-            (limit,),
-        )
-        return [(row[0], row_post(row[1:])) for row in rows]
+    def catalog(self, limit: int, within: frozenset[int] | None = None) -> list[tuple[int, Page]]:
+        """Return the first ``limit`` posts in the site's order (of those ``within``, if given), with their ids."""
+        fields = ", ".join("p." + c.strip() for c in _POST_FIELDS.split(","))
+        if within is None:
+            rows = self.query(
+                f"SELECT p.id, {fields} FROM catalog c JOIN posts p ON p.id = c.post_id ORDER BY c.rank LIMIT ?",
+                (limit,),
+            )
+            return [(row[0], row_post(row[1:])) for row in rows]
+        # The catalog's ranks first (ids only), then the first ``limit`` pages in scope.
+        ranked = [row[0] for row in self.query("SELECT post_id FROM catalog ORDER BY rank")]
+        kept = [post_id for post_id in ranked if post_id in within][:limit]
+        return [(post_id, self.post(post_id)) for post_id in kept]
 
 
 class LazyPosts(Sequence[Page]):

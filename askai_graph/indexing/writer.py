@@ -86,6 +86,11 @@ class IndexSummary:
     """How much of a text the model reads (``None``: unknown), stored with the vectors:
     vectors of one model read at another length are not mixed in one index."""
 
+    variants: dict[str, object] | None = None
+    """The site's versions and languages, their defaults (``variants.Variants.manifest``)."""
+    pages_by_variant: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Pages per ``(version, locale)``."""
+
     @property
     def errors(self) -> list[Skip]:
         """Skips that are input problems (drafts are left out on purpose)."""
@@ -204,12 +209,13 @@ class IndexWriter:
 
     def _insert(self, unit: Unit, post: Page, digest: str) -> None:
         cursor = self.db.execute(
-            f"INSERT INTO posts ({POST_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO posts ({POST_COLUMNS}) VALUES (NULL, {', '.join('?' * 16)})",
             (unit.key, unit.stamp, digest, *_reorder(post_row(post)), self.digests[post.url]),
         )
         encode = self.vocabulary.encode_text
         rows = [
-            (cursor.lastrowid, passage.heading, passage.text, encode(passage_text(post, passage, i == 0)).tobytes())
+            (cursor.lastrowid, passage.heading, passage.text,
+             encode(passage_text(post, passage, i == 0), post.locale).tobytes())
             for i, passage in enumerate(split_passages(post.body, self.passage_chars))
         ]
         self.db.executemany("INSERT INTO passages (post_id, heading, text, tokens) VALUES (?, ?, ?, ?)", rows)
@@ -283,8 +289,8 @@ class IndexWriter:
 
 
 def _reorder(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    title, url, summary, body, images, weight, date, section, anchors = row
-    return url, title, summary, body, images, weight, date, section, anchors
+    title, url, *rest = row
+    return url, title, *rest
 
 
 def _finish(
@@ -308,4 +314,6 @@ def _finish(
         digests.append(digest)
     np.save(staging / POSTS, np.array(post_ids, dtype=np.int64))
     summary.posts, summary.passages = len(order), len(tokens)
+    counted = db.execute("SELECT version, locale, COUNT(*) FROM posts GROUP BY version, locale")
+    summary.pages_by_variant = {(version, locale): count for version, locale, count in counted}
     summary.fingerprint = fingerprint_of(digests)

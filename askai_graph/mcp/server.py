@@ -114,6 +114,15 @@ class DocsMCP:
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
+VERSION_HELP = "The docs version to answer from (e.g. 29.7), on a site with versions; default: its latest release."
+LOCALE_HELP = "The language to answer in (e.g. es), on a site with languages; untranslated pages come in the default."
+
+
+def scope_of(version: str | None, locale: str | None) -> dict[str, str]:
+    """Return the reader's version and language as far as the call names them."""
+    return {key: value for key, value in (("version", version), ("locale", locale)) if value}
+
+
 def transport_security(settings: Settings) -> TransportSecuritySettings:
     """Return the ``Host``/``Origin`` checks of ``/mcp``.
 
@@ -183,8 +192,10 @@ def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
         thread_token: Annotated[
             str | None, Field(description="The thread_token returned with that thread_id (its secret).")
         ] = None,
+        version: Annotated[str | None, Field(description=VERSION_HELP)] = None,
+        locale: Annotated[str | None, Field(description=LOCALE_HELP)] = None,
     ) -> AskResult:
-        asked = mcp.ready().ask_docs(question, thread_id, client_of(context), thread_token)
+        asked = mcp.ready().ask_docs(question, thread_id, client_of(context), thread_token, scope_of(version, locale))
         return await _refused_as_tool_error(asked)  # type: ignore[no-any-return]
 
     @server.tool(name="search_docs", description=SEARCH_DOCS, annotations=read_only)
@@ -192,8 +203,11 @@ def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
         query: Annotated[str, Field(description="What to look for.")],
         context: Context[Any, Any],
         limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_RESULTS, description="How many passages at most.")] = 5,
+        version: Annotated[str | None, Field(description=VERSION_HELP)] = None,
+        locale: Annotated[str | None, Field(description=LOCALE_HELP)] = None,
     ) -> list[Passage]:
-        return await _refused_as_tool_error(mcp.ready().search_docs(query, limit, client_of(context)))  # type: ignore[no-any-return]
+        searched = mcp.ready().search_docs(query, limit, client_of(context), scope_of(version, locale))
+        return await _refused_as_tool_error(searched)  # type: ignore[no-any-return]
 
     @server.tool(name="list_pages", description=LIST_PAGES, annotations=read_only)
     async def list_pages(

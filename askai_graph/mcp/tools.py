@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, cast
@@ -33,6 +34,7 @@ from langchain_core.retrievers import BaseRetriever
 from typing_extensions import TypedDict
 
 from askai_graph.retrieval.pages import PageRetriever
+from askai_graph.retrieval.scope import ScopeError, SiteVariants
 from askai_graph.rules.catalog import SiteCatalog
 from askai_graph.rules.question import QuestionError, checked_question
 from askai_graph.server.answering import answer_batches
@@ -44,6 +46,7 @@ from askai_graph.server.recording import RecordingGraph, flat, recorded
 from askai_graph.server.reload import live
 from askai_graph.server.request import BadRequest
 from askai_graph.settings import Settings
+from askai_graph.settings.answer import LOCALE_PATTERN, VERSION_PATTERN
 from askai_graph.stores.runlog import RunLog
 from askai_graph.stores.thread_tokens import THREAD_TOKEN_FORMAT, is_thread_token
 from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id
@@ -141,10 +144,15 @@ class DocsTools:
     """Where answers are logged, if anywhere."""
 
     async def ask_docs(
-        self, question: str, thread_id: str | None, client: str, thread_token: str | None = None
+        self, question: str, thread_id: str | None, client: str, thread_token: str | None = None,
+        scope: Mapping[str, str] | None = None,
     ) -> AskResult:
-        """Answer ``question`` (a follow-up on ``thread_id``, owned by ``thread_token``, if given) for ``client``."""
+        """Answer ``question`` (a follow-up on ``thread_id``, owned by ``thread_token``, if given) for ``client``.
+
+        Only the pages of the version and language ``scope`` names (``version``, ``locale``) are read.
+        """
         serving = live(self.app)
+        scope = self._scope(scope or {}, serving.info)
         graph, cache = serving.graph, serving.cache
         if graph is None:
             raise ToolRefused("the threads database is not open yet; retry shortly")
@@ -178,6 +186,7 @@ class DocsTools:
                     token_chars=self.settings.token_chars,
                     thread=thread,
                     deadline_seconds=self.settings.request_timeout_seconds,
+                    scope=scope,
                 )
                 log = self.run_log
                 batches = recorded(run, question=question, recorder=recorder, run_log=log, run_id=thread.run_id)
@@ -187,15 +196,21 @@ class DocsTools:
         finally:
             await slot.release()
 
-    async def search_docs(self, query: str, limit: int, client: str) -> list[Passage]:
-        """Return up to ``limit`` retrieved passages for ``query``, none of them endorsed."""
+    async def search_docs(
+        self, query: str, limit: int, client: str, scope: Mapping[str, str] | None = None
+    ) -> list[Passage]:
+        """Return up to ``limit`` retrieved passages for ``query``, none of them endorsed.
+
+        Only the pages of the version and language ``scope`` names (``version``, ``locale``) are searched.
+        """
         await self._admit(client)
         query = self._question(query)
+        scope = self._scope(scope or {}, live(self.app).info)
         retriever = self._retriever()
         limit = max(1, min(limit, MAX_SEARCH_RESULTS))
-        # The project's retrievers take ``k`` (another retriever's ``k`` may mean something else);
-        # ``ainvoke`` runs the CPU work of ranking off the event loop.
-        keep = {"k": limit} if isinstance(retriever, PageRetriever) else {}
+        # The project's retrievers take ``k`` and the reader's scope (another retriever's ``k`` may mean
+        # something else); ``ainvoke`` runs the CPU work of ranking off the event loop.
+        keep: dict[str, Any] = {"k": limit, **scope} if isinstance(retriever, PageRetriever) else {}
         documents = await retriever.ainvoke(query, None, **keep)
         return [
             {
@@ -239,6 +254,21 @@ class DocsTools:
             return checked_question(text, self.settings)
         except QuestionError as exc:
             raise ToolRefused(f"the question {exc}") from None
+
+    @staticmethod
+    def _scope(scope: Mapping[str, str], info: Mapping[str, Any]) -> dict[str, str]:
+        """Return the reader's version and language, checked (malformed, or a version the site lacks: refused)."""
+        for name, pattern in (("version", VERSION_PATTERN), ("locale", LOCALE_PATTERN)):
+            value = scope.get(name)
+            if value is not None and not re.fullmatch(pattern, value):
+                raise ToolRefused(f"{name} must match {pattern}")
+        known = info.get("variants")
+        if scope.get("version") and isinstance(known, Mapping):
+            try:
+                SiteVariants.from_manifest(known).version(scope["version"])
+            except ScopeError as exc:
+                raise ToolRefused(str(exc)) from None
+        return dict(scope)
 
     def _retriever(self) -> BaseRetriever:
         """The retriever of the corpus served now (``None`` when the app was handed a graph)."""

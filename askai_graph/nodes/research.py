@@ -51,6 +51,7 @@ def to_search_results(documents: list[Document], top_k: int) -> list[SearchResul
             score=float(meta.get("score") or 0.0),
             section=str(meta.get("section") or ""),
             site_pages=int(meta.get("site_pages") or 0),
+            fallback_locale=str(meta.get("locale") or "") if meta.get("untranslated") is True else "",
         )
         if len(results) == top_k:
             break
@@ -98,7 +99,7 @@ class Research:
             return researched(state, query, [])
         try:
             if (site := self._site_catalog(state)) is not None:
-                documents = site.catalog(settings.catalog_top_k)
+                documents = site.catalog(settings.catalog_top_k, **self._scope(settings))
             else:
                 documents = self.retriever.invoke(query, None, **self._limit(state, settings))
                 if not documents and query != (question := researched_question(state)):
@@ -116,7 +117,7 @@ class Research:
         try:
             if (site := self._site_catalog(state)) is not None:
                 # A built index reads its catalog from disk: off the event loop.
-                documents = await asyncio.to_thread(site.catalog, settings.catalog_top_k)
+                documents = await asyncio.to_thread(site.catalog, settings.catalog_top_k, **self._scope(settings))
             else:
                 documents = await self.retriever.ainvoke(query, None, **self._limit(state, settings))
                 if not documents and query != (question := researched_question(state)):
@@ -126,13 +127,20 @@ class Research:
             documents = []
         return researched(state, query, to_search_results(documents, result_limit(state, settings)))
 
-    def _limit(self, state: AskState, settings: Settings) -> dict[str, int]:
-        """Ask the project's own retrievers for the pages this run keeps, no more.
+    def _limit(self, state: AskState, settings: Settings) -> dict[str, Any]:
+        """Ask the project's own retrievers for the pages this run keeps, no more, of the reader's version and language.
 
         Any other retriever is invoked as it always was: a ``k`` keyword means something
         else, or nothing, to a retriever written elsewhere.
         """
-        return {"k": result_limit(state, settings)} if isinstance(self.retriever, PageRetriever) else {}
+        if not isinstance(self.retriever, PageRetriever):
+            return {}
+        return {"k": result_limit(state, settings), **self._scope(settings)}
+
+    @staticmethod
+    def _scope(settings: Settings) -> dict[str, str | None]:
+        """The reader's version and language (``retrieval.scope``), when the run names either."""
+        return {"version": settings.version, "locale": settings.locale} if settings.version or settings.locale else {}
 
     def _site_catalog(self, state: AskState) -> SiteCatalog | None:
         """Return the retriever as a site catalog when a catalog question should be answered from it.

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from askai_graph.text.terms import STOP_WORDS, known_form, stem, words
+from askai_graph.text.terms import STOP_WORDS, analyzer, any_words, known_form, language_of, stem, words
 
 K1 = 1.5
 B = 0.75
@@ -37,6 +37,7 @@ class Vocabulary:
         """Start from ``terms`` in id order (the empty token is always id 0)."""
         self.ids: dict[str, int] = {EMPTY_TOKEN: 0}
         self._word_ids: dict[str, int] = {}
+        self._language_word_ids: dict[str, dict[str, int]] = {}  # another language's words, the same way
         for term in terms:
             self.ids.setdefault(term, len(self.ids))
 
@@ -45,14 +46,18 @@ class Vocabulary:
         ids = self.ids
         return np.array([ids.setdefault(t, len(ids)) for t in terms], dtype=np.uint32)
 
-    def encode_text(self, text: str) -> np.ndarray:
-        """Return the ids of ``text``'s content terms, exactly ``encode(content_terms(text))``.
+    def encode_text(self, text: str, locale: str | None = None) -> np.ndarray:
+        """Return the ids of ``text``'s content terms, exactly ``encode(content_terms(text, locale))``.
+
+        A page in another language than English is analysed as that language (``terms.Analyzer``).
 
         Indexing 100k pages spends most of its time turning words into ids; this maps
         each distinct *word* to its stem's id (or to nothing, for a stop word) once, so
         the stop-word test, the stemmer and the id lookup happen once per word, not once
         per occurrence.
         """
+        if language := language_of(locale):
+            return self._encode_language(text, language)
         known = self._word_ids
         tokens = words(text)
         ids = list(map(known.get, tokens))  # one C-level pass; None marks a word never seen
@@ -60,6 +65,22 @@ class Vocabulary:
             for i, word in enumerate(tokens):
                 if ids[i] is None:
                     ids[i] = known[word] = known.get(word) or self._learn(word)
+        found: np.ndarray = np.array(ids, dtype=np.uint32)
+        return np.asarray(found[found != 0])
+
+    def _encode_language(self, text: str, language: str) -> np.ndarray:
+        """Return the ids of ``text``'s terms read as ``language`` (each distinct word analysed once)."""
+        known = self._language_word_ids.setdefault(language, {})
+        tokens = any_words(text)
+        ids = list(map(known.get, tokens))
+        if None in ids:
+            reader = analyzer(language)
+            for i, word in enumerate(tokens):
+                if ids[i] is None:
+                    if word not in known:
+                        skip = word in reader.stop_words or len(word) < 2
+                        known[word] = 0 if skip else self.ids.setdefault(reader.stem(word), len(self.ids))
+                    ids[i] = known[word]
         found: np.ndarray = np.array(ids, dtype=np.uint32)
         return np.asarray(found[found != 0])
 
@@ -193,8 +214,13 @@ def _counted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys[starts], np.diff(starts, append=len(keys))
 
 
-def top_documents(index: BM25Index, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
-    """Return up to ``k`` ``(document id, score)`` pairs with a positive score, best first."""
+def top_documents(
+    index: BM25Index, terms: Sequence[str], k: int, within: np.ndarray | None = None
+) -> list[tuple[int, float]]:
+    """Return up to ``k`` ``(document id, score)`` pairs with a positive score, best first.
+
+    ``within`` (one bool per document) keeps the others out: a reader's version and language.
+    """
     vocab = index.vocab_dict
     ids = [vocab[t] for t in dict.fromkeys(terms) if t in vocab and t != EMPTY_TOKEN]
     if not ids or k <= 0:
@@ -202,6 +228,8 @@ def top_documents(index: BM25Index, terms: Sequence[str], k: int) -> list[tuple[
     # A repeated query term counts once per occurrence, as bm25s' own retrieve does.
     counted = [vocab[t] for t in terms if t in vocab and t != EMPTY_TOKEN]
     scores = index.get_scores_from_ids(counted)
+    if within is not None:
+        scores[~within] = 0
     k = min(k, len(scores))
     best = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
     ranked = sorted(((int(i), float(scores[i])) for i in best if scores[i] > 0), key=lambda p: (-p[1], p[0]))

@@ -45,6 +45,13 @@ class Page(BaseModel):
     """The nav section the site lists the page under ('' when none), for the catalog."""
     anchors: tuple[HeadingAnchor, ...] = ()
     """Its headings' anchors on the real page, in page order (custom ids or the generator's slugs)."""
+    version: str = ""
+    """The docs version the page belongs to (``30.4``, ``next``); '' when the site keeps one version."""
+    locale: str = ""
+    """The language of the page (``en``, ``es``, ``pt-BR``); '' when the site keeps one language."""
+    doc: str = ""
+    """The page's path in its version's tree: the same page in another language has the same ``doc``
+    ('' when the site keeps one version and one language)."""
 
 
 Post = Page
@@ -62,6 +69,8 @@ class Corpus(BaseModel):
     """SHA-256 over the posts' content; keys caches and indexes."""
     index: Annotated[Any, SkipValidation] = Field(default=None, exclude=True, repr=False)
     """The built index (``askai_graph.indexing.IndexReader``) the posts come from, if any."""
+    variants: dict[str, Any] | None = None
+    """A source read in memory: its versions and languages, and their defaults (a built index's are in its manifest)."""
 
 
 def site_order_key(weight: float | None, date: str | None, title: str, url: str) -> tuple[object, ...]:
@@ -124,8 +133,8 @@ def is_http_url(url: str) -> bool:
 
 def page_digest(post: Page) -> str:
     """Return the SHA-256 of everything about ``post`` that answers depend on."""
-    # A page no nav section (or anchor) names digests as it did before those were read.
-    unset = {name for name in ("section", "anchors") if not getattr(post, name)}
+    # A page no nav section (or anchor, version, language) names digests as it did before those were read.
+    unset = {name for name in ("section", "anchors", "version", "locale", "doc") if not getattr(post, name)}
     return hashlib.sha256(post.model_dump_json(exclude=unset or None).encode()).hexdigest()
 
 

@@ -73,8 +73,12 @@ class DenseIndex:
         """Length of every vector."""
         return int(self._matrix.shape[1]) if self._matrix.ndim == 2 else 0
 
-    def search(self, vector: Sequence[float], n: int, min_similarity: float = -1.0) -> list[tuple[int, float]]:
+    def search(
+        self, vector: Sequence[float], n: int, min_similarity: float = -1.0, within: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
         """Return up to ``n`` ``(document, cosine)`` pairs at least ``min_similarity``, best first.
+
+        ``within`` (one bool per document) keeps the others out: a reader's version and language.
 
         Raises:
             CorpusError: the query vector's length is not the index's (another model).
@@ -89,9 +93,11 @@ class DenseIndex:
             return []
         norm = float(np.linalg.norm(query))
         scores = self._matrix @ (query / norm if norm else query)
+        if within is not None:
+            scores = np.where(within, scores, -np.inf)
         n = min(n, len(scores))
         best = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
-        ranked = [(int(i), float(scores[i])) for i in best if scores[i] >= min_similarity]
+        ranked = [(int(i), float(scores[i])) for i in best if scores[i] >= min_similarity and np.isfinite(scores[i])]
         return sorted(ranked, key=lambda pair: (-pair[1], pair[0]))
 
 

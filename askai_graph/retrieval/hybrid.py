@@ -14,6 +14,9 @@ Vectors are keyed by ``embeddings_model``: a built index embedded with another m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 from langchain_core.embeddings import Embeddings
 from pydantic import Field, PrivateAttr
 
@@ -49,13 +52,15 @@ class DenseRetriever(PageRetriever):
             self.passage_chars,
         )
 
-    def _dense_pages(self, query: str, pages: int) -> list[PageHit]:
+    def _dense_pages(self, query: str, pages: int, within: np.ndarray | None = None) -> list[PageHit]:
         vector = self.embeddings.embed_query(query)
-        ranked = self._dense.search(vector, pages * PASSAGES_PER_PAGE, self.min_similarity)
+        ranked = self._dense.search(vector, pages * PASSAGES_PER_PAGE, self.min_similarity, within)
         return group_pages(ranked, self._posts_of([doc for doc, _ in ranked]))[:pages]
 
-    def _rank(self, query: str, pages: int) -> list[PageHit]:
-        return self._dense_pages(query, pages)
+    def _rank(
+        self, query: str, pages: int, within: np.ndarray | None = None, locales: Sequence[str] = ("",)
+    ) -> list[PageHit]:
+        return self._dense_pages(query, pages, within)
 
 
 class HybridRetriever(DenseRetriever):
@@ -81,22 +86,24 @@ class HybridRetriever(DenseRetriever):
     def _lexical_index(self) -> BM25Index:
         return self._bm25
 
-    def _relevant(self, query: str, hits: list[PageHit]) -> list[PageHit]:
+    def _relevant(self, query: str, hits: list[PageHit], locales: Sequence[str] = ("",)) -> list[PageHit]:
         """Keep the pages that cover the question's words (BM25's floor) or come close to its meaning.
 
         A synonym the words miss is what the dense side is for, so a page at least
         ``relevant_similarity`` close to the question is relevant whatever its words.
         """
-        lexical = super()._relevant(query, hits)
+        lexical = super()._relevant(query, hits, locales)
         if self.relevant_similarity is None:
             return lexical
         bar = self.relevant_similarity
         return [hit for hit in hits if hit in lexical or (hit.similarity is not None and hit.similarity >= bar)]
 
-    def _rank(self, query: str, pages: int) -> list[PageHit]:
-        ranked = lexical_passages(self._bm25, query, self.lexical_depth * PASSAGES_PER_PAGE)
+    def _rank(
+        self, query: str, pages: int, within: np.ndarray | None = None, locales: Sequence[str] = ("",)
+    ) -> list[PageHit]:
+        ranked = lexical_passages(self._bm25, query, self.lexical_depth * PASSAGES_PER_PAGE, within, locales)
         lexical = group_pages(ranked, self._posts_of([doc for doc, _ in ranked]))[: self.lexical_depth]
-        dense = self._dense_pages(query, self.dense_depth)
+        dense = self._dense_pages(query, self.dense_depth, within)
         fused = reciprocal_rank_fusion([[hit.post_id for hit in lexical], [hit.post_id for hit in dense]], self.rrf_k)
         sides = [{hit.post_id: hit.passages for hit in side} for side in (lexical, dense)]
         similarity = {hit.post_id: hit.score for hit in dense}

@@ -25,6 +25,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.retrievers import BaseRetriever
@@ -36,14 +37,17 @@ from askai_graph.retrieval.corpus import Corpus, Page, site_order_key
 from askai_graph.retrieval.hits import PageHit, group_pages
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
 from askai_graph.retrieval.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
+from askai_graph.retrieval.scope import Scope, ScopeError, SiteVariants, scope_of
 from askai_graph.text.terms import content_terms
 
 logger = logging.getLogger(__name__)
 # Passages ranked per page returned: enough that k pages survive the grouping.
 PASSAGES_PER_PAGE = 4
+MAX_SCOPES = 64
+"""Readers' scopes (version, language) kept per retriever; a site has a few."""
 INLINE_PASSAGES = 10_000
 """Largest corpus in memory whose BM25 ranking runs on the event loop in an async query."""
-_CACHE_FORMAT = "p2"  # p2: camelCase identifiers are indexed with their parts
+_CACHE_FORMAT = "p3"  # p2: camelCase identifiers are indexed with their parts; p3: CJK bigrams, pages' languages
 
 
 def default_cache_dir() -> Path:
@@ -54,7 +58,7 @@ def default_cache_dir() -> Path:
 
 def page_to_document(post: Page, content: str | None = None) -> Document:
     """Turn a post (or some of its passages, ``content``) into the Document every retriever returns."""
-    return Document(
+    document = Document(
         page_content=post.body if content is None else content,
         metadata={
             "source_url": post.url,
@@ -64,6 +68,9 @@ def page_to_document(post: Page, content: str | None = None) -> Document:
             "anchors": [anchor.model_dump() for anchor in post.anchors],
         },
     )
+    if post.version or post.locale:
+        document.metadata.update(version=post.version, locale=post.locale)
+    return document
 
 
 class PageRetriever(BaseRetriever):
@@ -92,6 +99,7 @@ class PageRetriever(BaseRetriever):
 
     _passages: list[tuple[int, Passage]] = PrivateAttr(default_factory=list)
     _first: frozenset[int] = PrivateAttr(default=frozenset())
+    _scopes: dict[tuple[str, str], tuple[Scope, np.ndarray]] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, __context: object) -> None:
         """Split an in-memory corpus into passages, then open the ranking's indexes."""
@@ -108,45 +116,107 @@ class PageRetriever(BaseRetriever):
     def _open(self) -> None:
         """Load or build the indexes the ranking needs."""
 
-    def _rank(self, query: str, pages: int) -> list[PageHit]:
-        """Return up to ``pages`` ranked pages for ``query``."""
+    def _rank(
+        self, query: str, pages: int, within: np.ndarray | None = None, locales: Sequence[str] = ("",)
+    ) -> list[PageHit]:
+        """Return up to ``pages`` ranked pages for ``query``, of the passages ``within`` (all when ``None``).
+
+        ``locales`` are the languages of the pages in scope: the question's words are read as theirs were.
+        """
         raise NotImplementedError
+
+    @cached_property
+    def variants(self) -> SiteVariants:
+        """The site's versions and languages (none for a site that keeps one of each)."""
+        if self.corpus.index is not None:
+            return SiteVariants.from_manifest(self.corpus.index.manifest)
+        return SiteVariants.from_manifest(self.corpus.variants or {})
+
+    def scope(self, version: str | None, locale: str | None) -> Scope | None:
+        """Return the pages a reader of ``version`` in ``locale`` may get (``retrieval.scope``); ``None``: all."""
+        found = self._scoped(version, locale)
+        return found[0] if found is not None else None
+
+    def _scoped(self, version: str | None, locale: str | None) -> tuple[Scope, np.ndarray] | None:
+        variants = self.variants
+        if not variants.any:
+            return None
+        try:
+            read = variants.version(version)
+        except ScopeError:
+            return Scope(version or "", locale or ""), np.zeros(len(self._document_posts), dtype=bool)
+        language = variants.locale(locale)
+        key = (read, language if language in variants.locales else "")
+        if key not in self._scopes:
+            if len(self._scopes) >= MAX_SCOPES:
+                self._scopes.clear()
+            scope = scope_of(variants, self._page_rows(), read, language)
+            assert scope is not None
+            self._scopes[key] = scope, np.isin(self._document_posts, np.fromiter(scope.pages, dtype=np.int64))
+        return self._scopes[key]
+
+    def _page_rows(self) -> list[tuple[int, str, str, str]]:
+        if self.corpus.index is not None:
+            return [tuple(row) for row in self.corpus.index.query("SELECT id, version, locale, doc FROM posts")]
+        return [(number, post.version, post.locale, post.doc) for number, post in enumerate(self.corpus.posts)]
+
+    @cached_property
+    def _document_posts(self) -> np.ndarray:
+        """The page of each passage document, in document order."""
+        if self.corpus.index is not None:
+            rows = self.corpus.index.query("SELECT post_id FROM passages ORDER BY id")  # documents: passages by id
+            return np.array([row[0] for row in rows], dtype=np.int64)
+        return np.array([number for number, _ in self._passages], dtype=np.int64)
 
     def _lexical_index(self) -> BM25Index | None:
         """Return the BM25 index the relevance floor counts terms in (``None``: no floor, e.g. dense alone)."""
         return None
 
-    def _relevant(self, query: str, hits: list[PageHit]) -> list[PageHit]:
+    def _relevant(self, query: str, hits: list[PageHit], locales: Sequence[str] = ("",)) -> list[PageHit]:
         """Keep the ranked pages above the relevance floor (``askai_graph.retrieval.relevance``)."""
         lexical = self._lexical_index()
-        return hits if lexical is None else above_floor(lexical, query, hits, self.min_term_coverage)
+        return hits if lexical is None else above_floor(lexical, query, hits, self.min_term_coverage, locales)
 
-    def _candidates(self, query: str, k: int) -> tuple[list[Document], list[Document]]:
+    def _candidates(
+        self, query: str, k: int, version: str | None = None, locale: str | None = None
+    ) -> tuple[list[Document], list[Document]]:
         """Return the Documents for the reranker (possibly none) and those that follow them."""
         wanted = max(k, self.rerank_candidates) if self.reranker is not None else k
-        hits = self._relevant(query, self._rank(query, wanted)) if content_terms(query) else []
-        documents = self._documents(hits)
+        scoped = self._scoped(version, locale)
+        within = scoped[1] if scoped is not None else None
+        # The question is read as the reader's language (and the default one, when its pages stand in
+        # for untranslated ones), as the pages in each were indexed.
+        locales: tuple[str, ...] = ("",)
+        if scoped is not None:
+            locales = (scoped[0].locale, self.variants.default_locale) if scoped[0].fallback else (scoped[0].locale,)
+        if any(content_terms(query, locale) for locale in locales):
+            hits = self._relevant(query, self._rank(query, wanted, within, locales), locales)
+        else:
+            hits = []
+        documents = self._documents(hits, scoped[0] if scoped is not None else None)
         if self.reranker is None:
             return [], documents
         return documents[: self.rerank_candidates], documents[self.rerank_candidates :]
 
     def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None,
+        version: str | None = None, locale: str | None = None,
     ) -> list[Document]:
         limit = self.k if k is None else k
-        head, tail = self._candidates(query, limit)
+        head, tail = self._candidates(query, limit, version, locale)
         if self.reranker is not None and head:
             head = list(self.reranker.compress_documents(head, query, callbacks=run_manager.get_child()))
         return [*head, *tail][:limit]
 
     async def _aget_relevant_documents(
-        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, k: int | None = None
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, k: int | None = None,
+        version: str | None = None, locale: str | None = None,
     ) -> list[Document]:
         limit = self.k if k is None else k
         if self._ranks_inline():
-            head, tail = self._candidates(query, limit)
+            head, tail = self._candidates(query, limit, version, locale)
         else:  # ranking reads the built index from disk (and calls a model for dense): off the event loop
-            head, tail = await run_in_executor(None, self._candidates, query, limit)
+            head, tail = await run_in_executor(None, self._candidates, query, limit, version, locale)
         if self.reranker is not None and head:
             head = list(await self.reranker.acompress_documents(head, query, callbacks=run_manager.get_child()))
         return [*head, *tail][:limit]
@@ -155,8 +225,11 @@ class PageRetriever(BaseRetriever):
         """Whether an async query is ranked on the event loop: pure CPU work, cheaper than a thread hop."""
         return False
 
-    def _documents(self, hits: Sequence[PageHit]) -> list[Document]:
-        """Build one Document per page: its best passages (page order), score and section headings."""
+    def _documents(self, hits: Sequence[PageHit], scope: Scope | None = None) -> list[Document]:
+        """Build one Document per page: its best passages (page order), score and section headings.
+
+        A page standing in for one not translated into the reader's language says so (``untranslated``).
+        """
         # Every passage of the page the ranking reached, in page order: the section that answers
         # a guide's question is often its third or fourth, not among its best two.
         found = self._passage_texts([doc for hit in hits for doc in hit.passages])
@@ -168,29 +241,40 @@ class PageRetriever(BaseRetriever):
             document = page_to_document(post, None if whole else "\n\n".join(found[doc].text for doc in best))
             document.metadata["score"] = hit.score
             document.metadata["sections"] = [found[doc].heading for doc in best]
+            if scope is not None and hit.post_id in scope.fallback:
+                document.metadata["untranslated"] = True
             documents.append(document)
         return documents
 
-    def catalog(self, limit: int) -> list[Document]:
-        """Return the first ``limit`` pages in the site's own order (``site_order_key``), with their nav sections."""
+    def catalog(self, limit: int, version: str | None = None, locale: str | None = None) -> list[Document]:
+        """Return the first ``limit`` pages in the site's own order (``site_order_key``), with their nav sections.
+
+        With versions or languages, the reader's (``scope``): that version's pages in its own sidebar's order.
+        """
+        scope = self.scope(version, locale)
+        allowed = None if scope is None else scope.pages
         if self.corpus.index is not None:
-            listed = self.corpus.index.catalog(limit)
+            listed = self.corpus.index.catalog(limit, allowed)
             openings = self.corpus.index.first_passages([post_id for post_id, _ in listed])
-            pages = [(post, openings.get(post_id, post.body)) for post_id, post in listed]
+            pages = [(post_id, post, openings.get(post_id, post.body)) for post_id, post in listed]
         else:
-            pages = [(post, split_passages(post.body, self.passage_chars)[0].text) for post in self._site_order[:limit]]
+            ordered = [(n, post) for n, post in self._site_order if allowed is None or n in allowed][:limit]
+            pages = [(n, post, split_passages(post.body, self.passage_chars)[0].text) for n, post in ordered]
         documents = []
-        for post, opening in pages:
+        for post_id, post, opening in pages:
             document = page_to_document(post, opening)
             # What a catalog answer needs: the section to group under, and how many pages there are in all.
             document.metadata["section"] = post.section
-            document.metadata["site_pages"] = len(self.corpus.posts)
+            document.metadata["site_pages"] = len(self.corpus.posts) if allowed is None else len(allowed)
+            if scope is not None and post_id in scope.fallback:
+                document.metadata["untranslated"] = True
             documents.append(document)
         return documents
 
     @cached_property
-    def _site_order(self) -> list[Page]:
-        return sorted(self.corpus.posts, key=lambda p: site_order_key(p.weight, p.date, p.title, p.url))
+    def _site_order(self) -> list[tuple[int, Page]]:
+        numbered = enumerate(self.corpus.posts)
+        return sorted(numbered, key=lambda n: site_order_key(n[1].weight, n[1].date, n[1].title, n[1].url))
 
     def _posts_of(self, documents: Sequence[int]) -> dict[int, int]:
         """Return the page of each passage document."""
@@ -231,15 +315,23 @@ class BM25Retriever(PageRetriever):
         # worker thread costs about as much again in handing the GIL back and forth.
         return self.corpus.index is None and len(self._passages) <= INLINE_PASSAGES
 
-    def _rank(self, query: str, pages: int) -> list[PageHit]:
-        ranked = lexical_passages(self._index, query, pages * PASSAGES_PER_PAGE)
+    def _rank(
+        self, query: str, pages: int, within: np.ndarray | None = None, locales: Sequence[str] = ("",)
+    ) -> list[PageHit]:
+        ranked = lexical_passages(self._index, query, pages * PASSAGES_PER_PAGE, within, locales)
         return group_pages(ranked, self._posts_of([doc for doc, _ in ranked]))[:pages]
 
 
-def lexical_passages(index: BM25Index, query: str, n: int) -> list[tuple[int, float]]:
-    """Return up to ``n`` passages ``(document, BM25 score)`` sharing a term with ``query``, best first."""
-    terms = index_forms(index, content_terms(query))
-    return top_documents(index, terms, n) if terms else []
+def lexical_passages(
+    index: BM25Index, query: str, n: int, within: np.ndarray | None = None, locales: Sequence[str] = ("",)
+) -> list[tuple[int, float]]:
+    """Return up to ``n`` passages ``(document, BM25 score)`` sharing a term with ``query``, best first.
+
+    The question is read as each of ``locales``' languages (a term both readings give counts once).
+    """
+    read = [content_terms(query, locale) for locale in locales]
+    terms = index_forms(index, read[0] if len(read) == 1 else list(dict.fromkeys(t for terms in read for t in terms)))
+    return top_documents(index, terms, n, within) if terms else []
 
 
 def open_bm25(retriever: PageRetriever) -> BM25Index:
@@ -261,7 +353,8 @@ def open_bm25(retriever: PageRetriever) -> BM25Index:
         logger.warning("BM25 index cache at %s is unreadable; rebuilding", folder)
     vocabulary = Vocabulary()
     tokens = [
-        vocabulary.encode_text(passage_text(corpus.posts[number], passage, retriever._is_first(i)))
+        vocabulary.encode_text(passage_text(corpus.posts[number], passage, retriever._is_first(i)),
+                               corpus.posts[number].locale)
         for i, (number, passage) in enumerate(passages)
     ]
     index = build_bm25(tokens, vocabulary)

@@ -37,7 +37,7 @@ MIN_SHARED_TERMS = 2
 (half of them, rounded up, for a shorter one)."""
 
 
-def term_coverage(index: BM25Index, query: str, hits: Sequence[PageHit]) -> list[float]:
+def term_coverage(index: BM25Index, query: str, hits: Sequence[PageHit], locale: str | None = None) -> list[float]:
     """Return, per hit, its best passage's BM25 score over the query's distinct terms, divided by their IDF sum.
 
     Only passages holding at least ``MIN_SHARED_TERMS`` distinct question terms count
@@ -46,7 +46,7 @@ def term_coverage(index: BM25Index, query: str, hits: Sequence[PageHit]) -> list
     times in its styles) would otherwise "cover" "How do I center a div in CSS?".
     A question's terms are covered together or not at all.
     """
-    terms = index_forms(index, content_terms(query))
+    terms = index_forms(index, content_terms(query, locale))
     weights = term_weights(index, terms)
     total = sum(weights.values())
     ids = [index.vocab_dict[t] for t in weights if t in index.vocab_dict and t != EMPTY_TOKEN]
@@ -61,8 +61,16 @@ def term_coverage(index: BM25Index, query: str, hits: Sequence[PageHit]) -> list
     return [float(np.max(covered[list(hit.passages)]) / total) if hit.passages else 0.0 for hit in hits]
 
 
-def above_floor(index: BM25Index, query: str, hits: Sequence[PageHit], floor: float) -> list[PageHit]:
-    """Return the hits whose term coverage reaches ``floor`` (all of them when the floor is 0)."""
+def above_floor(
+    index: BM25Index, query: str, hits: Sequence[PageHit], floor: float, locales: Sequence[str] = ("",)
+) -> list[PageHit]:
+    """Return the hits whose term coverage reaches ``floor`` (all of them when the floor is 0).
+
+    The question is read as each of ``locales``' languages (``terms.content_terms``: the reader's,
+    and the default one of the pages standing in for untranslated ones); a page's best reading counts.
+    """
     if floor <= 0 or not hits:
         return list(hits)
-    return [hit for hit, share in zip(hits, term_coverage(index, query, hits), strict=True) if share >= floor]
+    readings = [term_coverage(index, query, hits, locale) for locale in locales]
+    shares = [max(reading[i] for reading in readings) for i in range(len(hits))]
+    return [hit for hit, share in zip(hits, shares, strict=True) if share >= floor]

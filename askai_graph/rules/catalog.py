@@ -83,8 +83,8 @@ def is_catalog_question(question: str) -> bool:
 class SiteCatalog(Protocol):
     """A retriever that can list the site's pages in the site's own order."""
 
-    def catalog(self, limit: int) -> list[Document]:
-        """Return the first ``limit`` pages in site order, as retriever Documents."""
+    def catalog(self, limit: int, version: str | None = None, locale: str | None = None) -> list[Document]:
+        """Return the first ``limit`` pages in site order (of that version and language), as retriever Documents."""
         ...
 
 

@@ -136,7 +136,7 @@ def display_sources(state: AskState) -> list[Source]:
         by_url.setdefault(result.source_url, result)
     evidence = card_evidence(state.get("citations", []))
     return [
-        Source(title=by_url[url].title, url=url, **evidence.get(url, {}))
+        Source(title=by_url[url].title, url=url, fallback_locale=by_url[url].fallback_locale, **evidence.get(url, {}))
         for url in cited_page_urls(state)
         if url in by_url
     ]

@@ -61,13 +61,18 @@ async def answer_batches(
     token_chars: int,
     thread: ThreadRun | None = None,
     deadline_seconds: float | None = None,
+    scope: Mapping[str, str] | None = None,
 ) -> AsyncGenerator[Batch, None]:
     """Yield the SSE contract's events for one question, in batches of those ready together (``run``).
 
     A cache hit yields only tokens and ``done``; a miss yields its run's batches. Past
-    ``deadline_seconds`` the question is abandoned and ends as a fallback.
+    ``deadline_seconds`` the question is abandoned and ends as a fallback. ``scope``
+    (``version``, ``locale``) is the reader's version and language: the run's context,
+    and a cache of its own (``SemanticCache.scoped``).
     """
     deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
+    if scope and cache is not None:
+        cache = cache.scoped(scope)
     condense = _condenser_of(graph) if cache is not None else None
     looked: _Looked | None = None
     if cache is not None and condense is not None:
@@ -96,6 +101,7 @@ async def answer_batches(
         deadline=deadline,
         deadline_seconds=deadline_seconds,
         configurable=looked.configurable() if looked is not None else None,
+        context=scope,
     )
     probe = looked.probe if looked is not None else None
     stream = run.batches()

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from askai_graph.rules.question import QuestionError, checked_question
 from askai_graph.server.same_question import clean_question
 from askai_graph.settings import Settings
+from askai_graph.settings.answer import LOCALE_PATTERN, VERSION_PATTERN
 from askai_graph.stores.runlog import Rating
 from askai_graph.stores.thread_tokens import THREAD_TOKEN_FORMAT, THREAD_TOKEN_PATTERN, is_thread_token
 from askai_graph.stores.threads import THREAD_ID_FORMAT, THREAD_ID_PATTERN, is_thread_id
@@ -65,6 +66,23 @@ class ChatBody(BaseModel):
         "thread_id it is ignored.",
         json_schema_extra={"pattern": THREAD_TOKEN_PATTERN},
     )
+
+    version: str | None = Field(
+        None,
+        description="The docs version the reader reads (a site indexed with versions): answers and cards come from "
+        "its pages only. Absent or null: the site's default (its latest release).",
+        pattern=VERSION_PATTERN,
+    )
+    locale: str | None = Field(
+        None,
+        description="The reader's language (a site indexed with languages): answers and cards come from its pages, "
+        "a page not translated yet from the default language's (its card says so). Absent or null: the default.",
+        pattern=LOCALE_PATTERN,
+    )
+
+    def scope(self) -> dict[str, str]:
+        """Return the reader's version and language, as far as the request names them."""
+        return {key: value for key, value in (("version", self.version), ("locale", self.locale)) if value}
 
     @field_validator("message")
     @classmethod

@@ -29,6 +29,7 @@ checks above, the question that earned them.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.metadata
 import json
@@ -254,6 +255,15 @@ class SemanticCache:
         self.threshold = threshold
         self.space = space
         self.namespace = f"{namespace or uuid.uuid4().hex}:{space}"
+
+    def scoped(self, scope: Mapping[str, str]) -> SemanticCache:
+        """Return this cache for the readers of one version and language (``scope``): its own namespace.
+
+        A 1.0 reader's answer cites 1.0's pages: it is never served to a 2.0 reader.
+        """
+        view = copy.copy(self)
+        view.namespace = f"{self.namespace}|" + json.dumps(dict(sorted(scope.items())), separators=(",", ":"))
+        return view
 
     async def lookup(self, question: str) -> Probe:
         """Return the answer cached for this same question, if any.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -24,6 +24,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 from starlette.types import Receive, Scope, Send
 
+from askai_graph.retrieval.scope import ScopeError, SiteVariants
 from askai_graph.server.answering import answer_batches
 from askai_graph.server.bodies import ChatBody
 from askai_graph.server.cache import SemanticCache
@@ -81,14 +82,27 @@ def router(
             detail = f"rate limit of {settings.rate_limit} per client reached; retry later"
             raise BadRequest(429, detail, retry_after=wait)
         body = await read_json(request, ChatBody, limit=settings.max_body_bytes, settings=settings)
+        _check_version(body.version, serving.info)
         slot = await slots.try_acquire()
         if slot is None:
             raise BadRequest(503, BUSY, retry_after=settings.retry_after_seconds)
         reader = reader_of(request, readers)
         thread, release = await _claim(leases, graph, body.thread_id, body.thread_token, slot, settings)
-        return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log, reader)
+        return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log, reader,
+                       body.scope())
 
     return routes
+
+
+def _check_version(version: str | None, info: Mapping[str, Any]) -> None:
+    """Refuse (422) a version the site being served does not have; a site without versions reads any."""
+    known = info.get("variants")
+    if not version or not isinstance(known, Mapping):
+        return
+    try:
+        SiteVariants.from_manifest(known).version(version)
+    except ScopeError as exc:
+        raise BadRequest(422, f"'version' {exc}") from None
 
 
 def _answer(
@@ -101,6 +115,7 @@ def _answer(
     settings: Settings,
     run_log: RunLog | None,
     reader: str,
+    scope: dict[str, str] | None = None,
 ) -> Response:
     """Stream the answer to ``question`` on ``thread``, logged in ``run_log``, holding ``slot`` to its end."""
     recorder = RecordingGraph(graph)
@@ -112,6 +127,7 @@ def _answer(
             token_chars=settings.token_chars,
             thread=thread,
             deadline_seconds=settings.request_timeout_seconds,
+            scope=scope,
         ),
         question=question,
         recorder=recorder,

@@ -132,19 +132,23 @@ def answer_events(
     yield "done", Done(summary, **secret)
 
 
-def source_card(source: Source) -> dict[str, str]:
+def source_card(source: Source) -> dict[str, object]:
     """Return one card of the ``sources`` event: the page, and the evidence the answer rests on.
 
     Titles and sections are cleaned again here (a custom retriever's metadata may not
-    be); the quote keeps its words, minus invisible characters.
+    be); the quote keeps its words, minus invisible characters. A page not translated
+    into the reader's language yet says so: ``untranslated`` and its own ``locale``.
     """
-    return {
+    card: dict[str, object] = {
         "title": plain_text(source.title),
         "url": source.url,
         "section": plain_text(source.section),
         "anchor_url": source.anchor_url or source.url,
         "quote": strip_invisible(source.quote),
     }
+    if source.fallback_locale:
+        card.update(untranslated=True, locale=plain_text(source.fallback_locale))
+    return card
 
 
 def error() -> Event:

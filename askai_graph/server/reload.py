@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import logging
 import os
@@ -28,6 +29,7 @@ from typing import Any
 from fastapi import FastAPI
 from langchain_core.retrievers import BaseRetriever
 
+from askai_graph.retrieval.scope import SiteVariants
 from askai_graph.server.cache import SemanticCache
 from askai_graph.server.run import StreamingGraph
 from askai_graph.settings import Settings
@@ -48,16 +50,23 @@ class Generation:
 
 
 def corpus_info(retriever: BaseRetriever) -> dict[str, Any]:
-    """Return the ``/healthz`` facts of the retriever's corpus: fingerprint, pages, when built."""
+    """Return the ``/healthz`` facts of the retriever's corpus: fingerprint, pages, when built.
+
+    A site indexed with versions or languages adds them (``variants``): ``/api/chat`` checks a reader's version.
+    """
     corpus = retriever.corpus  # type: ignore[attr-defined]
     manifest = getattr(corpus.index, "manifest", None) or {}
-    return {
+    info = {
         "corpus": corpus.fingerprint,
         "fingerprint": corpus.fingerprint,
         "posts": len(corpus.posts),
         "built_at": manifest.get("built_at"),
         "loaded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
+    variants = getattr(retriever, "variants", None)
+    if isinstance(variants, SiteVariants) and variants.any:
+        info["variants"] = dataclasses.asdict(variants)
+    return info
 
 
 class IndexReloader:

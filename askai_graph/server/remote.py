@@ -153,6 +153,7 @@ class RemoteAskGraph:
         stream_mode: Any = "updates",
         durability: Any = None,
         output_keys: Any = None,
+        context: Any = None,
     ) -> AsyncIterator[Any]:
         """Run the graph on the server; yield ``(mode, chunk)`` like the in-process ``astream`` does.
 
@@ -170,6 +171,8 @@ class RemoteAskGraph:
         extra: dict[str, Any] = {"on_disconnect": "cancel", "metadata": metadata}
         if durability is not None:
             extra["durability"] = durability
+        if context:
+            extra["context"] = context  # the run's RunOptions: the reader's version and language
         parts = self.remote.astream(input, cast(RunnableConfig, config), stream_mode=cast(Any, asked), **extra)
         state: dict[str, Any] = {}
         async for part in parts:

@@ -50,7 +50,14 @@ class StreamingGraph(Protocol):
     """What the server needs of a graph: LangGraph's ``astream``."""
 
     def astream(
-        self, input: Any, config: Any = None, *, stream_mode: Any = ..., durability: Any = None, output_keys: Any = None
+        self,
+        input: Any,
+        config: Any = None,
+        *,
+        stream_mode: Any = ...,
+        durability: Any = None,
+        output_keys: Any = None,
+        context: Any = None,
     ) -> AsyncIterator[Any]:
         """Stream the run's progress (``output_keys=STATE_KEYS``: internals included)."""
         ...
@@ -105,11 +112,16 @@ class Run:
         deadline: float | None = None,
         deadline_seconds: float | None = None,
         configurable: Mapping[str, Any] | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> None:
-        """Prepare the run (``configurable``: more of the run's config; ``deadline_seconds``: for the log)."""
+        """Prepare the run (``configurable``: more of its config; ``context``: its ``RunOptions``).
+
+        ``deadline_seconds`` is for the log only.
+        """
         self.graph, self.question, self.token_chars, self.thread = graph, question, token_chars, thread
         self.deadline, self.deadline_seconds = deadline, deadline_seconds
         self.configurable = dict(configurable or {})
+        self.context = dict(context or {})
         self.final: AskState = {"question": question}
         self._task: asyncio.Task[None] | None = None
 
@@ -207,8 +219,9 @@ class Run:
             # cache and the run log need them, and apply the gates themselves (``events``).
             # Every channel of a compiled graph (a custom one too), else the Ask AI state's keys.
             whole = getattr(graph, "stream_channels_asis", STATE_KEYS)
+            more = {"context": self.context} if self.context else {}  # a graph from elsewhere may take none
             stream = graph.astream(
-                {"question": self.question}, config, stream_mode=modes, durability=durability, output_keys=whole
+                {"question": self.question}, config, stream_mode=modes, durability=durability, output_keys=whole, **more
             )
             async for item in stream:
                 queue.put_nowait(item)

@@ -105,6 +105,8 @@ PER_RUN = (
     "min_intent_alignment",
     "top_k",
     "catalog_top_k",
+    "version",
+    "locale",
     "critic_evidence_chars",
     "writer_evidence_chars",
 )
@@ -139,6 +141,8 @@ class RunOptions(BaseModel):
     min_intent_alignment: float | None = _per_run("min_intent_alignment")
     top_k: int | None = _per_run("top_k")
     catalog_top_k: int | None = _per_run("catalog_top_k")
+    version: str | None = _per_run("version")
+    locale: str | None = _per_run("locale")
     critic_evidence_chars: int | None = _per_run("critic_evidence_chars")
     writer_evidence_chars: int | None = _per_run("writer_evidence_chars")
 

@@ -9,6 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from askai_graph.validation import DEFAULT_MAX_DRAFT_CHARS, DEFAULT_MERMAID_DIAGRAM_TYPES
 
+VERSION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+"""A docs version label: ``30.4``, ``next``, ``v2-beta``."""
+LOCALE_PATTERN = r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}$"
+"""A language tag: ``en``, ``es``, ``pt-BR``, ``zh-hant``."""
+
 
 class AnswerSettings(BaseModel):
     """What an answer depends on: models, retrieval, gates, attempts, evidence budgets, history.
@@ -28,6 +33,16 @@ class AnswerSettings(BaseModel):
     min_intent_alignment: float = Field(0.5, ge=0, le=1, description="Critic intent_alignment below this fails.")
     top_k: int = Field(6, ge=1, le=50, description="Posts Research retrieves per query.")
     catalog_top_k: int = Field(12, ge=1, le=50, description="Posts Research retrieves for a catalog question.")
+    version: str | None = Field(
+        None, pattern=VERSION_PATTERN,
+        description="The docs version answers come from, on a site indexed with versions; unset: the site's "
+        "default (its latest release).",
+    )
+    locale: str | None = Field(
+        None, pattern=LOCALE_PATTERN,
+        description="The language answers come from, on a site indexed with languages; unset: the site's default. "
+        "A page not translated yet is read in the default language.",
+    )
     critic_evidence_chars: int = Field(
         6000, ge=200, le=100_000, description="Characters of retrieved evidence handed to the Critic (bounded slice)."
     )

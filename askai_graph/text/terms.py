@@ -3,6 +3,13 @@
 Deterministic and dependency-light: a word tokenizer (camelCase identifiers also yield
 their parts), lower-casing, an English stop-word list and the Snowball stemmer
 (PyStemmer), so "caching", "cached" and "caches" meet.
+
+Other languages (``content_terms(text, locale)``): words of any script, the Snowball
+stemmer of that language (PyStemmer ships Spanish, French, German, Portuguese and two
+dozen more) and bm25s' stop-word list for it; a language without either keeps its words
+as they are. Chinese, Japanese and Korean text has no spaces between words: a run of
+their characters is read as its overlapping character pairs (bigrams), in any language,
+so a Japanese question meets a Japanese page without a dictionary.
 """
 
 from __future__ import annotations
@@ -18,6 +25,11 @@ _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 # names words a reader types apart: its parts are terms too.
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_ASCII_OR_CJK = re.compile(f"[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[{_CJK}]+")
+# Words of any script; a CJK run is a token of its own even where it touches Latin letters ("APIを").
+_ANY_WORD = re.compile(f"[{_CJK}]+|(?:(?![{_CJK}])[^\\W_])+(?:['’](?:(?![{_CJK}])[^\\W_])+)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 
 STOP_WORDS = frozenset(
@@ -50,16 +62,80 @@ def words(text: str) -> list[str]:
     A camelCase identifier yields itself and then its parts ("onlyChanged": "onlychanged",
     "only", "changed"), so "tests related to files I changed" meets ``--onlyChanged``.
     """
-    if not _CAMEL.search(text):
+    return _tokens(text, _ASCII_OR_CJK if _CJK_RUN.search(text) else _WORD)
+
+
+def _tokens(text: str, pattern: re.Pattern[str]) -> list[str]:
+    if pattern is _WORD and not _CAMEL.search(text):
         # Most text has no camelCase. Two adjacent letters always fall in one token, so
         # no match in the whole text means no token has parts: one scan, not one a token.
         return [token.lower() for token in _WORD.findall(text)]
     found = []
-    for token in _WORD.findall(text):
+    for token in pattern.findall(text):
+        if _CJK_RUN.fullmatch(token):
+            found.extend([token] if len(token) == 1 else [token[i : i + 2] for i in range(len(token) - 1)])
+            continue
         found.append(token.lower())
         if _CAMEL.search(token):
             found.extend(part.lower() for part in _CAMEL_PART.findall(token))
     return found
+
+
+def any_words(text: str) -> list[str]:
+    """Return the lower-cased word tokens of ``text`` in any script (CJK runs as character bigrams)."""
+    return _tokens(text, _ANY_WORD)
+
+
+# A language's Snowball stemmer (PyStemmer) and bm25s' stop words, by primary language subtag.
+_STEMMERS = {
+    "ar": "arabic", "ca": "catalan", "cs": "czech", "da": "danish", "de": "german", "el": "greek", "es": "spanish",
+    "eu": "basque", "fa": "persian", "fi": "finnish", "fr": "french", "hi": "hindi", "hu": "hungarian",
+    "hy": "armenian", "id": "indonesian", "it": "italian", "lt": "lithuanian", "nb": "norwegian", "ne": "nepali",
+    "nl": "dutch", "no": "norwegian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sr": "serbian", "sv": "swedish", "ta": "tamil", "tr": "turkish",
+}
+_STOP_LISTS = {
+    "da": "DANISH", "de": "GERMAN", "es": "SPANISH", "fr": "FRENCH", "it": "ITALIAN", "ko": "KOREAN", "nb": "NORWEGIAN",
+    "nl": "DUTCH", "no": "NORWEGIAN", "pt": "PORTUGUESE", "ru": "RUSSIAN", "sv": "SWEDISH", "tr": "TURKISH",
+    "zh": "CHINESE",
+}
+
+
+def language_of(locale: str | None) -> str:
+    """Return the primary subtag of ``locale`` ('' for English or none: the default analysis)."""
+    primary = (locale or "").strip().lower().replace("_", "-").split("-")[0]
+    return "" if primary == "en" else primary
+
+
+class Analyzer:
+    """How one language's text becomes terms: its words, stop words and stems."""
+
+    def __init__(self, language: str) -> None:
+        """Analyse ``language`` (a primary subtag other than English)."""
+        self.language = language
+        name = _STEMMERS.get(language)
+        self._stemmer = Stemmer.Stemmer(name) if name else None
+        listed = _STOP_LISTS.get(language)
+        if listed:
+            from bm25s import stopwords  # lazily: only a site in that language pays for the import
+
+            self.stop_words = frozenset(word.lower() for word in getattr(stopwords, f"STOPWORDS_{listed}"))
+        else:
+            self.stop_words = frozenset()
+
+    def stem(self, word: str) -> str:
+        """Return the stem of one lower-case word (itself without a stemmer)."""
+        return str(self._stemmer.stemWord(word)) if self._stemmer is not None else word
+
+    def terms(self, text: str) -> list[str]:
+        """Return the stemmed content terms of ``text``, in order."""
+        return [self.stem(w) for w in any_words(text) if w not in self.stop_words and len(w) > 1]
+
+
+@lru_cache(maxsize=64)
+def analyzer(language: str) -> Analyzer:
+    """Return the analyzer of ``language`` (a primary subtag, ``language_of``)."""
+    return Analyzer(language)
 
 
 @lru_cache(maxsize=65_536)
@@ -72,11 +148,24 @@ SHORT_TEXT_CHARS = 2_000
 """Texts up to this length (questions, sentences, titles) have their terms cached."""
 
 
-def content_terms(text: str) -> list[str]:
-    """Return stemmed content terms (stop words and 1-letter tokens removed), in order."""
+def content_terms(text: str, locale: str | None = None) -> list[str]:
+    """Return stemmed content terms (stop words and 1-letter tokens removed), in order.
+
+    ``locale`` other than English analyses the text as that language (``Analyzer``).
+    """
+    language = language_of(locale)
+    if language:
+        if len(text) <= SHORT_TEXT_CHARS:
+            return list(_short_language_terms(text, language))
+        return analyzer(language).terms(text)
     if len(text) <= SHORT_TEXT_CHARS:
         return list(_short_text_terms(text))
     return _content_terms(text)
+
+
+@lru_cache(maxsize=4096)
+def _short_language_terms(text: str, language: str) -> tuple[str, ...]:
+    return tuple(analyzer(language).terms(text))
 
 
 # A draft's sentences are read by anchoring, Validation and the Critic, and an extractive

@@ -1,5 +1,5 @@
 // <askai-widget endpoint="https://host:port" [inline] [persist="local|none"] [suggestions="[...]"]
-// [link-param="askai"] [shortcut="k|off"] [strings="{...}"]>: the Ask AI panel in an open
+// [link-param="askai"] [shortcut="k|off"] [strings="{...}"] [version] [locale]>: the Ask AI panel in an open
 // shadow root, a conversation with follow-ups. The hooks (data-askai, data-state,
 // data-askai-input, -answer, -source, -gate-notice, -stop, -new, -feedback, -suggestion,
 // -copy, -copy-answer, -share, -turn) are a public contract: site owners' tests depend on them.
@@ -9,6 +9,7 @@ import { isShortcut, shortcutKey, trapFocus } from "./dialog.js";
 import { createRenderer } from "./markdown.js";
 import { renderMermaid } from "./mermaid.js";
 import { progressLabel } from "./notice.js";
+import { pageScope } from "./page.js";
 import { format, readStrings } from "./strings.js";
 import STYLES from "./styles.css";
 import TEMPLATE from "./template.html";
@@ -341,7 +342,7 @@ class AskAiWidget extends HTMLElement {
     this.setState("streaming");
     // persist="local": the thread another tab's latest answer is on (storage holds the truth).
     if (this.conversation.storage) this.conversation.load();
-    const body = { message: question };
+    const body = { message: question, ...pageScope(this) };
     if (this.conversation.threadId) body.thread_id = this.conversation.threadId;
     if (body.thread_id && this.conversation.threadToken) body.thread_token = this.conversation.threadToken;
     const started = Date.now();
