@@ -90,15 +90,15 @@ def content_terms(text: str) -> list[str]:
     return _content_terms(text)
 
 
-SHORT_TEXTS_CACHED = 4_096
+SHORT_TEXTS_CACHED = 2_048
 """Short texts whose terms are kept (least recently used dropped).
 
 A draft's sentences are read by anchoring, Validation and the Critic, and an extractive
 draft quotes the same page sentences question after question: each is tokenized and
 stemmed once. Questions and drafts pass through too, and those of one request are never
 seen again: at 16,384 entries (about 600 bytes each) they grew a server's memory for
-hours. 2,048 already kept the whole hit rate on the sample site (``bench/caches.py
---curves``); 4,096 leaves room for a larger site's pages.
+hours. 2,048 kept the whole hit rate on the sample site (94.4%; 1,024 kept 93.7%:
+``bench/caches.py --curves``), and a miss costs a sentence's tokenizing, some µs.
 """
 
 
