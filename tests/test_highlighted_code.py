@@ -53,3 +53,11 @@ def test_code_set_aside_leaves_no_placeholder_and_headings_keep_their_ids() -> N
     page = _read("content")
     assert "askaicode" not in page.body
     assert [(a.heading, a.id) for a in page.anchors] == [("Models", "models"), ("Running it", "shell")]
+
+
+def test_a_page_of_many_blocks_gets_each_block_back_in_its_place() -> None:
+    blocks = "".join(f"<p>Step {n}.</p><pre><code>run({n})\n\ncheck({n})</code></pre>" for n in range(12))
+    page = read_content_html("steps.md", f"<html><body><article>{blocks}</article></body></html>", URL, "Steps")
+    assert isinstance(page, Page)
+    expected = "\n\n".join(f"Step {n}.\n\n```\nrun({n})\n\ncheck({n})\n```" for n in range(12))
+    assert page.body == expected

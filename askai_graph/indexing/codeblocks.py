@@ -62,11 +62,12 @@ def put_code_back(markdown: str, blocks: list[CodeBlock]) -> str:
     if not blocks:
         return markdown
     by_word = {block.placeholder: block for block in blocks}
-    pattern = re.compile("|".join(re.escape(word) for word in by_word))
+    # One pattern for every placeholder, whole words: "...x1" must not match the start of "...x13".
+    pattern = re.compile(re.escape(blocks[0].placeholder.rpartition("x")[0]) + r"x\d+\b")
     out: list[str] = []
     for line in markdown.split("\n"):
         match = pattern.search(line)
-        if match is None:
+        if match is None or match.group(0) not in by_word:
             out.append(line)
             continue
         before, after = line[: match.start()], line[match.end() :]
