@@ -143,11 +143,19 @@ def _drop_permalinks(root: Any) -> None:
 _INTRAWORD_ESCAPE = re.compile(r"(?<=\w)\\_(?=\w)")
 
 
+# A reference link the generator left unresolved (mkdocs-autorefs' ``[`BaseModel`][pydantic.BaseModel]``
+# or ``[dict][]`` in a build without its plugin) is shown as its brackets, which
+# trafilatura escapes: ``\[`BaseModel`\]\[pydantic.BaseModel\]``. A resolved one would be
+# a link showing its text; the page keeps that text.
+_UNRESOLVED_REFERENCE = re.compile(r"\\\[(?P<text>(?:[^\[\]\n\\]|\\[^\n])+?)\\\]\\\[(?:[\w.:/#-]|\\_)*\\\]")
+
+
 def _page(
     where: str, body: str, blocks: list[CodeBlock], ids: dict[str, list[str]],
     url: str, title: str, description: str, date: str | None,
 ) -> Page | Skip:
     """Return the post whose main content trafilatura turned into ``body``, its code blocks put back."""
+    body = _UNRESOLVED_REFERENCE.sub(r"\g<text>", body)  # code is still set aside: only prose changes
     body, images = absolute_images(put_code_back(body, blocks), url, url)
     try:
         return make_page(
