@@ -23,18 +23,22 @@ It prints, for the first and the last window (``--window`` seconds, after the fi
 ``--warmup``): requests per second, p50/p99 latency of answers (request to ``done``) and
 of all requests, and failures (non-2xx other than a feedback 404, ``error`` events,
 transport errors and timeouts); then RSS, fds and disk at the start, the end of the
-first window and the end, with the growth per answered question; and the server's own
-pruning counts from ``/healthz``.
+first window (the end of the warm-up) and the end, with the growth per answered question
+and the least-squares RSS slope (per answer and per minute) after the first window and
+over the second half alone (a plateau reads about 0 there); and the server's own pruning
+counts from ``/healthz``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import json
 import os
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -235,8 +239,37 @@ def report(calls: list[Call], samples: list[Sample], args: argparse.Namespace, h
         grow_rss = (later[-1].rss_mb - later[0].rss_mb) * 1024 / share
         grow_disk = (later[-1].disk_mb - later[0].disk_mb) * 1000 / share
         print(f"after the first window: RSS {grow_rss:+.2f} KB, disk {grow_disk:+.2f} KB per answer ({share} answers)")
+    middle = (first[1] + samples[-1].at) / 2
+    for name, since in (("after the first window", first[1]), ("second half", middle)):
+        fitted = rss_slope(calls, [s for s in samples if s.at >= since])
+        if fitted is not None:
+            per_answer, per_minute, count = fitted
+            print(f"RSS slope, {name} (least squares over {count} samples): "
+                  f"{per_answer:+.3f} KB per answer, {per_minute:+.3f} MB per minute")
     print(f"healthz at the end: {json.dumps(health)}")
     print("requests by kind:", dict(Counter(c.kind for c in calls)))
+
+
+def rss_slope(calls: list[Call], samples: list[Sample]) -> tuple[float, float, int] | None:
+    """Fit RSS against answers done and against time: KB per answer, MB per minute, samples used.
+
+    A least-squares line through every sample, not the difference of two: one sample
+    caught during a burst of requests (or after a collection) does not decide the slope.
+    """
+    if len(samples) < 3:
+        return None
+    ends = sorted(c.at + c.seconds for c in calls if c.kind in ANSWERS and c.failure is None)
+    done = [float(bisect.bisect_right(ends, s.at)) for s in samples]
+    rss = [s.rss_mb for s in samples]
+    minutes = [s.at / 60 for s in samples]
+    return _fit(done, rss) * 1024, _fit(minutes, rss), len(samples)
+
+
+def _fit(xs: list[float], ys: list[float]) -> float:
+    """The least-squares slope of ``ys`` on ``xs`` (0 when ``xs`` do not vary)."""
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    spread = sum((x - mean_x) ** 2 for x in xs)
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread if spread else 0.0
 
 
 def start_server(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:

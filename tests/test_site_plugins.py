@@ -65,3 +65,14 @@ def test_rendered_content_keeps_headings_without_their_permalink_and_identifiers
     assert isinstance(page, Page)
     assert page.body == "Models can be dumped.\n\n## Serializing data\n\nCall model_dump() to get a dict."
     assert [(a.heading, a.id) for a in page.anchors] == [("Serializing data", "dump")]
+
+
+def test_unresolved_reference_links_read_as_their_text() -> None:
+    from askai_graph.indexing.html import read_content_html
+    from askai_graph.retrieval.corpus import Page
+
+    html = ("<html><body><article><p>Subclass [<code>BaseModel</code>][pydantic.BaseModel] and call "
+            "[dict][] on it; [a link](x) in brackets stays.</p></article></body></html>")
+    page = read_content_html("models.md", html, "https://x.example/models/", "Models")
+    assert isinstance(page, Page)
+    assert page.body.startswith("Subclass `BaseModel` and call dict on it;")

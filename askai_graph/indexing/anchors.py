@@ -78,26 +78,29 @@ _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _LINK_MARKS = "¶#\u200b \u00a0"
 
 
-def html_anchors(html: str, markdown: str) -> tuple[HeadingAnchor, ...]:
-    """Return the headings of ``markdown`` (a built page's text) with the ids the page gives them.
+def heading_ids(root: Any) -> dict[str, list[str]]:
+    """Return, for each heading text of a built page (an lxml tree), the ids the page gives it, in page order.
 
     A built page names its heading ids itself: ``<h2 id=...>`` (MkDocs, Docusaurus,
     Hugo), a permalink inside the heading (``<a class="headerlink" href="#...">``), or
-    Sphinx's ``<section id=...>`` around it. Headings are matched by their text, in page
-    order; a heading the page gives no id has no anchor (its cards use a text fragment).
+    Sphinx's ``<section id=...>`` around it. Read before extraction changes the tree.
     """
-    import lxml.html
-
-    try:
-        root = lxml.html.fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
-        return ()
     ids: dict[str, list[str]] = {}
     for element in root.iter(*_HEADING_TAGS):
         anchor = _html_id(element)
         text = _heading_text(element)
         if anchor and text:
             ids.setdefault(text, []).append(anchor)
+    return ids
+
+
+def html_anchors(ids: dict[str, list[str]], markdown: str) -> tuple[HeadingAnchor, ...]:
+    """Return the headings of ``markdown`` (a built page's text) with the ids ``heading_ids`` found for them.
+
+    Headings are matched by their text, in page order; a heading the page gives no id
+    has no anchor (its cards use a text fragment).
+    """
+    ids = {text: list(found) for text, found in ids.items()}
     anchors = []
     for line, code in fenced_lines(markdown):
         heading = first_heading_in(line) if not code and _HEADING_LINE.match(line) else ""

@@ -18,9 +18,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
-
-from langchain_core.embeddings import Embeddings
+from typing import TYPE_CHECKING, Any
 
 from askai_graph.indexing.crawlstate import STATE as CRAWL_STATE
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, Skip
@@ -42,6 +40,9 @@ from askai_graph.indexing.store import (
 from askai_graph.indexing.writer import IndexSummary, IndexWriter
 from askai_graph.retrieval.corpus import CorpusError
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS
+
+if TYPE_CHECKING:  # langchain-core costs about a second to import; an index built without a model never needs it
+    from langchain_core.embeddings import Embeddings
 
 __all__ = ["IndexSummary", "StrictIndexError", "build_index", "check_out", "previous_index", "write_source"]
 

@@ -7,9 +7,10 @@ URL (``<link rel="canonical">``) and ``<meta name="description">``. A page witho
 canonical link gets the URL it is served at under the base URL: ``guide/index.html``
 is ``BASE/guide/``, ``about.html`` is ``BASE/about.html``.
 
-Code blocks stay fenced code blocks; trafilatura drops their language, so it is put back
-from the page's own markup (``<code class="language-python">``, Sphinx's
-``<div class="highlight-python">``), matched by each block's first line.
+The page is parsed once (lxml) and trafilatura reads that tree. Code blocks are read
+from it first and set aside (``codeblocks``): trafilatura loses a highlighted block's
+blank lines, and its language; they come back as fenced blocks labelled from the page's
+own markup (``<code class="language-python">``, Sphinx's ``<div class="highlight-python">``).
 
 When the site has a ``sitemap.xml``, pages it does not list (404 pages, redirect
 stubs, drafts left in the build) are skipped.
@@ -19,9 +20,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
-from askai_graph.indexing.anchors import html_anchors
+from askai_graph.indexing.anchors import heading_ids, html_anchors
+from askai_graph.indexing.codeblocks import CodeBlock, put_code_back, set_code_aside
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_text, split_front_matter
 from askai_graph.indexing.markdown import absolute_images, first_sentence, unique_images
@@ -55,9 +58,13 @@ def read_html_page(where: str, text: str, guess: str | None, sitemap: frozenset[
     """
     import trafilatura
 
+    root = _parse(text)
+    if root is None:
+        return Skip(where, "malformed HTML (no document)")
+    ids, blocks = heading_ids(root), set_code_aside(root)
     try:
         extracted = trafilatura.extract(
-            text,
+            root,
             url=guess,
             output_format="markdown",
             with_metadata=True,
@@ -83,7 +90,7 @@ def read_html_page(where: str, text: str, guess: str | None, sitemap: frozenset[
     if sitemap is not None and url not in sitemap and (guess is None or guess not in sitemap):
         return Skip(where, "not listed in sitemap.xml")
     title, description = as_text(meta.get("title")) or where, as_text(meta.get("description"))
-    return _page(where, text, body, url, title, description, as_date(meta.get("date")))
+    return _page(where, body, blocks, ids, url, title, description, as_date(meta.get("date")))
 
 
 def read_content_html(where: str, text: str, url: str, title: str, description: str = "") -> Page | Skip:
@@ -96,30 +103,60 @@ def read_content_html(where: str, text: str, url: str, title: str, description: 
     """
     import trafilatura
 
-    text = _HEADERLINK.sub("", text)
+    root = _parse(text)
+    if root is None:
+        return Skip(where, "malformed HTML (no document)")
+    ids, blocks = heading_ids(root), set_code_aside(root)
+    _drop_permalinks(root)
     try:
         body = trafilatura.extract(
-            text, url=url, output_format="markdown", include_images=True, include_links=False,
+            root, url=url, output_format="markdown", include_images=True, include_links=False,
             include_comments=False, favor_recall=True, fast=True,
         )
     except Exception as exc:  # trafilatura raises many parser errors; any of them is a bad page
         return Skip(where, f"malformed HTML ({type(exc).__name__})")
     if not body:
         return Skip(where, "no main content found")
-    return _page(where, text, _INTRAWORD_ESCAPE.sub("_", body), url, title, description, None)
+    return _page(where, _INTRAWORD_ESCAPE.sub("_", body), blocks, ids, url, title, description, None)
 
 
-# The permalink a generator puts in each heading (Python-Markdown's toc ``permalink``, Sphinx):
-# its "¶" would end every heading's text. The heading's id stays.
-_HEADERLINK = re.compile(r"<a\b[^>]*\bclass=\"[^\"]*\bheaderlink\b[^\"]*\"[^>]*>.*?</a>", re.IGNORECASE | re.DOTALL)
+def _parse(text: str) -> Any:
+    """Return the page's lxml tree (what trafilatura and the code and anchor readers share), or ``None``."""
+    import lxml.html
+
+    try:
+        return lxml.html.document_fromstring(text)
+    except (ValueError, lxml.etree.ParserError):
+        return None
+
+
+def _drop_permalinks(root: Any) -> None:
+    """Remove the permalink a generator puts in each heading (Python-Markdown's toc ``permalink``, Sphinx).
+
+    Its "¶" would end every heading's text. The heading's id stays.
+    """
+    for link in list(root.iter("a")):
+        if "headerlink" in str(link.get("class") or "").split():
+            link.drop_tree()
 # trafilatura escapes every "_" in prose; inside a word it never starts emphasis (CommonMark),
 # and an escaped identifier (model\_dump) is not what a reader types or an answer must quote.
 _INTRAWORD_ESCAPE = re.compile(r"(?<=\w)\\_(?=\w)")
 
 
-def _page(where: str, text: str, body: str, url: str, title: str, description: str, date: str | None) -> Page | Skip:
-    """Return the post of the page ``text`` whose main content trafilatura turned into ``body``."""
-    body, images = absolute_images(label_code_blocks(body, code_languages(text)), url, url)
+# A reference link the generator left unresolved (mkdocs-autorefs' ``[`BaseModel`][pydantic.BaseModel]``
+# or ``[dict][]`` in a build without its plugin) is shown as its brackets, which
+# trafilatura escapes: ``\[`BaseModel`\]\[pydantic.BaseModel\]``. A resolved one would be
+# a link showing its text; the page keeps that text.
+_UNRESOLVED_REFERENCE = re.compile(r"\\\[(?P<text>(?:[^\[\]\n\\]|\\[^\n])+?)\\\]\\\[(?:[\w.:/#-]|\\_)*\\\]")
+
+
+def _page(
+    where: str, body: str, blocks: list[CodeBlock], ids: dict[str, list[str]],
+    url: str, title: str, description: str, date: str | None,
+) -> Page | Skip:
+    """Return the post whose main content trafilatura turned into ``body``, its code blocks put back."""
+    body = _UNRESOLVED_REFERENCE.sub(r"\g<text>", body)  # code is still set aside: only prose changes
+    body, images = absolute_images(put_code_back(body, blocks), url, url)
     try:
         return make_page(
             {
@@ -129,57 +166,12 @@ def _page(where: str, text: str, body: str, url: str, title: str, description: s
                 "body": body.strip(),
                 "images": unique_images(images),
                 "date": date,
-                "anchors": html_anchors(text, body),
+                "anchors": html_anchors(ids, body),
             },
             where,
         )
     except CorpusError as exc:
         return Skip(where, str(exc))
-
-
-_LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight(?:-source)?)-([\w+#.-]+)")
-_BARE_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*$")
-
-
-def code_languages(html: str) -> dict[str, str]:
-    """Return ``{first line of a <pre> block: its language}`` as the page's markup declares it."""
-    if "<pre" not in html:
-        return {}
-    import lxml.html
-
-    try:
-        root = lxml.html.fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
-        return {}
-    found: dict[str, str] = {}
-    for pre in root.iter("pre"):
-        classes = " ".join(
-            str(node.get("class") or "") for node in (pre, *pre.iterchildren("code"), *pre.iterancestors())
-        )
-        match = _LANGUAGE_CLASS.search(classes)
-        first = next((line.strip() for line in pre.text_content().splitlines() if line.strip()), "")
-        if match and first:
-            found.setdefault(first, match.group(1).lower())
-    return found
-
-
-def label_code_blocks(body: str, languages: dict[str, str]) -> str:
-    """Give each fence without an info string the language its block has in the page's markup."""
-    if not languages:
-        return body
-    lines = body.split("\n")
-    opening = True
-    for i, line in enumerate(lines):
-        match = _BARE_FENCE.match(line)
-        if match is None:
-            continue
-        if opening:
-            first = next((text.strip() for text in lines[i + 1 :] if text.strip()), "")
-            language = languages.get(first)
-            if language:
-                lines[i] = f"{match.group(1)}{match.group(2)}{language}"
-        opening = not opening
-    return "\n".join(lines)
 
 
 def read_sitemap(root: Path, max_bytes: int = 50_000_000) -> frozenset[str] | None:

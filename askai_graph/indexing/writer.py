@@ -19,10 +19,9 @@ import sqlite3
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from langchain_core.embeddings import Embeddings
 
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.llmstxt import write_index_llms_files
@@ -43,6 +42,9 @@ from askai_graph.retrieval.bm25 import Vocabulary, build_bm25
 from askai_graph.retrieval.corpus import CorpusError, Page, fingerprint_of, page_digest, site_order_key
 from askai_graph.retrieval.dense import DTYPE, EMBED_BATCH, embed_texts
 from askai_graph.retrieval.passages import dense_text, passage_text, split_passages
+
+if TYPE_CHECKING:  # langchain-core costs about a second to import; an index built without a model never needs it
+    from langchain_core.embeddings import Embeddings
 
 
 @dataclass

@@ -16,11 +16,14 @@ import os
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from langchain_core.embeddings import Embeddings
 
 from askai_graph.retrieval.corpus import Corpus, CorpusError, Page
+
+if TYPE_CHECKING:  # langchain-core costs about a second to import; an index built without a model never needs it
+    from langchain_core.embeddings import Embeddings
 from askai_graph.retrieval.passages import Passage, dense_text
 
 logger = logging.getLogger(__name__)

@@ -69,9 +69,19 @@ def tokens(question: str) -> list[str]:
     return list(_tokens(question))
 
 
-# A lookup asks for a question's tokens three or four times (its keys, then the contrast
-# with the cached question, itself asked again and again): each is tokenized once.
-@lru_cache(maxsize=4096)
+TOKENS_CACHED = 256
+"""Questions whose tokens are kept (least recently used dropped).
+
+A lookup asks for a question's tokens three or four times (its keys, then the contrast
+with the cached questions): each is tokenized once. Those asks come within one request,
+so 256 covers them even with dozens of requests interleaved (a bound of 64 kept all but
+2 points of the hit rate, one request at a time: ``bench/caches.py --curves``). A larger
+bound only keeps readers' one-off questions: at 4,096 they took 3 MB and grew the soak's
+RSS for ten minutes (issue #37).
+"""
+
+
+@lru_cache(maxsize=TOKENS_CACHED)
 def _tokens(question: str) -> tuple[str, ...]:
     # A minus or list marker set off by a space is still a sign: "- 2" is "-2", not "2".
     text = _SPACED_MINUS.sub("-", clean_question(question))

@@ -99,7 +99,13 @@ def _post_terms(title: str, summary: str) -> frozenset[str]:
     return frozenset(content_terms(f"{title} {summary}"))
 
 
-@lru_cache(maxsize=4096)
+PASSAGES_CACHED = 256
+"""Evidence passages whose terms are kept: a passage is picked for one question and draft,
+so it is read again within that request (its retries), seldom after; 128 already kept
+the whole hit rate (``bench/caches.py --curves``)."""
+
+
+@lru_cache(maxsize=PASSAGES_CACHED)
 def _passage_terms(text: str) -> frozenset[str]:
     return frozenset(content_terms(text))
 
