@@ -1,6 +1,7 @@
 """Instant search (``GET /api/search``): server time per query at scale, and its quality on real sites.
 
-Run: ``.venv/bin/python bench/search.py [--sizes 10000,100000] [--sites fastapi,pydantic,jest] [--queries 300]``.
+Run: ``.venv/bin/python bench/search.py [--sizes 10000,100000] [--sites fastapi,pydantic,jest] [--queries 300]
+[--work DIR]`` (``--work`` keeps the synthetic trees and built indexes there for the next run).
 
 **Time.** For each size, a synthetic docs tree (``bench/index_scale.py``'s: Zipf-like
 words, three sections a page) is built with ``askai index``; then, in one process over
@@ -105,7 +106,8 @@ def reciprocal_rank(urls: list[str], expected: set[str]) -> float:
 def quality(site: str, work: Path) -> dict[str, float]:
     tree, base = SITES[site]
     index = work / f"idx-{site}"
-    build_index(REALSITES / tree, index, base_url=base)
+    if not index.exists():
+        build_index(REALSITES / tree, index, base_url=base)
     retriever = BM25Retriever(corpus=load_corpus(index), k=10)
     rows = [json.loads(line) for line in (ROOT / "evals" / f"{site}.jsonl").read_text("utf-8").splitlines() if line]
     rows = [row for row in rows if row.get("expected_urls")]
@@ -124,18 +126,21 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--sites", default="fastapi,pydantic,jest")
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--work", type=Path, help="keep trees and indexes here (reused when present)")
     args = parser.parse_args()
     words = site_words()
     with tempfile.TemporaryDirectory(prefix="askai-search-bench-") as folder:
-        work = Path(folder)
+        work = args.work or Path(folder)
+        work.mkdir(parents=True, exist_ok=True)
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
         if sizes:
             print("| pages | lexicon s | search p50 ms | p99 ms | Research p50 ms | p99 ms | p50 ratio |")
             print("|---:|---:|---:|---:|---:|---:|---:|")
         for size in sizes:
             tree, index = work / f"site-{size}", work / f"idx-{size}"
-            write_site(tree, size, words)
-            run(_BUILD, str(tree), str(index))
+            if not index.exists():
+                write_site(tree, size, words)
+                run(_BUILD, str(tree), str(index))
             got = timed(BM25Retriever(corpus=load_corpus(index), k=6), typed_queries(words, args.queries))
             print(
                 f"| {size:,} | {got['lexicon_s']:.2f} | {got['p50']:.2f} | {got['p99']:.2f} | "

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -52,7 +53,10 @@ MAX_RESULTS = 20
 """The most pages one search returns."""
 _PASSAGES_PER_PAGE = 4
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>+|\|)\s*")
+_ALNUM = re.compile(r"[A-Za-z0-9]")
+_HEADINGS = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_LIST_MARK = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|>+|\|)[ \t]*", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -105,36 +109,41 @@ def search(
     filtered = version is not None or locale is not None
     ranked = _passages(index, typed, (limit * (8 if filtered else 1)) * _PASSAGES_PER_PAGE)
     posts = retriever._posts_of([doc for doc, _ in ranked])
-    by_page: dict[int, list[int]] = {}
-    for document, _ in ranked:
-        by_page.setdefault(posts[document], []).append(document)
-    texts = retriever._passage_texts([doc for docs in by_page.values() for doc in docs[:_PASSAGES_PER_PAGE]])
+    by_page: dict[int, list[tuple[int, int]]] = {}
+    for document, held in ranked:
+        by_page.setdefault(posts[document], []).append((document, held))
+    texts = retriever._passage_texts([doc for docs in by_page.values() for doc, _ in docs[:_PASSAGES_PER_PAGE]])
     query_terms = frozenset(content_terms(query))
-    pages: list[tuple[tuple[bool, int, int], PageMatch]] = []
+    # Pages in rank order, a page with a heading that is the query first: only the pages
+    # returned are read in full (their record, their sections), the costly part.
+    candidates = []
     for order, (post_id, documents) in enumerate(by_page.items()):
+        passages = [texts[doc].text for doc, _ in sorted(documents[:_PASSAGES_PER_PAGE]) if doc in texts]
+        exact = any(_is_query(heading, query_terms) for text in passages for heading in _headings(text))
+        candidates.append(((not exact, -documents[0][1], order), post_id, passages))
+    candidates.sort(key=lambda item: item[0])
+    pages: list[tuple[tuple[bool, int, int], PageMatch]] = []
+    matcher = _Matcher(typed)
+    for (_, held, order), post_id, passages in candidates:
         post = retriever._post(post_id)
         if filtered and not _in_segments(post.url, version, locale):
             continue
-        passages = [texts[doc] for doc in sorted(documents[:_PASSAGES_PER_PAGE]) if doc in texts]
-        sections = _sections(post, [p.text for p in passages], typed, query_terms)
-        if not sections:
-            continue
-        title_exact = bool(query_terms) and frozenset(content_terms(post.title)) == query_terms
-        exact = title_exact or any(s.exact for s in sections)
-        key = (not exact, -max(s.words for s in sections), order)
-        pages.append((key, PageMatch(post.title, post.url, tuple(s.match for s in sections))))
-        if len(pages) >= limit * 2 and not filtered:
+        sections = _sections(post, passages, matcher, query_terms)
+        if sections:
+            exact = any(s.exact for s in sections) or _is_query(post.title, query_terms)
+            pages.append(((not exact, held, order), PageMatch(post.title, post.url, tuple(s.match for s in sections))))
+        if len(pages) >= limit:
             break
     pages.sort(key=lambda item: item[0])
-    return [page for _, page in pages[:limit]]
+    return [page for _, page in pages]
 
 
-def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tuple[int, float]]:
-    """Return up to ``n`` passages ``(document, score)``, most query words held first, then by weighted BM25."""
+def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tuple[int, int]]:
+    """Return up to ``n`` passages ``(document, query words held)``: most words held first, then by weighted BM25."""
     data, indices, indptr = index.scores["data"], index.scores["indices"], index.scores["indptr"]
     docs = int(index.scores["num_docs"])
     scores = np.zeros(docs, dtype=np.float32)
-    held = np.zeros(docs, dtype=np.float32)
+    held = np.zeros(docs, dtype=np.int32)
     vocab = index.vocab_dict
     for word in typed:
         if not word.terms:
@@ -146,15 +155,17 @@ def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tupl
             scores[rows] += weight * data[start:end]
             columns.append(rows)
         held[np.unique(np.concatenate(columns))] += 1
-    # Every word held outweighs any BM25 score: the largest score is far below this.
-    total = held * (float(scores.max()) + 1.0) + scores
     candidates = np.flatnonzero(held)
+    # Every word held outweighs any BM25 score: the largest score is far below one step.
+    total = held[candidates] * (float(scores[candidates].max()) + 1.0) + scores[candidates]
     if len(candidates) > n:
-        candidates = candidates[np.argpartition(-total[candidates], n - 1)[:n]]
-    return sorted(((int(d), float(total[d])) for d in candidates), key=lambda p: (-p[1], p[0]))
+        best = np.argpartition(-total, n - 1)[:n]
+        candidates, total = candidates[best], total[best]
+    order = np.lexsort((candidates, -total))
+    return [(int(candidates[i]), int(held[candidates[i]])) for i in order]
 
 
-def _sections(post: Page, passages: Sequence[str], typed: Sequence[QueryWord], query: frozenset[str]) -> list[_Scored]:
+def _sections(post: Page, passages: Sequence[str], matcher: _Matcher, query: frozenset[str]) -> list[_Scored]:
     """Return the page's best sections holding a query word, best first."""
     scored = []
     seen: set[str] = set()
@@ -164,32 +175,114 @@ def _sections(post: Page, passages: Sequence[str], typed: Sequence[QueryWord], q
                 continue
             seen.add(section.text)
             heading = plain_heading(section.heading)
+            in_heading = {word for _, word in matcher.spans(heading)}
             text = plain_section(section.text)
-            held = [w for w in typed if w.terms and (_marks(text, [w]) or _marks(heading, [w]))]
+            spans = matcher.spans(text)
+            held = in_heading | {word for _, word in spans}
             if not held:
                 continue
-            in_heading = sum(1 for w in held if _marks(heading, [w]))
-            exact = bool(heading) and bool(query) and frozenset(content_terms(heading)) == query
-            match = SectionMatch(heading, _section_url(post, section.heading, heading), *_snippet(text, typed))
-            scored.append(_Scored(match, exact, len(held), in_heading))
+            url = _section_url(post, section.heading, heading)
+            match = SectionMatch(heading, url, *_snippet(text, [span for span, _ in spans]))
+            scored.append(_Scored(match, bool(heading) and _is_query(heading, query), len(held), len(in_heading)))
     scored.sort(key=lambda s: (not s.exact, -s.words, -s.in_heading))
     return scored[:SECTIONS_PER_PAGE]
 
 
+class _Matcher:
+    """Finds the words of a text that query words stand for, remembering each distinct word's verdict.
+
+    Only a word beginning with a query term (a Snowball stem begins its words, but for a
+    final ``i`` that was ``y``) or with the word being typed can match: that test is one
+    C-level ``startswith``; each distinct candidate is then checked by its stem.
+    """
+
+    def __init__(self, typed: Sequence[QueryWord]) -> None:
+        self.typed = [word for word in typed if word.terms]
+        starts = {term.removesuffix("i") or term for word in self.typed for term in word.terms}
+        self.starts = tuple(starts | {word.word for word in self.typed if word.prefix})
+        self.seen: dict[str, int] = {}
+
+    def spans(self, text: str) -> list[tuple[tuple[int, int], int]]:
+        """Return ``((start, end), query word number)`` for each word of ``text`` a query word stands for."""
+        lower = text.lower()
+        if len(lower) != len(text):  # a character whose lower case is longer: offsets would drift
+            return self._scanned(text)
+        found: dict[int, tuple[tuple[int, int], int]] = {}
+        for start in self.starts:  # str.find runs in C: a few scans of the text, not a loop over its words
+            at = lower.find(start)
+            while at >= 0:
+                if at not in found and (at == 0 or not _ALNUM.match(lower, at - 1)):
+                    token = _TOKEN.match(lower, at)
+                    if token is not None:
+                        which = self._verdict(token.group())
+                        if which >= 0:
+                            found[at] = (token.span(), which)
+                at = lower.find(start, at + 1)
+        return [found[at] for at in sorted(found)]
+
+    def _scanned(self, text: str) -> list[tuple[tuple[int, int], int]]:
+        found = []
+        for token in _TOKEN.finditer(text):
+            word = token.group().lower()
+            if word.startswith(self.starts) and (which := self._verdict(word)) >= 0:
+                found.append((token.span(), which))
+        return found
+
+    def _verdict(self, word: str) -> int:
+        which = self.seen.get(word)
+        if which is None:
+            which = self.seen[word] = self._which(word)
+        return which
+
+    def _which(self, word: str) -> int:
+        term = stem(word)
+        for number, query_word in enumerate(self.typed):
+            if term in query_word.terms or (query_word.prefix and word.startswith(query_word.word)):
+                return number
+        return -1
+
+
+def _headings(markdown: str) -> list[str]:
+    """Return the heading-shaped lines of ``markdown`` (code comments too: this only orders candidates)."""
+    return _HEADINGS.findall(markdown)
+
+
+def _is_query(text: str, query: frozenset[str]) -> bool:
+    """Whether ``text`` (a title or heading) has exactly the query's content terms."""
+    return bool(query) and _heading_terms(text) == query
+
+
+@lru_cache(maxsize=8192)
+def _heading_terms(text: str) -> frozenset[str]:
+    return frozenset(content_terms(plain_heading(text)))
+
+
 def plain_section(markdown: str) -> str:
     """Return a section's Markdown as one line of plain text: no heading line, markup or HTML tag; code as text."""
-    shown = []
+    shown: list[str] = []
+    prose: list[str] = []
     fence: str | None = None
     for line in markdown.splitlines():
         opener = FENCE_LINE.match(line)
         if opener and (fence is None or opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence)):
+            if fence is None:
+                shown.append(_plain_prose(prose))
+                prose = []
             fence = None if fence else opener.group(1)
             continue
         if fence is not None:
             shown.append(line.strip())  # code is text: `<script>` stays those characters
         elif not HEADING_LINE.match(line):
-            shown.append(plain_quote(strip_html_tags(_LIST_MARK.sub("", line))))
+            prose.append(line)
+    shown.append(_plain_prose(prose))
     return " ".join(" ".join(shown).split())
+
+
+def _plain_prose(lines: list[str]) -> str:
+    """Return Markdown prose lines as text: list and quote marks, HTML tags and inline markup dropped."""
+    if not lines:
+        return ""
+    return plain_quote(strip_html_tags(_LIST_MARK.sub("", "\n".join(lines))))
 
 
 def _section_url(post: Page, heading: str, shown: str) -> str:
@@ -199,21 +292,8 @@ def _section_url(post: Page, heading: str, shown: str) -> str:
     return heading_url(post.url, anchor) if anchor else fragment_url(post.url, shown)
 
 
-def _marks(text: str, typed: Sequence[QueryWord]) -> list[tuple[int, int]]:
-    """Return the ``(start, end)`` code-point spans of ``text``'s words that a query word stands for."""
-    spans = []
-    for token in _TOKEN.finditer(text):
-        word = token.group().lower()
-        for query_word in typed:
-            if stem(word) in query_word.terms or (query_word.prefix and word.startswith(query_word.word)):
-                spans.append(token.span())
-                break
-    return spans
-
-
-def _snippet(text: str, typed: Sequence[QueryWord]) -> tuple[str, tuple[tuple[int, int], ...]]:
+def _snippet(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, tuple[tuple[int, int], ...]]:
     """Return about ``SNIPPET_CHARS`` of ``text`` around its first match, and the matches' UTF-16 offsets in it."""
-    spans = _marks(text, typed)
     start = 0
     if spans and spans[0][0] > SNIPPET_CHARS // 3:
         start = text.rfind(" ", 0, spans[0][0] - SNIPPET_CHARS // 4) + 1
@@ -224,9 +304,9 @@ def _snippet(text: str, typed: Sequence[QueryWord]) -> tuple[str, tuple[tuple[in
     lead = "… " if start else ""
     snippet = lead + text[start:end] + (" …" if end < len(text) else "")
     shift = len(lead) - start
-    marks = tuple(
-        (_utf16(snippet, a + shift), _utf16(snippet, b + shift)) for a, b in spans if a >= start and b <= end
-    )
+    marks = tuple((a + shift, b + shift) for a, b in spans if a >= start and b <= end)
+    if _ASTRAL.search(snippet):  # a character beyond the BMP is two UTF-16 units
+        marks = tuple((_utf16(snippet, a), _utf16(snippet, b)) for a, b in marks)
     return snippet, marks
 
 
