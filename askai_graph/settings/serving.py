@@ -134,7 +134,7 @@ class ServingSettings(BaseModel):
         30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
     )
     search_per_minute: int = Field(
-        240,
+        600,
         ge=1,
         le=100_000,
         description="Searches (GET /api/search, sent as a reader types) one client address may make per minute "

@@ -9,7 +9,7 @@
 import { searchPages } from "./api.js";
 import { format } from "./strings.js";
 
-export const DEBOUNCE_MS = 120;
+export const DEBOUNCE_MS = 30;
 const RECENT_KEY = "askai:recent-searches";
 const RECENT_KEPT = 5;
 
