@@ -168,20 +168,18 @@ def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tupl
 def _sections(post: Page, passages: Sequence[str], matcher: _Matcher, query: frozenset[str]) -> list[_Scored]:
     """Return the page's best sections holding a query word, best first."""
     scored = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     for passage in passages:
-        for section in split_sections(passage):
-            if section.text in seen:
+        for raw_heading, heading, text in _plain_sections(passage):
+            if (raw_heading, text) in seen:
                 continue
-            seen.add(section.text)
-            heading = plain_heading(section.heading)
+            seen.add((raw_heading, text))
             in_heading = {word for _, word in matcher.spans(heading)}
-            text = plain_section(section.text)
             spans = matcher.spans(text)
             held = in_heading | {word for _, word in spans}
             if not held:
                 continue
-            url = _section_url(post, section.heading, heading)
+            url = _section_url(post, raw_heading, heading)
             match = SectionMatch(heading, url, *_snippet(text, [span for span, _ in spans]))
             scored.append(_Scored(match, bool(heading) and _is_query(heading, query), len(held), len(in_heading)))
     scored.sort(key=lambda s: (not s.exact, -s.words, -s.in_heading))
@@ -255,6 +253,19 @@ def _is_query(text: str, query: frozenset[str]) -> bool:
 @lru_cache(maxsize=8192)
 def _heading_terms(text: str) -> frozenset[str]:
     return frozenset(content_terms(plain_heading(text)))
+
+
+@lru_cache(maxsize=1024)
+def _plain_sections(passage: str) -> tuple[tuple[str, str, str], ...]:
+    """Return each section of a passage as (heading as written, heading shown, plain text).
+
+    Kept for the last thousand passages read (a few megabytes): a reader typing a word
+    letter by letter meets the same pages query after query.
+    """
+    return tuple(
+        (section.heading, plain_heading(section.heading), plain_section(section.text))
+        for section in split_sections(passage)
+    )
 
 
 def plain_section(markdown: str) -> str:
