@@ -41,7 +41,9 @@ from askai_graph.retrieval.lexicon import Lexicon  # noqa: E402
 from askai_graph.retrieval.pages import BM25Retriever  # noqa: E402
 from askai_graph.retrieval.search import search  # noqa: E402
 
-REALSITES = ROOT.parent / "shared" / "realsites"
+# The shared snapshots sit beside the main checkout (/work/shared) or two levels up from a worktree.
+REALSITES = next((p for p in (ROOT.parent / "shared" / "realsites", ROOT.parent.parent / "shared" / "realsites")
+                  if p.is_dir()), ROOT.parent / "shared" / "realsites")  # fmt: skip
 SITES = {
     "fastapi": ("fastapi/docs/en/docs", "https://fastapi.tiangolo.com/"),
     "pydantic": ("pydantic/docs", "https://docs.pydantic.dev/latest/"),

@@ -2,8 +2,9 @@
 // listbox whose first row is always "Ask AI: <what you typed>", then the matching sections,
 // grouped by page. Arrow keys move through the rows (aria-activedescendant: focus stays in
 // the input), Enter opens the active result or, on the Ask row, asks; Ctrl-Enter always asks.
-// One request at a time: a newer query aborts the one in flight, and a response for any
-// query but the latest is dropped. Matched words are marked from the server's offsets
+// One request at a time: typed into an idle box, the text is searched at once; while a
+// request is in flight, the newest text replaces it after a 30 ms pause in typing (the older
+// is aborted), and a response for any query but the box's current text is dropped. Matched words are marked from the server's offsets
 // (UTF-16 units, as JavaScript indexes strings); every text is set as text, never as HTML.
 // Hooks: [data-askai-search-result], [data-askai-ask-row], [data-askai-search-empty].
 import { searchPages } from "./api.js";
@@ -93,7 +94,10 @@ export class Search {
       this.latest = "";
       return this.showRecent();
     }
-    this.timer = setTimeout(() => this.fetch(query), DEBOUNCE_MS);
+    // Idle: search at once. A request in flight: wait for a pause in typing, then the
+    // newest text replaces it (one request at a time either way).
+    if (!this.controller) this.fetch(query);
+    else this.timer = setTimeout(() => this.fetch(this.input.value), DEBOUNCE_MS);
   }
 
   abort() {
