@@ -107,3 +107,23 @@ def test_mcp_ask_docs_and_search_docs_read_the_version_they_name(mcp_url: str) -
 def test_mcp_refuses_a_version_the_site_does_not_have(mcp_url: str) -> None:
     reply = call(mcp_url, "search_docs", {"query": QUESTION, "version": "9.9"})
     assert reply.is_error and "'9.9' is not a version of this site" in reply.content[0].text
+
+
+def searched(base: str, **params: str) -> httpx.Response:
+    return httpx.get(f"{base}/api/search", params={"q": "fake timers", **params}, timeout=30)
+
+
+def test_search_keeps_to_the_readers_version_the_sites_default_when_none_is_named(base: str) -> None:
+    def urls(**params: str) -> list[str]:
+        response = searched(base, **params)
+        assert response.status_code == 200, response.text
+        return [page["url"] for page in response.json()["results"]]
+
+    assert urls(version="1.0") == ["https://gizmo.example/docs/1.0/fake-timers"]
+    assert urls(version="2.0") == urls() == ["https://gizmo.example/docs/fake-timers"]
+
+
+def test_search_refuses_a_version_the_site_does_not_have(base: str) -> None:
+    refused = searched(base, version="9.9")
+    assert refused.status_code == 422
+    assert "9.9" in refused.json()["detail"] and "2.0" in refused.json()["detail"]

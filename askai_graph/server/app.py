@@ -1,4 +1,4 @@
-"""The FastAPI app: one route module each for ``chat`` (SSE), ``feedback``, ``health`` and ``web`` (the widget).
+"""The FastAPI app: a route module each for ``chat`` (SSE), ``feedback``, ``search``, ``health``, ``web``, and more.
 
 ``create_app`` assembles what the routes share (the graph or its reloader, the answer
 cache, the run log, the stream cap and the two rate limits, the thread leases), lists
@@ -28,7 +28,7 @@ from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from askai_graph.mcp.endpoint import MCPEndpoint
-from askai_graph.server import admin, chat, feedback, health, llms, suggestions, web
+from askai_graph.server import admin, chat, feedback, health, llms, search, suggestions, web
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.collector import tune_collector
 from askai_graph.server.leases import ThreadLeases
@@ -103,6 +103,8 @@ def create_app(
     questions = rate_limit_for(settings.rate_limit, name="askai-chat", cache_url=settings.cache_url, readers=readers)
     per_minute = f"{settings.feedback_per_minute}/minute"
     ratings = rate_limit_for(per_minute, name="askai-feedback", cache_url=settings.cache_url, readers=readers)
+    per_minute = f"{settings.search_per_minute}/minute"
+    searches = rate_limit_for(per_minute, name="askai-search", cache_url=settings.cache_url, readers=readers)
     slots = _stream_slots(settings)
     # MCP at /mcp (askai_graph.mcp): the tools share /api/chat's limits, threads, cache and run log.
     # The SDK is imported by the first /mcp request, not here (``mcp.endpoint``).
@@ -113,7 +115,7 @@ def create_app(
     resources: list[Resource] = [
         partial(collaborators, settings.collaborator_threads),
         closing(owned_store),
-        *served.resources, closing(questions), closing(ratings), closing(slots), mcp.running,
+        *served.resources, closing(questions), closing(ratings), closing(searches), closing(slots), mcp.running,
         partial(retention, run_log, settings.runlog_retention_days),
     ]
     app = FastAPI(
@@ -135,6 +137,7 @@ def create_app(
         chat.router(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log, readers=readers)
     )
     app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log))
+    app.include_router(search.router(settings, rate_limit=searches))
     app.include_router(health.router(pruned))
     app.include_router(suggestions.router(settings))
     app.include_router(web.router(settings, site=site is not None))

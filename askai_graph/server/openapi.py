@@ -167,6 +167,56 @@ FEEDBACK_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+_SEARCH_SECTION = {
+    "type": "object",
+    "properties": {
+        "heading": {"type": "string", "description": "The heading as the page shows it ('' for its opening)."},
+        "url": {"type": "string", "format": "uri", "description": "The link to the section on the real page."},
+        "snippet": {"type": "string", "description": "Plain text around the first match (never HTML)."},
+        "highlights": {
+            "type": "array",
+            "description": "[start, end) of each matched word in snippet, in UTF-16 code units.",
+            "items": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2},
+        },
+    },
+    "required": ["heading", "url", "snippet", "highlights"],
+}
+SEARCH_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The matching pages, best first, each with its matching sections; none endorsed.",
+        "headers": {"ETag": {"schema": {"type": "string"}}, "Cache-Control": {"schema": {"type": "string"}}},
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string"},
+                        "results": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "title": {"type": "string"},
+                                    "url": {"type": "string", "format": "uri"},
+                                    "endorsed": {"type": "boolean", "const": False},
+                                    "sections": {"type": "array", "items": _SEARCH_SECTION},
+                                },
+                                "required": ["title", "url", "endorsed", "sections"],
+                            },
+                        },
+                    },
+                    "required": ["query", "results"],
+                }
+            }
+        },
+    },
+    304: {"description": "If-None-Match names this search's ETag: nothing changed."},
+    404: _refusal("This server answers from a graph it did not build: it has no pages to search."),
+    422: _refusal("q is missing, empty or longer than max_question_chars; limit is not 1 to 20; a bad version/locale."),
+    429: _refusal("This client searched more than search_per_minute times in a minute.", retry=True),
+}
+
+
 def describe_events(app: FastAPI) -> None:
     """Add the event payload schemas to the app's OpenAPI document."""
     generate = app.openapi

@@ -133,6 +133,13 @@ class ServingSettings(BaseModel):
     feedback_per_minute: int = Field(
         30, ge=1, le=10_000, description="Feedback posts one client address may send per minute (then 429)."
     )
+    search_per_minute: int = Field(
+        600,
+        ge=1,
+        le=100_000,
+        description="Searches (GET /api/search, sent as a reader types) one client address may make per minute "
+        "(then 429); counted apart from questions.",
+    )
     max_feedback_chars: int = Field(1000, ge=0, le=100_000, description="Longest feedback comment accepted.")
     suggestions: tuple[Annotated[str, Field(min_length=1, max_length=500, pattern=r"\S")], ...] = Field(
         (),

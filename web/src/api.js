@@ -1,5 +1,6 @@
-// The widget's three requests: ask (POST /api/chat, Server-Sent Events), rate an answer
-// (POST /api/feedback) and fetch starter questions (GET /api/suggestions).
+// The widget's requests: ask (POST /api/chat, Server-Sent Events), rate an answer
+// (POST /api/feedback), fetch starter questions (GET /api/suggestions) and search as the
+// reader types (GET /api/search).
 // EventSource cannot POST, so the answer is read with fetch and parsed by eventsource-parser.
 import { createParser } from "eventsource-parser";
 
@@ -82,4 +83,14 @@ export async function fetchSuggestions(endpoint) {
   } catch {
     return [];
   }
+}
+
+/** The pages and sections matching `query` (GET /api/search); throws HttpError on a refusal, AbortError when aborted. */
+export async function searchPages(endpoint, query, signal, scope = {}) {
+  const url = new URL("api/search", endpoint);
+  url.searchParams.set("q", query);
+  for (const [name, value] of Object.entries(scope)) url.searchParams.set(name, value);
+  const response = await fetch(url, { signal });
+  if (!response.ok) throw await refusal(response);
+  return response.json();
 }

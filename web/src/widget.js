@@ -1,8 +1,10 @@
 // <askai-widget endpoint="https://host:port" [inline] [persist="local|none"] [suggestions="[...]"]
-// [link-param="askai"] [shortcut="k|off"] [strings="{...}"] [version] [locale]>: the Ask AI panel in an open
-// shadow root, a conversation with follow-ups. The hooks (data-askai, data-state,
-// data-askai-input, -answer, -source, -gate-notice, -stop, -new, -feedback, -suggestion,
-// -copy, -copy-answer, -share, -turn) are a public contract: site owners' tests depend on them.
+// [link-param="askai"] [shortcut="k|off"] [strings="{...}"] [mode="search"] [version] [locale]>: the Ask AI
+// panel in an open shadow root, a conversation with follow-ups, whose box searches the site's pages
+// as the reader types (search.js). mode="search": the box only searches, it never asks.
+// The hooks (data-askai, data-state, data-askai-input, -answer, -source, -gate-notice, -stop,
+// -new, -feedback, -suggestion, -copy, -copy-answer, -share, -turn, -search-result, -ask-row,
+// -search-empty) are a public contract: site owners' tests depend on them.
 import { fetchSuggestions, HttpError, reachable, streamChat } from "./api.js";
 import { Conversation, KEPT_TURNS } from "./conversation.js";
 import { isShortcut, shortcutKey, trapFocus } from "./dialog.js";
@@ -10,6 +12,7 @@ import { createRenderer } from "./markdown.js";
 import { renderMermaid } from "./mermaid.js";
 import { progressLabel } from "./notice.js";
 import { pageScope } from "./page.js";
+import { rememberSearch, Search } from "./search.js";
 import { format, readStrings } from "./strings.js";
 import STYLES from "./styles.css";
 import TEMPLATE from "./template.html";
@@ -71,10 +74,18 @@ class AskAiWidget extends HTMLElement {
       errorText: $("[data-askai-error] p"),
       retry: $("[data-askai-retry]"),
       suggestions: $("[data-askai-suggestions]"),
+      search: $("[data-askai-search]"),
     };
     this.turnTemplate = $("[data-askai-turn-template]");
     this.linkParam = this.getAttribute("link-param") ?? "askai";
     this.inline = this.hasAttribute("inline");
+    this.searchOnly = this.getAttribute("mode") === "search";
+    if (this.searchOnly) {
+      $("#askai-title").textContent = this.t.searchOnlyTitle;
+      this.el.launcher.querySelector("span").textContent = this.t.searchOnlyTitle;
+      this.el.send.hidden = true;
+      this.el.input.setAttribute("enterkeyhint", "search");
+    }
     const { launcher, panel, backdrop } = this.el;
     panel.classList.toggle("inline", this.inline);
     launcher.hidden = this.inline;
@@ -105,8 +116,13 @@ class AskAiWidget extends HTMLElement {
     document.addEventListener("keydown", this.onShortcut);
     this.el.form.addEventListener("submit", (event) => {
       event.preventDefault();
-      if (this.ask(this.el.input.value)) this.el.input.value = "";
+      const question = this.el.input.value;
+      if (this.ask(question)) {
+        rememberSearch(question);
+        this.el.input.value = "";
+      }
     });
+    this.search = new Search(this, this.el.input, this.el.search, { askable: !this.searchOnly });
     this.el.stop.addEventListener("click", () => this.stop());
     this.el.newConversation.addEventListener("click", () => this.newConversation());
     this.el.retry.addEventListener("click", () => {
@@ -222,9 +238,9 @@ class AskAiWidget extends HTMLElement {
   showIdle() {
     const started = this.el.transcript.children.length > 0;
     this.el.newConversation.hidden = !started;
-    this.el.input.placeholder = started ? this.t.followUpPlaceholder : this.t.placeholder;
-    this.el.suggestions.hidden = started || !this.el.suggestions.querySelector("li");
-    if (!started) this.el.status.textContent = this.t.intro;
+    this.el.input.placeholder = this.searchOnly ? this.t.searchPlaceholder : started ? this.t.followUpPlaceholder : this.t.placeholder;
+    this.el.suggestions.hidden = started || this.searchOnly || !this.el.suggestions.querySelector("li");
+    if (!started) this.el.status.textContent = this.searchOnly ? "" : this.t.intro;
   }
 
   /** Starter questions: the `suggestions` attribute (a JSON list), else the server's (fetched once). */
@@ -298,7 +314,7 @@ class AskAiWidget extends HTMLElement {
   /** Start answering; false when there is nothing to ask or an answer is still streaming. */
   ask(rawQuestion) {
     const question = (rawQuestion || "").trim();
-    if (!question || this.state === "streaming") return false;
+    if (!question || this.state === "streaming" || this.searchOnly) return false;
     if (!this.el.threadNotice.hidden && this.el.threadNotice.textContent === this.t.linkWaits) this.el.threadNotice.hidden = true;
     this.run(question);
     return true;
@@ -333,6 +349,7 @@ class AskAiWidget extends HTMLElement {
     this.el.steps.replaceChildren();
     this.el.error.hidden = true;
     this.el.suggestions.hidden = true;
+    this.search.hide();
   }
 
   async run(question) {

@@ -1,0 +1,188 @@
+"""Instant search (``retrieval.search``, ``GET /api/search``): ranking, prefixes, typos, snippets, limits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from askai_graph import BM25Retriever, Settings, load_corpus
+from askai_graph.retrieval.search import PageMatch, search
+from askai_graph.server import create_app
+
+DOCS = "https://docs.example"
+PAGES = [
+    {
+        "title": "Getting started",
+        "url": f"{DOCS}/start/",
+        "body": "# Getting started\n\nConfiguration matters. Your configuration, the configuration file and "
+        "configuration defaults: configuration is read at start.\n\n## First run\n\nRun the server.",
+    },
+    {
+        "title": "Reference",
+        "url": f"{DOCS}/reference/",
+        "body": "# Reference\n\nEvery option of the server.\n\n## Ports\n\nThe port is 8000.\n\n"
+        "## Configuration\n\nOptions are read from askai.toml.",
+        "anchors": [{"heading": "Configuration", "id": "config-file"}],
+    },
+    {
+        "title": "Installation",
+        "url": f"{DOCS}/install/",
+        "body": "# Installation\n\nInstall the package with pip, then check the installer's log.\n\n"
+        "## Validation with Pydantic\n\nModels are validated by pydantic before use.",
+    },
+    {
+        "title": "Embedding the widget",
+        "url": f"{DOCS}/widget/",
+        "body": '# Embedding the widget\n\n<div class="note">Paste the widget tag</div> into your page:\n\n'
+        '```html\n<script src="/widget.js"></script>\n```\n\nThe widget then loads.',
+    },
+    {
+        "title": "Launch notes",
+        "url": f"{DOCS}/launch/",
+        "body": "# Launch notes\n\n🚀 Rocket deploys are quick: deploy with one command.",
+    },
+    {"title": "Guide", "url": f"{DOCS}/2.0/guide/", "body": "# Guide\n\nMigrating to the new release."},
+    {"title": "Guide", "url": f"{DOCS}/1.0/guide/", "body": "# Guide\n\nMigrating to the old release."},
+    {"title": "Guide", "url": f"{DOCS}/fr/2.0/guide/", "body": "# Guide\n\nMigrating en français."},
+]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("site") / "pages.jsonl"
+    path.write_text("\n".join(json.dumps(page) for page in PAGES), "utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def retriever(site: Path, tmp_path_factory: pytest.TempPathFactory) -> BM25Retriever:
+    return BM25Retriever(corpus=load_corpus(site), cache_dir=tmp_path_factory.mktemp("bm25"))
+
+
+def urls(found: list[PageMatch]) -> list[str]:
+    return [page.url for page in found]
+
+
+def marked(snippet: str, highlights: Any) -> list[str]:
+    """The highlighted words, reading the offsets as JavaScript does (UTF-16 code units)."""
+    units = snippet.encode("utf-16-le")
+    return [units[2 * start : 2 * end].decode("utf-16-le") for start, end in highlights]
+
+
+def test_an_exact_heading_match_ranks_first(retriever: BM25Retriever) -> None:
+    found = search(retriever, "configuration ", 5)
+    assert urls(found)[0] == f"{DOCS}/reference/"
+    assert found[0].sections[0].heading == "Configuration"
+    assert found[0].sections[0].url == f"{DOCS}/reference/#config-file"  # the page's own anchor
+    # Without the heading, the page repeating the word ranks first: the rule is what moved it.
+    assert urls(search(retriever, "configuration defaults", 5))[0] == f"{DOCS}/start/"
+
+
+def test_the_word_being_typed_matches_as_a_prefix(retriever: BM25Retriever) -> None:
+    found = search(retriever, "instal", 5)
+    assert urls(found)[0] == f"{DOCS}/install/"
+    assert "Install" in marked(found[0].sections[0].snippet, found[0].sections[0].highlights)
+    # Once a space ends the word it is a word: "instal " is the stem of install, "migr " matches nothing.
+    assert search(retriever, "migr ", 5) == []
+    assert len(search(retriever, "migr", 5)) == 3
+
+
+def test_a_misspelt_long_word_finds_the_word_within_the_edit_bound(retriever: BM25Retriever) -> None:
+    found = search(retriever, "pydnatic models ", 5)
+    assert urls(found) == [f"{DOCS}/install/"]
+    assert found[0].sections[0].heading == "Validation with Pydantic"
+    assert search(retriever, "pdyntaic ", 5) == []  # three edits: too far
+
+
+def test_a_short_word_is_never_corrected(retriever: BM25Retriever) -> None:
+    assert search(retriever, "pip ", 5) and search(retriever, "pup ", 5) == []
+
+
+def test_snippets_are_text_never_html_and_code_stays_its_characters(retriever: BM25Retriever) -> None:
+    (page,) = search(retriever, "widget tag", 5)[:1]
+    text = " ".join(section.snippet for section in page.sections)
+    assert '<script src="/widget.js"></script>' in text  # code, as text
+    assert "<div" not in text and "Paste the widget tag into your page" in text  # prose HTML tags dropped
+    assert "```" not in text and "#" not in text
+
+
+def test_offsets_mark_the_matched_words_inside_the_snippet(retriever: BM25Retriever) -> None:
+    for query in ("deploy rocket", "installer log", "configuration "):
+        words = [
+            word
+            for page in search(retriever, query, 5)
+            for s in page.sections
+            for word in marked(s.snippet, s.highlights)
+        ]
+        assert words and all(word.lower()[:4] in query for word in words), (query, words)
+    (launch,) = search(retriever, "deploy", 5)
+    # The rocket is two UTF-16 units: offsets counted in code points would cut "Deploy" wrong.
+    assert marked(launch.sections[0].snippet, launch.sections[0].highlights) == ["deploys", "deploy"]
+
+
+def test_version_and_locale_keep_the_pages_under_those_path_segments(retriever: BM25Retriever) -> None:
+    assert len(search(retriever, "migrating", 5)) == 3
+    assert urls(search(retriever, "migrating", 5, version="2.0")) == [f"{DOCS}/2.0/guide/", f"{DOCS}/fr/2.0/guide/"]
+    assert urls(search(retriever, "migrating", 5, version="2.0", locale="fr")) == [f"{DOCS}/fr/2.0/guide/"]
+    assert search(retriever, "migrating", 5, version="3.0") == []
+
+
+@pytest.fixture
+def client(site: Path, settings: Settings) -> TestClient:
+    return TestClient(create_app(settings=settings.model_copy(update={"corpus": site, "search_per_minute": 5})))
+
+
+def test_the_route_returns_pages_of_sections_none_endorsed(client: TestClient) -> None:
+    with client:
+        response = client.get("/api/search", params={"q": "configuration ", "limit": "2"})
+    assert response.status_code == 200
+    body = response.json()
+    assert [page["url"] for page in body["results"]] == [f"{DOCS}/reference/", f"{DOCS}/start/"]
+    assert all(page["endorsed"] is False for page in body["results"])
+    section = body["results"][0]["sections"][0]
+    assert set(section) == {"heading", "url", "snippet", "highlights"}
+    assert section["heading"] == "Configuration" and section["url"] == f"{DOCS}/reference/#config-file"
+    assert "askai.toml" in section["snippet"]
+
+
+@pytest.mark.parametrize(
+    ("params", "says"),
+    [
+        ({}, "q is empty"),
+        ({"q": "   "}, "q is empty"),
+        ({"q": "x" * 2001}, "a search is at most a question's 2000"),
+        ({"q": "pip", "limit": "0"}, "limit must be"),
+        ({"q": "pip", "limit": "many"}, "limit must be"),
+        ({"q": "pip", "version": "../x"}, "version must be one URL path segment"),
+    ],
+)
+def test_a_bad_query_is_refused_with_a_message(client: TestClient, params: dict[str, str], says: str) -> None:
+    with client:
+        response = client.get("/api/search", params=params)
+    assert response.status_code == 422
+    assert says in response.json()["detail"]
+
+
+def test_searches_have_their_own_rate_limit(client: TestClient) -> None:
+    with client:
+        statuses = [client.get("/api/search", params={"q": f"pip {i}"}).status_code for i in range(6)]
+        assert statuses == [200] * 5 + [429]
+        refused = client.get("/api/search", params={"q": "pip"})
+        assert "at most 5 a minute" in refused.json()["detail"] and int(refused.headers["Retry-After"]) >= 1
+        # Questions are counted apart: the search limit refuses no question.
+        assert client.post("/api/chat", json={"message": "How do I install it?"}).status_code == 200
+
+
+def test_a_repeated_search_is_a_304_by_its_etag(client: TestClient) -> None:
+    with client:
+        first = client.get("/api/search", params={"q": "install"})
+        etag = first.headers["ETag"]
+        assert "max-age" in first.headers["Cache-Control"]
+        again = client.get("/api/search", params={"q": "install"}, headers={"If-None-Match": etag})
+        assert again.status_code == 304 and again.content == b"" and again.headers["ETag"] == etag
+        other = client.get("/api/search", params={"q": "installer"}, headers={"If-None-Match": etag})
+        assert other.status_code == 200 and other.headers["ETag"] != etag
