@@ -25,7 +25,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -100,8 +99,8 @@ def search(
     On a site indexed with its versions and languages, the reader's ``version`` and
     ``locale`` keep the pages a question of theirs may cite (``retrieval.scope``: the
     site's default version when none is named, untranslated pages in the default
-    language). On any other site they keep the pages whose URL path has a segment equal
-    to each (``/2.0/``, ``/fr/``): how versioned and translated docs sites lay out their pages.
+    language). A site indexed without them has one of each: both are ignored, as they
+    are for its answers (a widget on a versioned page of such a site still finds pages).
 
     Raises:
         ScopeError: the site has versions and ``version`` is none of them.
@@ -112,14 +111,12 @@ def search(
     typed = Lexicon.of(index).words(query)
     if not any(word.terms for word in typed):
         return []
+    in_scope: frozenset[int] | None = None
     if retriever.variants.any:
         retriever.variants.version(version)  # an unknown version is the reader's error, not an empty result
         scope = retriever.scope(version, locale)
         in_scope = scope.pages if scope is not None else None
-        version = locale = None
-    else:
-        in_scope = None
-    filtered = version is not None or locale is not None or in_scope is not None
+    filtered = in_scope is not None
     ranked = _passages(index, typed, (limit * (8 if filtered else 1)) * _PASSAGES_PER_PAGE)
     posts = retriever._posts_of([doc for doc, _ in ranked])
     by_page: dict[int, list[tuple[int, int]]] = {}
@@ -140,8 +137,6 @@ def search(
     for (_, held, order), post_id, passages in candidates:
         post = retriever._post(post_id)
         if in_scope is not None and post_id not in in_scope:
-            continue
-        if (version is not None or locale is not None) and not _in_segments(post.url, version, locale):
             continue
         sections = _sections(post, passages, matcher, query_terms)
         if sections:
@@ -339,8 +334,3 @@ def _snippet(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, tuple[tu
 def _utf16(text: str, index: int) -> int:
     """Return the UTF-16 offset of code point ``index`` of ``text``."""
     return index + sum(1 for ch in text[:index] if ord(ch) > 0xFFFF)
-
-
-def _in_segments(url: str, version: str | None, locale: str | None) -> bool:
-    segments = {part.casefold() for part in urlsplit(url).path.split("/") if part}
-    return all(value is None or value.casefold() in segments for value in (version, locale))

@@ -84,8 +84,8 @@ def router(settings: Settings, *, rate_limit: ClientRateLimit) -> APIRouter:
     return routes
 
 
-_VERSION = "The docs version the reader reads (`2.0`); on a site indexed without versions, a URL path segment."
-_LOCALE = "The reader's language (`fr`); on a site indexed without languages, a URL path segment."
+_VERSION = "The docs version the reader reads (`2.0`); ignored on a site indexed without versions."
+_LOCALE = "The reader's language (`fr`); ignored on a site indexed without languages."
 
 
 def _query(text: str, settings: Settings) -> str:
