@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from askai_graph import build_graph  # noqa: E402
 from askai_graph.state import STATE_KEYS  # noqa: E402
 from askai_graph.stores.runlog import RunRecord, build_record, open_run_log  # noqa: E402
+from askai_graph.summary import RunSummary  # noqa: E402
 
 QUESTIONS = ["How does a semantic cache decide a hit?", "What is BM25?", "How do I bake sourdough bread?"]
 
@@ -71,10 +72,8 @@ def main() -> None:
             graph.invoke({"question": question})
             times["answer"].append(time.perf_counter() - start)
             for name, store in stores.items():
-                done = {"outcome": final["outcome"], "attempts": final["attempts"], "cached": False}
-                record: RunRecord = build_record(
-                    run_id=str(uuid.uuid4()), question=question, final=final, done=done, latency_ms=1.0
-                )
+                summary = RunSummary.from_state(final, run_id=str(uuid.uuid4()))
+                record: RunRecord = build_record(summary, question=question, latency_ms=1.0)
                 record = record.model_copy(update={"created_at": datetime.now(UTC)})
                 start = time.perf_counter()
                 store.record(record)
