@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -13,12 +14,15 @@ import pytest
 from fastapi.testclient import TestClient
 
 from askai_graph import Settings
+from askai_graph.cli import main
 from askai_graph.server import create_app
 from askai_graph.server.retention import expire_once
 from askai_graph.stores.runlog import RunLog, open_run_log
 from askai_graph.stores.runlog import store as runlog_store
 from askai_graph.stores.runlog.searches import SearchRecord
 from tests.fakes import postgres_database
+from tests.test_admin import HOSTILE, call, contextlib_database, signed_in
+from tests.test_admin import app as admin_app
 from tests.test_runlog_store import POSTGRES
 from tests.test_search import DOCS, PAGES
 
@@ -157,3 +161,45 @@ def test_an_older_run_log_gets_the_searches_table(tmp_path: Path) -> None:
         assert [s.query for s in log.searches()] == ["pip"]
     finally:
         log.close()
+
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
+UNFOUND = [("helm chart", 0), ("helm chart", 0), (HOSTILE, 0), ("install", 4)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_searches_with_no_result_show_in_the_reports_coverage_gaps(
+    tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with contextlib_database(backend, tmp_path) as database:
+        log = open_run_log(database)
+        for query, found in UNFOUND:
+            log.record_search(SearchRecord(query=query, result_count=found))
+        log.close()
+        monkeypatch.setenv("ASKAI_DATABASE_URL", database)
+        assert main(["report", "--out", str(tmp_path / "report")]) == 0
+    out = capsys.readouterr().out
+    gaps = out.split("## Coverage gaps")[1].split("## Pages retrieved")[0]
+    assert "### Searches with no result\n\n| search | times |\n|---|---|\n| helm chart | 2 |\n" in gaps
+    assert "<script>" not in out and "install" not in gaps  # reader text inert; a search that found pages is no gap
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_searches_with_no_result_show_in_the_admin_coverage_gaps_as_text(
+    settings: Settings, tmp_path: Path, backend: str
+) -> None:
+    with contextlib_database(backend, tmp_path) as database:
+        log = open_run_log(database)
+        try:
+            for query, found in UNFOUND:
+                log.record_search(SearchRecord(query=query, result_count=found))
+            application = admin_app(settings, log)
+            page = call(application, "GET", "/admin/gaps?days=7", cookies={"askai_admin": signed_in(application)})
+        finally:
+            log.close()
+    assert page.status_code == 200
+    table = page.text.split("<h2>Searches with no result</h2>")[1]
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(\d+)</td></tr>", table)
+    assert rows[0] == ("helm chart", "2") and len(rows) == 2
+    assert "<script>alert" not in page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in table
+    assert "install" not in table
