@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -203,3 +207,28 @@ def test_searches_with_no_result_show_in_the_admin_coverage_gaps_as_text(
     assert rows[0] == ("helm chart", "2") and len(rows) == 2
     assert "<script>alert" not in page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in table
     assert "install" not in table
+
+
+def test_a_search_made_while_the_database_is_away_waits_in_the_queue_and_is_written_after(tmp_path: Path) -> None:
+    shared = sqlite3.connect(tmp_path / "runs.sqlite", check_same_thread=False, isolation_level=None)
+    runlog_store.create_schema(shared)
+    away, tried = threading.Event(), threading.Event()
+    away.set()
+
+    @contextmanager
+    def connections() -> Iterator[sqlite3.Connection]:
+        if away.is_set():
+            tried.set()
+            raise sqlite3.OperationalError("the database is away")
+        yield shared
+
+    log = runlog_store.SqlRunLog(connections, "?", unavailable=(sqlite3.OperationalError,), close=shared.close)
+    log.record_search(SearchRecord(query="mail carol@example.com", result_count=0))  # returns at once
+    assert tried.wait(30) and log.pending == 1
+    away.clear()
+    deadline = time.monotonic() + 30
+    while log.pending and time.monotonic() < deadline:
+        with contextlib.suppress(runlog_store.RunLogUnavailable):
+            log.flush()  # the writer's own retry may hold it; either one writes it
+    assert [(s.query, s.result_count) for s in log.searches()] == [("mail [email]", 0)]
+    log.close()
