@@ -155,16 +155,29 @@ def test_the_searches_that_found_nothing_are_counted_most_frequent_first(run_log
     assert run_log.unfound_searches(now - timedelta(days=7), 10) == [("helm", 3), ("kubernetes", 1)]
 
 
-def test_an_older_run_log_gets_the_searches_table(tmp_path: Path) -> None:
-    path = tmp_path / "old.sqlite"
-    with sqlite3.connect(path) as old:
-        old.execute(runlog_store._SCHEMA)
-    log = open_run_log(f"sqlite:///{path}")
-    try:
-        log.record_search(SearchRecord(query="pip", result_count=2))
-        assert [s.query for s in log.searches()] == ["pip"]
-    finally:
-        log.close()
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
+)
+def test_an_older_run_log_gets_the_searches_table(tmp_path: Path, backend: str) -> None:
+    if backend == "sqlite":
+        database = contextlib.nullcontext(f"sqlite:///{tmp_path / 'old.sqlite'}")
+    else:
+        database = postgres_database(POSTGRES)
+    with database as url:
+        if backend == "sqlite":
+            with sqlite3.connect(tmp_path / "old.sqlite") as old:
+                old.execute(runlog_store._SCHEMA)
+        else:
+            import psycopg
+
+            with psycopg.connect(url, autocommit=True) as old:
+                old.execute(runlog_store._SCHEMA)
+        log = open_run_log(url)
+        try:
+            log.record_search(SearchRecord(query="pip", result_count=2))
+            assert [s.query for s in log.searches()] == ["pip"]
+        finally:
+            log.close()
 
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
