@@ -101,6 +101,20 @@ def test_arrows_and_enter_open_a_results_anchor(docs_site: Any, served: tuple[st
     assert page.url == f"{DOCS}/reference/#config-file"
 
 
+def test_opening_a_result_tells_the_server_which_one_for_the_search_log(
+    docs_site: Any, served: tuple[str, Delayed]
+) -> None:
+    page = docs_site
+    open_box(page, served[0])
+    page.keyboard.type("configuration ")
+    expect(page.locator(RESULTS).first).to_contain_text("Configuration")
+    with page.expect_request(lambda request: request.url.endswith("/api/search/click")) as sent:
+        page.locator(RESULTS).first.click()
+    click = sent.value
+    assert click.method == "POST" and click.headers["content-type"] == "application/json"
+    assert json.loads(click.post_data or "") == {"query": "configuration", "url": f"{DOCS}/reference/#config-file"}
+
+
 def test_the_ask_row_and_ctrl_enter_ask_what_was_typed(page: Any, served: tuple[str, Delayed]) -> None:
     open_box(page, served[0])
     page.keyboard.type("How do I install it?")

@@ -5,6 +5,7 @@ Pure functions over ``RunRecord`` lists, no I/O.
 - **Outcomes over time**: answers per UTC day and outcome.
 - **Coverage gaps** and **retrieved, never cited**: the grouping the dashboard shows
   too, so it lives with the run log (``stores.runlog.coverage``).
+- **Searches with no result**: what readers searched for and found nothing, beside the gaps.
 - **Thumbs-down**: answers readers rated down, newest first.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from askai_graph.evaluation.metrics import OUTCOMES
 from askai_graph.stores.runlog import RunRecord
@@ -38,6 +39,8 @@ class SiteReport:
     """(URL, times retrieved) of pages retrieved often and never cited, most retrieved first."""
     thumbs_down: list[RunRecord]
     thumbs_up: int
+    unfound_searches: list[tuple[str, int]] = field(default_factory=list)
+    """(query as stored, times searched) of the searches that found nothing, most frequent first."""
 
 
 def outcomes_by_day(runs: Sequence[RunRecord]) -> dict[str, dict[str, int]]:
@@ -49,9 +52,13 @@ def outcomes_by_day(runs: Sequence[RunRecord]) -> dict[str, dict[str, int]]:
 
 
 def analyse(
-    runs: Sequence[RunRecord], *, similarity: float = DEFAULT_SIMILARITY, min_retrieved: int = DEFAULT_MIN_RETRIEVED
+    runs: Sequence[RunRecord],
+    *,
+    similarity: float = DEFAULT_SIMILARITY,
+    min_retrieved: int = DEFAULT_MIN_RETRIEVED,
+    unfound_searches: Sequence[tuple[str, int]] = (),
 ) -> SiteReport:
-    """Build the site report from the run log's records."""
+    """Build the site report from the run log's records (and its searches that found nothing)."""
     totals = Counter(run.outcome for run in runs)
     return SiteReport(
         runs=len(runs),
@@ -61,4 +68,5 @@ def analyse(
         never_cited=never_cited(runs, min_retrieved),
         thumbs_down=sorted((run for run in runs if run.rating == "down"), key=lambda r: r.created_at, reverse=True),
         thumbs_up=sum(1 for run in runs if run.rating == "up"),
+        unfound_searches=list(unfound_searches),
     )

@@ -45,14 +45,17 @@ def run_report(args: argparse.Namespace, settings: Settings) -> int:
     from askai_graph.reporting.chart import write_report_chart
     from askai_graph.reporting.render import render_markdown
     from askai_graph.stores.runlog import default_database_url, open_run_log
+    from askai_graph.stores.runlog.coverage import UNFOUND_SEARCHES
 
     window = parse_since(args.since)
+    since = datetime.now(UTC) - window
     run_log = open_run_log(settings.database_url or default_database_url())
     try:
-        runs = run_log.runs(since=datetime.now(UTC) - window)
+        runs = run_log.runs(since=since)
+        unfound = run_log.unfound_searches(since, UNFOUND_SEARCHES)
     finally:
         run_log.close()
-    report = analyse(runs)
+    report = analyse(runs, unfound_searches=unfound)
     args.out.mkdir(parents=True, exist_ok=True)
     chart: str | None = "report.png"
     try:

@@ -57,6 +57,13 @@ def render_markdown(report: SiteReport, *, window: str, chart: str | None = None
             )
     else:
         lines.append("None: every question was accepted.")
+    lines += ["", "### Searches with no result", ""]
+    if report.unfound_searches:
+        lines += ["| search | times |", "|---|---|"] + [
+            f"| {_cell(query)} | {n} |" for query, n in report.unfound_searches
+        ]
+    else:
+        lines.append("None: every search found a page.")
     lines += ["", "## Pages retrieved often but never cited", ""]
     if report.never_cited:
         lines += ["| page | retrieved |", "|---|---|"] + [

@@ -225,6 +225,17 @@ class PageRetriever(BaseRetriever):
         """Whether an async query is ranked on the event loop: pure CPU work, cheaper than a thread hop."""
         return False
 
+    def has_page(self, url: str) -> bool:
+        """Whether ``url`` (its ``#fragment`` aside) is one of the site's pages."""
+        page = url.partition("#")[0]
+        if self.corpus.index is not None:
+            return bool(self.corpus.index.query("SELECT 1 FROM posts WHERE url = ? LIMIT 1", (page,)))
+        return page in self._page_urls
+
+    @cached_property
+    def _page_urls(self) -> frozenset[str]:
+        return frozenset(post.url for post in self.corpus.posts)
+
     def _documents(self, hits: Sequence[PageHit], scope: Scope | None = None) -> list[Document]:
         """Build one Document per page: its best passages (page order), score and section headings.
 

@@ -63,7 +63,7 @@ from askai_graph.server.pools import bookkeeping
 from askai_graph.server.request import BadRequest, read_body
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable
-from askai_graph.stores.runlog.coverage import GapGroup, group_gaps
+from askai_graph.stores.runlog.coverage import UNFOUND_SEARCHES, GapGroup, group_gaps
 from askai_graph.stores.runlog.overview import Overview, RunQuery
 from askai_graph.stores.runlog.record import RunRecord
 from askai_graph.stores.runlog.store import STORE_TIMEOUT_SECONDS
@@ -174,9 +174,9 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
         since = datetime.now(UTC) - timedelta(days=days)
         return await store(logged().find, since, query), query, days
 
-    def grouped_gaps(log: RunLog, since: datetime) -> tuple[list[GapGroup], int]:
+    def grouped_gaps(log: RunLog, since: datetime) -> tuple[list[GapGroup], int, list[tuple[str, int]]]:
         runs = log.unanswered(since, GAP_RUNS)
-        return group_gaps(runs), len(runs)
+        return group_gaps(runs), len(runs), log.unfound_searches(since, UNFOUND_SEARCHES)
 
     @routes.get("/admin/gaps")
     async def gaps(request: Request) -> Response:
@@ -184,8 +184,9 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
         if session is None:
             return RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
         days = days_of(request)
-        groups, read = await store(grouped_gaps, logged(), datetime.now(UTC) - timedelta(days=days))
-        return html(gaps_page(groups, days, sessions.csrf(session), read=read, limit=GAP_RUNS))
+        groups, read, unfound = await store(grouped_gaps, logged(), datetime.now(UTC) - timedelta(days=days))
+        csrf = sessions.csrf(session)
+        return html(gaps_page(groups, days, csrf, read=read, limit=GAP_RUNS, unfound=unfound))
 
     @routes.get("/admin/pages")
     async def pages(request: Request) -> Response:

@@ -8,6 +8,7 @@ text, never as links: they came from the run log, not from a check of this reque
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from askai_graph.server.admin_pages import escaped, page, period_form
 from askai_graph.stores.runlog.coverage import GapGroup, PageUse
@@ -49,14 +50,36 @@ def _group(group: GapGroup) -> str:
     )
 
 
-def gaps_page(groups: list[GapGroup], days: int, csrf: str, *, read: int, limit: int) -> str:
-    """Return the coverage gaps of ``days`` days: ``groups`` of the ``read`` newest unanswered runs (``limit`` cap)."""
+def gaps_page(
+    groups: list[GapGroup],
+    days: int,
+    csrf: str,
+    *,
+    read: int,
+    limit: int,
+    unfound: Sequence[tuple[str, int]] = (),
+) -> str:
+    """Return the coverage gaps of ``days`` days: ``groups`` of the ``read`` newest unanswered runs (``limit`` cap).
+
+    ``unfound`` (query, times) are the period's searches that found nothing, listed after the groups.
+    """
     note = f"<p>{read:,} degraded or fallback answers, in {len(groups):,} groups of similar questions, largest first."
     note += "</p>"
     if read == limit:
         note += f"<p>Only the newest {limit:,} are grouped.</p>"
     body = "".join(_group(group) for group in groups) or "<p>None: every question was accepted.</p>"
+    body += _unfound(unfound)
     return page("Coverage gaps", period_form("/admin/gaps", days) + note + body, csrf=csrf)
+
+
+def _unfound(unfound: Sequence[tuple[str, int]]) -> str:
+    if not unfound:
+        return "<h2>Searches with no result</h2><p>None: every search found a page.</p>"
+    cells = "".join(f"<tr><td>{escaped(query)}</td><td>{n:,}</td></tr>" for query, n in unfound)
+    return (
+        "<h2>Searches with no result</h2><table data-unfound-searches>"
+        f"<tr><th>search</th><th>times</th></tr>{cells}</table>"
+    )
 
 
 def _table(caption: str, heading: str, rows: list[tuple[str, int]]) -> str:

@@ -28,7 +28,7 @@ from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from askai_graph.mcp.endpoint import MCPEndpoint
-from askai_graph.server import admin, chat, feedback, health, llms, search, suggestions, web
+from askai_graph.server import admin, chat, feedback, health, llms, search, search_click, suggestions, web
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.collector import tune_collector
 from askai_graph.server.leases import ThreadLeases
@@ -137,7 +137,8 @@ def create_app(
         chat.router(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log, readers=readers)
     )
     app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log))
-    app.include_router(search.router(settings, rate_limit=searches))
+    app.include_router(search.router(settings, rate_limit=searches, run_log=run_log, readers=readers))
+    app.include_router(search_click.router(settings, rate_limit=searches, run_log=run_log, readers=readers))
     app.include_router(health.router(pruned))
     app.include_router(suggestions.router(settings))
     app.include_router(web.router(settings, site=site is not None))

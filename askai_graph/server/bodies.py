@@ -1,4 +1,4 @@
-"""The request bodies of the HTTP API as pydantic models: ``ChatBody`` and ``FeedbackBody``.
+"""The request bodies of the HTTP API as pydantic models: ``ChatBody``, ``FeedbackBody``, ``SearchClickBody``.
 
 Each model is both the check and the documentation: a route validates its decoded body
 with it (``request.read_json``, strictly, with the app's ``Settings`` as context for
@@ -143,3 +143,38 @@ class FeedbackBody(BaseModel):
         if comment and len(comment) > limit:
             raise ValueError(f"is {len(comment)} characters; the limit is {limit}")
         return comment or None
+
+
+MAX_URL_CHARS = 2048
+"""The longest result URL a click may name."""
+
+
+class SearchClickBody(BaseModel):
+    """``POST /api/search/click``: the search result a reader opened, and the query that found it."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={"examples": [{"query": "bm25 tuning", "url": "https://docs.example.com/bm25/#tuning"}]},
+    )
+
+    query: str = Field(description="The query as searched; at most max_question_chars characters.")
+    url: str = Field(description="The opened result's URL (a section anchor of one of the site's pages).")
+
+    @field_validator("query")
+    @classmethod
+    def _a_query(cls, query: str, info: ValidationInfo) -> str:
+        query = " ".join(_unicode(query).split())
+        limit = _settings(info).max_question_chars
+        if not query:
+            raise ValueError("is empty: send the query the result was found with")
+        if len(query) > limit:
+            raise ValueError(f"is {len(query)} characters; a search is at most a question's {limit}")
+        return query
+
+    @field_validator("url")
+    @classmethod
+    def _a_url(cls, url: str) -> str:
+        if not re.fullmatch(r"https?://\S+", url) or len(url) > MAX_URL_CHARS:
+            raise ValueError(f"must be an http(s) URL of at most {MAX_URL_CHARS} characters")
+        return url

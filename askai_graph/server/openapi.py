@@ -217,6 +217,25 @@ SEARCH_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+SEARCH_CLICK_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The click is logged (queued for the run log).",
+        "content": {
+            "application/json": {
+                "schema": {"type": "object", "properties": {"recorded": {"type": "boolean"}}, "required": ["recorded"]}
+            }
+        },
+    },
+    400: _refusal("The body is not valid JSON."),
+    404: _refusal("The run log is off, or this server has no pages."),
+    408: _refusal("The body did not arrive in time."),
+    413: _refusal("The body is too large."),
+    415: _refusal("Content-Type is not application/json."),
+    422: _refusal("A missing, unknown or invalid field; a url that is not one of the site's pages."),
+    429: _refusal("This client searched more than search_per_minute times in a minute.", retry=True),
+}
+
+
 def describe_events(app: FastAPI) -> None:
     """Add the event payload schemas to the app's OpenAPI document."""
     generate = app.openapi

@@ -1,9 +1,9 @@
 """The server deletes run-log rows older than ``runlog_retention_days``, in the background.
 
 One resource of the app's lifespan: a task that, at start and every
-``RETENTION_EVERY_SECONDS`` after, calls the run log's ``prune`` (bounded batches) in the
-bookkeeping pool, cancelled when the app stops. A failing pass (a database outage) is
-logged and tried again at the next one. ``runlog_retention_days = 0`` keeps runs forever.
+``RETENTION_EVERY_SECONDS`` after, calls the run log's ``prune`` and ``prune_searches``
+(bounded batches) in the bookkeeping pool, cancelled when the app stops. A failing pass
+(a database outage) is logged and tried again at the next one. ``runlog_retention_days = 0`` keeps runs forever.
 """
 
 from __future__ import annotations
@@ -25,9 +25,13 @@ RETENTION_EVERY_SECONDS = 3600.0
 
 
 async def expire_once(run_log: RunLog, days: float, now: datetime | None = None) -> int:
-    """Delete the runs older than ``days`` (and their feedback); return how many."""
+    """Delete the runs older than ``days`` (and their feedback) and the searches; return how many runs."""
     cutoff = (now or datetime.now(UTC)) - timedelta(days=days)
-    return await bookkeeping(run_log.prune, cutoff)
+    deleted = await bookkeeping(run_log.prune, cutoff)
+    searches = await bookkeeping(run_log.prune_searches, cutoff)
+    if searches:
+        logger.info("run log: %d searches older than %g days deleted", searches, days)
+    return deleted
 
 
 async def expire_forever(run_log: RunLog, days: float, every: float = RETENTION_EVERY_SECONDS) -> None:

@@ -5,7 +5,10 @@ sections (heading, link, plain-text snippet, matched words' offsets), every page
 ``endorsed: false`` (search hits, not answers no gate has read). A response carries an
 ``ETag`` drawn from the corpus fingerprint and the normalised request, so a repeated
 search is a ``304`` without searching again, and ``Cache-Control`` lets the browser
-keep it a minute. Every refusal is ``{"detail": ...}``:
+keep it a minute. Each search answered (not a ``304``, not a refusal) is logged in the
+run log (``stores.runlog.searches``: the query masked, the result count, the reader's
+keyed hash), through its writer queue: a search never waits on the database. Every
+refusal is ``{"detail": ...}``:
 
 =====  =============================================================================
 429    This client address searched more than ``search_per_minute`` times in the
@@ -33,10 +36,13 @@ from fastapi.responses import JSONResponse
 from askai_graph.retrieval.pages import PageRetriever
 from askai_graph.retrieval.scope import ScopeError
 from askai_graph.retrieval.search import MAX_RESULTS, PageMatch, search
-from askai_graph.server.limits import ClientRateLimit, client_address
+from askai_graph.server.limits import ClientRateLimit, client_address, reader_of
 from askai_graph.server.openapi import SEARCH_RESPONSES
 from askai_graph.server.request import BadRequest
 from askai_graph.settings import Settings
+from askai_graph.stores.readers import ReaderHash
+from askai_graph.stores.runlog import RunLog
+from askai_graph.stores.runlog.searches import SearchRecord
 from askai_graph.text.plain import clean_question
 
 DEFAULT_LIMIT = 8
@@ -47,8 +53,14 @@ _FORMAT = "s1"  # moves every ETag when the response's shape or ranking changes
 _SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
-def router(settings: Settings, *, rate_limit: ClientRateLimit) -> APIRouter:
-    """Return the ``GET /api/search`` route, counting each client's searches in ``rate_limit``."""
+def router(
+    settings: Settings, *, rate_limit: ClientRateLimit, run_log: RunLog | None = None, readers: ReaderHash | None = None
+) -> APIRouter:
+    """Return the ``GET /api/search`` route, counting each client's searches in ``rate_limit``.
+
+    Each search answered is logged in ``run_log`` (when there is one), its reader as
+    ``readers`` hashes the client address.
+    """
     routes = APIRouter()
 
     @routes.get("/api/search", response_model=None, responses=SEARCH_RESPONSES)
@@ -79,6 +91,9 @@ def router(settings: Settings, *, rate_limit: ClientRateLimit) -> APIRouter:
             found = find() if inline else await asyncio.get_running_loop().run_in_executor(None, find)
         except ScopeError as exc:
             raise BadRequest(422, str(exc)) from None
+        if run_log is not None:
+            reader = reader_of(request, readers) if readers is not None else None
+            run_log.record_search(SearchRecord(query=query, result_count=len(found), reader=reader))  # only queues
         return JSONResponse({"query": query, "results": [_result(page) for page in found]}, headers=headers)
 
     return routes

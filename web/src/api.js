@@ -1,6 +1,6 @@
 // The widget's requests: ask (POST /api/chat, Server-Sent Events), rate an answer
-// (POST /api/feedback), fetch starter questions (GET /api/suggestions) and search as the
-// reader types (GET /api/search).
+// (POST /api/feedback), fetch starter questions (GET /api/suggestions), search as the
+// reader types (GET /api/search) and log the result opened (POST /api/search/click).
 // EventSource cannot POST, so the answer is read with fetch and parsed by eventsource-parser.
 import { createParser } from "eventsource-parser";
 
@@ -61,6 +61,23 @@ export async function sendFeedback(endpoint, body) {
     body: JSON.stringify(body),
   });
   if (!response.ok) throw await refusal(response);
+}
+
+/** Tell the server which search result the reader opened ({query, url}), for the site owner's
+ * search log. `keepalive` lets the request outlive the page the reader is leaving (sendBeacon
+ * cannot send JSON to another origin without a preflight it never makes). Never throws: a lost
+ * click must not stop the reader reaching the page. */
+export function sendSearchClick(endpoint, body) {
+  try {
+    fetch(new URL("api/search/click", endpoint), {
+      method: "POST",
+      headers: JSON_HEADERS,
+      body: JSON.stringify(body),
+      keepalive: true,
+    }).catch(() => {});
+  } catch {
+    // An endpoint that is not a URL: nothing to tell.
+  }
 }
 
 /** Whether the server at `endpoint` answers at all: an opaque ("no-cors") request, which CORS

@@ -7,7 +7,7 @@
 // is aborted), and a response for any query but the box's current text is dropped. Matched words are marked from the server's offsets
 // (UTF-16 units, as JavaScript indexes strings); every text is set as text, never as HTML.
 // Hooks: [data-askai-search-result], [data-askai-ask-row], [data-askai-search-empty].
-import { searchPages } from "./api.js";
+import { searchPages, sendSearchClick } from "./api.js";
 import { pageScope } from "./page.js";
 import { format } from "./strings.js";
 
@@ -262,8 +262,10 @@ export class Search {
       return this.fetch(this.input.value);
     }
     const url = row.dataset.url;
+    const query = this.input.value.trim();
     rememberSearch(this.input.value);
-    this.widget.dispatchEvent(new CustomEvent("askai:search-open", { detail: { query: this.input.value.trim(), url }, bubbles: true, composed: true }));
+    sendSearchClick(this.widget.endpoint, { query, url });
+    this.widget.dispatchEvent(new CustomEvent("askai:search-open", { detail: { query, url }, bubbles: true, composed: true }));
     location.assign(url);
   }
 

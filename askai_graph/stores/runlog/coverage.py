@@ -8,6 +8,8 @@ the dashboard (``/admin/gaps``, ``/admin/pages``) read the same grouping.
   joins the first group whose first question has cosine similarity at least
   ``similarity``), each group with how often each gate failed, its failure codes, the
   Critic's gaps, the pages Research retrieved for it and a suggested page to write.
+- **Searches with no result**: listed beside the questions (``SqlRunLog.unfound_searches``:
+  each distinct masked query and how often it was searched), most frequent first.
 - **Page use**: how many answers cited each page, and the pages Research returned at
   least ``min_retrieved`` times that no answer ever cited (their wording attracts
   questions they cannot answer).
@@ -26,6 +28,8 @@ from askai_graph.stores.runlog.record import RunRecord
 from askai_graph.text.terms import STOP_WORDS, stem, words
 
 UNANSWERED = ("degraded", "fallback")
+UNFOUND_SEARCHES = 50
+"""Distinct searches with no result a coverage view lists at most (the most frequent)."""
 DEFAULT_SIMILARITY = 0.5
 DEFAULT_MIN_RETRIEVED = 3
 

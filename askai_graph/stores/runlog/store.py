@@ -1,4 +1,4 @@
-"""Where run records and feedback live: one table in the threads database.
+"""Where run records, feedback and searches live: tables in the threads database.
 
 ``open_run_log(url)`` opens ``sqlite:///path`` (the default, a file in the user's data
 folder) or ``postgresql://...`` (the ``postgres`` extra; several server processes share
@@ -15,7 +15,8 @@ needs the database now (``add_feedback``, ``runs``) raises ``RunLogUnavailable``
 that bound, which the server answers with a 503.
 
 Nothing a reader typed is stored as typed: ``_insert`` masks the question, the standalone
-question and the gaps (``masking.mask``), ``add_feedback`` the comment. Retention
+question and the gaps (``masking.mask``), ``add_feedback`` the comment. Searches
+(``askai_searches``, ``searches``) go through the same writer queue, their query masked. Retention
 (``prune``) and erasure (``forget_run``, ``forget_thread``) delete in batches of at most
 ``DELETE_BATCH`` rows, each its own statement, so neither holds a long lock on a busy table.
 """
@@ -36,9 +37,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from askai_graph.stores.runlog import rollups
+from askai_graph.stores.runlog import rollups, searches
 from askai_graph.stores.runlog.overview import Overview, RunQuery
 from askai_graph.stores.runlog.record import Rating, RunRecord
+from askai_graph.stores.runlog.searches import SearchRecord
 from askai_graph.text.masking import mask
 
 if TYPE_CHECKING:
@@ -128,6 +130,22 @@ class RunLog(Protocol):
         """Delete the runs (and their feedback) recorded before ``before``; return how many."""
         ...
 
+    def record_search(self, search: SearchRecord) -> None:
+        """Store one search, or the result a reader opened (``searches``)."""
+        ...
+
+    def unfound_searches(self, since: datetime, limit: int) -> list[tuple[str, int]]:
+        """Return ``(query, times)`` of the searches since ``since`` that found nothing, most frequent first."""
+        ...
+
+    def searches(self, since: datetime | None = None) -> list[SearchRecord]:
+        """Return the searches (and clicks) logged at or after ``since`` (all when ``None``), oldest first."""
+        ...
+
+    def prune_searches(self, before: datetime) -> int:
+        """Delete the searches made before ``before``; return how many."""
+        ...
+
     def overview(self, since: datetime) -> Overview:
         """Return the dashboard's overview of the runs recorded at or after ``since``."""
         ...
@@ -186,7 +204,7 @@ class SqlRunLog:
         self._p = placeholder
         self._unavailable = unavailable
         self._close = close
-        self._pending: deque[RunRecord] = deque(maxlen=PENDING_LIMIT)
+        self._pending: deque[RunRecord | SearchRecord] = deque(maxlen=PENDING_LIMIT)
         self._queued = threading.Condition()  # guards _pending and _closing, wakes the writer
         self._writing = threading.Lock()  # one flush at a time, in order
         self._closing = False
@@ -240,6 +258,13 @@ class SqlRunLog:
         Returns at once: a writer thread stores it, and through an outage it waits in
         memory until the database is back, so no answer ever waits on the database.
         """
+        self._queue(run)
+
+    def record_search(self, search: SearchRecord) -> None:
+        """Queue one search (or click) for writing, behind the answers: like ``record``, never waits."""
+        self._queue(search)
+
+    def _queue(self, run: RunRecord | SearchRecord) -> None:
         with self._queued:
             if len(self._pending) == self._pending.maxlen:
                 logger.error("run log: %d answers wait for the database; the oldest is dropped", len(self._pending))
@@ -269,7 +294,11 @@ class SqlRunLog:
                     if not self._pending:
                         return written
                     run = self._pending[0]
-                self._insert(run)
+                if isinstance(run, SearchRecord):
+                    with self._transaction() as cursor:
+                        searches.insert(cursor, self._p, run)
+                else:
+                    self._insert(run)
                 with self._queued:
                     self._pending.popleft()
                 written += 1
@@ -320,7 +349,7 @@ class SqlRunLog:
             RunLogUnavailable: the database is away.
         """
         with self._queued:
-            queued = any(run.run_id == run_id for run in self._pending)
+            queued = any(isinstance(run, RunRecord) and run.run_id == run_id for run in self._pending)
         if queued:
             self.flush()  # its answer is still on its way (or waited out an outage)
         now = datetime.now(UTC).isoformat()
@@ -454,6 +483,42 @@ class SqlRunLog:
         self.flush()  # a queued answer is as old as any other
         return self._delete("created_at < " + self._p, before.astimezone(UTC).isoformat())
 
+    def prune_searches(self, before: datetime) -> int:
+        """Delete the searches made before ``before``, in batches of ``DELETE_BATCH``; return how many.
+
+        Raises:
+            RunLogUnavailable: the database is away (what was deleted stays deleted).
+        """
+        self.flush()
+        sql, deleted = searches.delete_batch(self._p, DELETE_BATCH), 0
+        while True:
+            with self._transaction() as cursor:
+                cursor.execute(sql, (before.astimezone(UTC).isoformat(),))
+                count = int(cursor.rowcount)
+            deleted += count
+            if count < DELETE_BATCH:
+                return deleted
+
+    def searches(self, since: datetime | None = None) -> list[SearchRecord]:
+        """Return the searches (and clicks) logged at or after ``since`` (all when ``None``), oldest first.
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        self.flush()
+        with self._cursor() as cursor:
+            return searches.logged(cursor, self._p, since)
+
+    def unfound_searches(self, since: datetime, limit: int) -> list[tuple[str, int]]:
+        """Return ``(query, times)`` of the searches since ``since`` that found nothing, most frequent first.
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        self.flush()
+        with self._cursor() as cursor:
+            return searches.unfound(cursor, self._p, since, limit)
+
     def forget_run(self, run_id: str) -> int:
         """Delete one run and its feedback (one still queued is written first); return how many rows went."""
         self.flush()
@@ -559,6 +624,9 @@ def create_schema(connection: Any) -> None:
             if column not in present:
                 cursor.execute(f"ALTER TABLE askai_runs ADD COLUMN {column} {kind}")
         for index in _INDEXES:
+            cursor.execute(index)
+        cursor.execute(searches.SCHEMA)
+        for index in searches.INDEXES:
             cursor.execute(index)
         if sqlite:
             cursor.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?", (rollups.NEWEST,))
