@@ -176,3 +176,28 @@ def test_closing_a_sqlite_run_log_waits_for_a_call_still_using_its_connection(tm
     release.set()
     closer.join(30)
     assert not closer.is_alive()
+
+
+def test_a_record_the_database_refuses_is_dropped_and_the_writer_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from askai_graph.stores.runlog import store as runlog_store
+
+    log = open_run_log(f"sqlite:///{tmp_path / 'runs.sqlite'}")
+    assert isinstance(log, SqlRunLog)
+    refused, kept = run("refused"), run("kept")
+    insert = log._insert
+
+    def refuse_one(record: RunRecord) -> None:
+        if record.run_id == refused.run_id:
+            raise ValueError("not storable")  # any error other than the database being away
+        insert(record)
+
+    monkeypatch.setattr(log, "_insert", refuse_one)
+    with caplog.at_level("ERROR", logger=runlog_store.__name__):
+        log.record(refused)
+        log.record(kept)
+        log.flush()
+    assert [r.question for r in log.runs()] == ["kept"]
+    assert "refused is dropped" in caplog.text
+    log.close()

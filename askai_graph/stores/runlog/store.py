@@ -294,11 +294,18 @@ class SqlRunLog:
                     if not self._pending:
                         return written
                     run = self._pending[0]
-                if isinstance(run, SearchRecord):
-                    with self._transaction() as cursor:
-                        searches.insert(cursor, self._p, run)
-                else:
-                    self._insert(run)
+                try:
+                    if isinstance(run, SearchRecord):
+                        with self._transaction() as cursor:
+                            searches.insert(cursor, self._p, run)
+                    else:
+                        self._insert(run)
+                except RunLogUnavailable:
+                    raise
+                except Exception:
+                    # Refused for itself, not for the database being away: kept, it would hold
+                    # every later record behind it, and end the writer thread.
+                    logger.exception("run log: a record the database refused is dropped")
                 with self._queued:
                     self._pending.popleft()
                 written += 1
@@ -749,7 +756,8 @@ def _ensure_table(connection: Any) -> None:
     with _watched(connection):
         cursor = connection.cursor()
         try:
-            present = cursor.execute("SELECT to_regclass('askai_runs') IS NOT NULL").fetchone()[0]
+            tables = "to_regclass('askai_runs') IS NOT NULL AND to_regclass('askai_searches') IS NOT NULL"
+            present = cursor.execute(f"SELECT {tables}").fetchone()[0]
         finally:
             cursor.close()
     if not present:
