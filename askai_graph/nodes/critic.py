@@ -27,7 +27,7 @@ def review_request(state: AskState, settings: Settings) -> ReviewRequest:
     locale = pages_locale(settings, results)
     with reading(locale):  # the passages most related to the question, in the pages' language
         evidence = evidence_slice(question, draft, results, settings.critic_evidence_chars)
-    history = recent_turns(state.get("history") or [], settings.history_prompt_turns)
+    history = recent_turns(state.get("history") or [], settings.history_prompt_turns, settings.version, settings.locale)
     return ReviewRequest(
         question=question, draft=draft, evidence=evidence, history=history, locale=locale
     )
@@ -102,5 +102,7 @@ class Review:
         return kept_rejection(state, judged(reply, settings)) | self._read(state, settings)
 
     def _read(self, state: AskState, settings: Settings) -> dict[str, Any]:
-        history = recent_turns(state.get("history") or [], settings.history_prompt_turns)
+        history = recent_turns(
+            state.get("history") or [], settings.history_prompt_turns, settings.version, settings.locale
+        )
         return {"history_read": True} if reads_history(self.critic, history) else {}

@@ -33,7 +33,9 @@ def draft_request(state: AskState, settings: Settings) -> DraftRequest:
         feedback=feedback,
         catalog=is_catalog_question(question),
         evidence_chars=settings.writer_evidence_chars,
-        history=recent_turns(state.get("history") or [], settings.history_prompt_turns),
+        history=recent_turns(
+            state.get("history") or [], settings.history_prompt_turns, settings.version, settings.locale
+        ),
         rejected=rejected_drafts(state),
         locale=pages_locale(settings, results),
     )
