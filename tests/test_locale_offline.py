@@ -97,3 +97,21 @@ def test_pages_all_untranslated_are_read_in_the_default_language() -> None:
     assert pages_locale(Settings(locale="es"), [untranslated]) == "en"
     assert pages_locale(Settings(locale="es"), [untranslated, es_result()]) == "es"
     assert pages_locale(Settings(locale="es"), []) == "es"
+
+
+@pytest.mark.parametrize(
+    ("question", "form"),
+    [
+        ("¿Cómo recibo un archivo subido?", "instruction"),
+        ("¿Cómo puedo probar mi app sin un servidor?", "instruction"),
+        ("¿Cómo funciona la caché?", "explanation"),
+        ("¿Qué es un modelo?", "explanation"),
+        ("アップロードされたファイルを受け取るには？", "instruction"),
+        ("キャッシュを設定する方法", "instruction"),
+        ("キャッシュとは何ですか？", "explanation"),
+    ],
+)
+def test_spanish_and_japanese_how_to_questions_ask_for_an_instruction(question: str, form: str) -> None:
+    from askai_graph.rules.answer_form import question_form
+
+    assert question_form(question) == form
