@@ -15,16 +15,26 @@ cache) condenses once and hands the result to the run (``nodes.condense.PRECONDE
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from typing import Any, cast, get_type_hints
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, cast, get_type_hints
 
 from langgraph.graph.state import CompiledStateGraph
 
 from askai_graph.settings import RunOptions
 from askai_graph.state import AskState, InputState, OutputState, Turn
 
-CondenseFirst = Callable[[str, Sequence[Turn]], Awaitable[dict[str, Any]]]
-"""Condense a question on a thread holding these turns, as the run's Condense stage would."""
+
+class CondenseFirst(Protocol):
+    """Condense a question on a thread holding these turns, as the run's Condense stage would.
+
+    ``context`` is the run's (its ``version`` and ``locale``: only the turns asked in them count).
+    """
+
+    def __call__(
+        self, question: str, history: Sequence[Turn], context: Mapping[str, Any] | None = None
+    ) -> Awaitable[dict[str, Any]]:
+        """Return the Condense stage's update."""
+        ...
 
 PUBLIC_KEYS = frozenset(get_type_hints(OutputState)) | {"__interrupt__"}
 """What a ``values`` chunk keeps: the output schema's keys (and LangGraph's interrupts)."""

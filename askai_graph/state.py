@@ -86,6 +86,14 @@ class Turn(BaseModel):
     """How that turn ended."""
     cited_urls: tuple[str, ...] = ()
     """Retrieved post URLs the answer cited (empty for a fallback)."""
+    version: str = ""
+    """The docs version the turn was asked in (the run's ``version``; '' for the site's default)."""
+    locale: str = ""
+    """The language the turn was asked in (the run's ``locale``; '' for the site's default)."""
+
+    def in_scope(self, version: str | None, locale: str | None) -> bool:
+        """Whether this turn was asked in ``version`` and ``locale`` (``None`` and '' alike: the default)."""
+        return (self.version, self.locale) == (version or "", locale or "")
 
 
 class InputState(TypedDict):

@@ -46,9 +46,17 @@ class Condenser(Protocol):
         ...
 
 
-def recent_turns(history: Sequence[Turn], turns: int) -> list[Turn]:
-    """Return the last ``turns`` turns (none when ``turns`` is 0)."""
-    return list(history[-turns:]) if turns > 0 else []
+def recent_turns(
+    history: Sequence[Turn], turns: int, version: str | None = None, locale: str | None = None
+) -> list[Turn]:
+    """Return the last ``turns`` turns asked in ``version`` and ``locale`` (none when ``turns`` is 0).
+
+    A thread's turns in another version or language are left out: a follow-up on the
+    Spanish 1.0 pages leans on what was asked there, never on an answer from other pages.
+    """
+    if turns <= 0:
+        return []
+    return [turn for turn in history if turn.in_scope(version, locale)][-turns:]
 
 
 def format_turns(history: Sequence[Turn]) -> str:

@@ -28,6 +28,8 @@ class ReviewRequest(BaseModel):
     """A bounded slice of the retrieved evidence."""
     history: list[Turn] = []
     """The conversation's most recent turns (bounded), oldest first."""
+    locale: str = ""
+    """The reader's language (the run's ``locale``; '' for the site's default): the pages' language."""
 
 
 @runtime_checkable

@@ -37,6 +37,8 @@ class DraftRequest(BaseModel):
     """The conversation's most recent turns (bounded), oldest first; context, not evidence."""
     rejected: list[str] = []
     """This question's earlier drafts that a gate rejected: the retry should answer from something else."""
+    locale: str = ""
+    """The reader's language (the run's ``locale``; '' for the site's default): the pages' language."""
 
 
 @runtime_checkable

@@ -39,7 +39,9 @@ def condense_request(state: AskState, settings: Settings) -> CondenseRequest | N
 
     That is a thread's first question, or a question that stands alone.
     """
-    history = recent_turns(state.get("history") or [], max(1, settings.history_prompt_turns))
+    history = recent_turns(
+        state.get("history") or [], max(1, settings.history_prompt_turns), settings.version, settings.locale
+    )
     question = clean_question(state["question"])
     if not history or not leans_on_history(question):
         return None
@@ -54,6 +56,11 @@ def checked(reply: Any, request: CondenseRequest, settings: Settings) -> str:
         logger.warning("condenser reply unusable (%d chars); using the lexical rewrite", len(text))
         return _LEXICAL.condense(request)
     return text
+
+
+def in_scope(state: AskState, settings: Settings) -> bool:
+    """Whether the thread has a turn in this run's version and language (``recent_turns``)."""
+    return bool(recent_turns(state.get("history") or [], 1, settings.version, settings.locale))
 
 
 def started(state: AskState, standalone: str, *, first: bool) -> dict[str, Any]:
@@ -87,7 +94,7 @@ class Condense:
         """Condense synchronously."""
         request = condense_request(state, settings)
         if request is None:
-            return started(state, state["question"], first=not state.get("history"))
+            return started(state, state["question"], first=not in_scope(state, settings))
         try:
             reply = self.condenser.condense(request)
         except Exception as exc:
@@ -99,7 +106,7 @@ class Condense:
         """Condense asynchronously."""
         request = condense_request(state, settings)
         if request is None:
-            return started(state, state["question"], first=not state.get("history"))
+            return started(state, state["question"], first=not in_scope(state, settings))
         try:
             reply = await self.condenser.acondense(request)
         except Exception as exc:
@@ -107,11 +114,14 @@ class Condense:
             reply = _LEXICAL.condense(request)
         return started(state, checked(reply, request, settings), first=False)
 
-    async def before_run(self, question: str, history: Sequence[Turn], settings: Settings) -> dict[str, Any]:
-        """Condense ``question`` on a thread holding ``history``, outside any run.
+    async def before_run(
+        self, question: str, history: Sequence[Turn], context: Mapping[str, Any] | None = None, *, settings: Settings
+    ) -> dict[str, Any]:
+        """Condense ``question`` on a thread holding ``history``, outside any run (with the run's ``context``).
 
         Returns the update the node would write (``standalone_question``,
         ``needs_context``...): pass its ``standalone_question`` under ``PRECONDENSED`` so
         the run does not condense again.
         """
-        return await self.acall({"question": question, "history": list(history)}, settings)
+        run_settings = settings.with_overrides(dict(context or {}))
+        return await self.acall({"question": question, "history": list(history)}, run_settings)

@@ -10,10 +10,11 @@ from askai_graph.evidence.critique import MalformedReview, ReviewCode, parse_cri
 from askai_graph.evidence.results import analysed_inline, evidence_slice
 from askai_graph.models.condensing import recent_turns
 from askai_graph.models.reviewing import Critic, ReviewRequest
-from askai_graph.nodes.writer import reads_history
+from askai_graph.nodes.writer import pages_locale, reads_history
 from askai_graph.rules.gates import review_failures
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, RejectedDraft, ReviewFailure, researched_question, retrieved_urls
+from askai_graph.text.terms import reading
 
 logger = logging.getLogger(__name__)
 
@@ -22,9 +23,14 @@ def review_request(state: AskState, settings: Settings) -> ReviewRequest:
     """Build the Critic's request: the standalone question, a bounded slice of evidence and history."""
     draft = state.get("draft", "")
     question = researched_question(state)
-    evidence = evidence_slice(question, draft, state.get("search_results", []), settings.critic_evidence_chars)
-    history = recent_turns(state.get("history") or [], settings.history_prompt_turns)
-    return ReviewRequest(question=question, draft=draft, evidence=evidence, history=history)
+    results = state.get("search_results", [])
+    locale = pages_locale(settings, results)
+    with reading(locale):  # the passages most related to the question, in the pages' language
+        evidence = evidence_slice(question, draft, results, settings.critic_evidence_chars)
+    history = recent_turns(state.get("history") or [], settings.history_prompt_turns, settings.version, settings.locale)
+    return ReviewRequest(
+        question=question, draft=draft, evidence=evidence, history=history, locale=locale
+    )
 
 
 def judged(reply: Any, settings: Settings) -> dict[str, Any]:
@@ -96,5 +102,7 @@ class Review:
         return kept_rejection(state, judged(reply, settings)) | self._read(state, settings)
 
     def _read(self, state: AskState, settings: Settings) -> dict[str, Any]:
-        history = recent_turns(state.get("history") or [], settings.history_prompt_turns)
+        history = recent_turns(
+            state.get("history") or [], settings.history_prompt_turns, settings.version, settings.locale
+        )
         return {"history_read": True} if reads_history(self.critic, history) else {}

@@ -24,6 +24,17 @@ def accept_early(state: AskState, settings: Settings) -> dict[str, Any]:
     return {"answer": state["draft"], "outcome": "accepted_early"}
 
 
+def degraded_notice(settings: Settings) -> str:
+    """Return the degrade notice in the reader's locale when the site configures it, else English."""
+    notice = settings.locale_messages(settings.locale).degraded_notice
+    return f"\n\n> {notice}" if notice else DEGRADED_NOTICE
+
+
+def fallback_answer(settings: Settings) -> str:
+    """Return the fallback answer in the reader's locale when the site configures it, else English."""
+    return settings.locale_messages(settings.locale).fallback or FALLBACK_ANSWER
+
+
 def degrade(state: AskState, settings: Settings) -> dict[str, Any]:
     """At the limit with valid but unverified drafts: the best one's text, without links, with a notice.
 
@@ -33,9 +44,10 @@ def degrade(state: AskState, settings: Settings) -> dict[str, Any]:
     """
     best = state.get("best_rejected")
     if best is None:
-        return {"answer": unlinked(state["draft"], retrieved_urls(state)) + DEGRADED_NOTICE, "outcome": "degraded"}
+        notice = degraded_notice(settings)
+        return {"answer": unlinked(state["draft"], retrieved_urls(state)) + notice, "outcome": "degraded"}
     return {
-        "answer": unlinked(best["draft"], [*best["retrieved"], *retrieved_urls(state)]) + DEGRADED_NOTICE,
+        "answer": unlinked(best["draft"], [*best["retrieved"], *retrieved_urls(state)]) + degraded_notice(settings),
         "outcome": "degraded",
         "draft": best["draft"],
         "validation": best["validation"],
@@ -45,4 +57,5 @@ def degrade(state: AskState, settings: Settings) -> dict[str, Any]:
 
 def fallback(state: AskState, settings: Settings) -> dict[str, Any]:
     """Nothing usable: an honest fixed message (asking for the full question if it leaned on nothing)."""
-    return {"answer": CLARIFY_ANSWER if state.get("needs_context") else FALLBACK_ANSWER, "outcome": "fallback"}
+    answer = CLARIFY_ANSWER if state.get("needs_context") else fallback_answer(settings)
+    return {"answer": answer, "outcome": "fallback"}

@@ -26,6 +26,8 @@ def remembered(state: AskState, settings: Settings) -> list[Turn]:
         answer=state["answer"],
         outcome=outcome,
         cited_urls=() if outcome == "fallback" else tuple(cited_page_urls(state)),
+        version=settings.version or "",
+        locale=settings.locale or "",
     )
     history = [*(state.get("history") or []), turn]
     return history[-settings.max_history_turns :]

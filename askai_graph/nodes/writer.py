@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from askai_graph.evidence.results import SearchResult
 from askai_graph.models.condensing import recent_turns
 from askai_graph.models.writing import DraftRequest, Writer
 from askai_graph.rules.catalog import is_catalog_question
@@ -32,9 +33,24 @@ def draft_request(state: AskState, settings: Settings) -> DraftRequest:
         feedback=feedback,
         catalog=is_catalog_question(question),
         evidence_chars=settings.writer_evidence_chars,
-        history=recent_turns(state.get("history") or [], settings.history_prompt_turns),
+        history=recent_turns(
+            state.get("history") or [], settings.history_prompt_turns, settings.version, settings.locale
+        ),
         rejected=rejected_drafts(state),
+        locale=pages_locale(settings, results),
     )
+
+
+def pages_locale(settings: Settings, results: list[SearchResult]) -> str:
+    """Return the language the retrieved pages are read in: the reader's, unless none is translated yet.
+
+    A reader in a locale whose pages are all untranslated gets the default language's
+    pages (their ``fallback_locale``): they, and an answer quoting them, are read in it.
+    """
+    fallbacks = {result.fallback_locale for result in results}
+    if results and len(fallbacks) == 1 and "" not in fallbacks:
+        return fallbacks.pop()
+    return settings.locale or ""
 
 
 def rejected_drafts(state: AskState) -> list[str]:

@@ -36,7 +36,7 @@ from askai_graph.evidence.citations import (
 )
 from askai_graph.evidence.results import SearchResult
 from askai_graph.retrieval.sections import Section, page_sections
-from askai_graph.text.terms import content_terms, sentence_terms, sentences
+from askai_graph.text.terms import content_terms, reading_language, sentence_terms, sentences
 
 logger = logging.getLogger(__name__)
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
@@ -203,7 +203,7 @@ def _passages(owner: SearchResult, page: SearchResult) -> tuple[tuple[Section, f
 
     The owner is the result a citation's URL names: the page itself, unless the URL was retrieved twice.
     """
-    return _cached_passages(page.title, page.content, owner.title, owner.summary)
+    return _cached_passages(page.title, page.content, owner.title, owner.summary, reading_language())
 
 
 # The same pages come back question after question, and the Critic asks for each
@@ -211,9 +211,10 @@ def _passages(owner: SearchResult, page: SearchResult) -> tuple[tuple[Section, f
 # is done once per page, not once per claim.
 @lru_cache(maxsize=4096)
 def _cached_passages(
-    title: str, content: str, owner_title: str, owner_summary: str
+    title: str, content: str, owner_title: str, owner_summary: str, language: str
 ) -> tuple[tuple[Section, frozenset[str]], ...]:
-    page_terms = frozenset(content_terms(f"{owner_title} {owner_summary}"))
+    # ``language`` is the one being read (``terms.reading``): the page's sections are read in it too.
+    page_terms = frozenset(content_terms(f"{owner_title} {owner_summary}", language or "en"))
     page = SearchResult(title=title, source_url="", content=content)
     return tuple((section, frozenset(section.terms) | page_terms) for section in page_sections([page]))
 

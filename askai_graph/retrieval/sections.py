@@ -21,7 +21,7 @@ from functools import lru_cache
 from askai_graph.evidence.results import SearchResult
 from askai_graph.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 from askai_graph.retrieval.passages import split_sections
-from askai_graph.text.terms import content_terms, known_form
+from askai_graph.text.terms import content_terms, known_form, reading_language
 
 K1 = 1.2
 B = 0.75
@@ -139,11 +139,13 @@ def _cells(row: str) -> list[str]:
 # The same pages come back question after question: splitting and tokenizing them once
 # per page, not once per request, was most of the extractive Writer's time.
 @lru_cache(maxsize=4096)
-def _page_sections(title: str, content: str) -> tuple[tuple[str, str, tuple[CodeBlock, ...], tuple[str, ...]], ...]:
+def _page_sections(
+    title: str, content: str, language: str
+) -> tuple[tuple[str, str, tuple[CodeBlock, ...], tuple[str, ...]], ...]:
     sections = []
     for passage in split_sections(content):
         lead = f"{title} {passage.heading} {passage.heading}"
-        terms = tuple(content_terms(f"{lead} {lead} {passage.text}"))
+        terms = tuple(content_terms(f"{lead} {lead} {passage.text}", language or "en"))
         sections.append((passage.heading, passage.text, code_blocks(passage.text), terms))
     return tuple(sections)
 
@@ -153,7 +155,7 @@ def page_sections(results: list[SearchResult]) -> list[Section]:
     return [
         Section(post, heading, text, code, terms)
         for post, result in enumerate(results)
-        for heading, text, code, terms in _page_sections(result.title, result.content)
+        for heading, text, code, terms in _page_sections(result.title, result.content, reading_language())
     ]
 
 

@@ -42,7 +42,10 @@ _INSTRUCTION_Q = re.compile(
     r"|function|class|decorator|package|plugin|key|variable|matcher|hook)s?\b"
     r"|\bwhat (?:do|should) i (?:write|put|add|type|set|run|call|use|install|pass)\b"
     r"|\bwhere do i (?:put|set|add|configure|declare)\b"
-    r"|\bshow me how\b",
+    r"|\bshow me how\b"
+    # Spanish "¿Cómo hago / puedo / debo ...?", "¿Cómo se ...?" and Japanese "〜には？" / "〜方法" ("how to").
+    r"|¿?\bc[óo]mo (?:hago|puedo|podemos|debo|debemos|se|lo|la|los|las)\b|¿?\bc[óo]mo [a-záéíóúñ]+o\b"
+    r"|には[？?]\s*$|方法(?:は|を)?[？?]?\s*$",
     re.IGNORECASE,
 )
 

@@ -32,11 +32,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from askai_graph.nodes.condense import PRECONDENSED
+from askai_graph.public_output import CondenseFirst
 from askai_graph.server import events
 from askai_graph.server.cache import CachedAnswer, Probe, SemanticCache
 from askai_graph.server.events import Event
@@ -49,9 +50,6 @@ if TYPE_CHECKING:
     from askai_graph.server.thread_run import ThreadRun
 
 logger = logging.getLogger(__name__)
-
-CondenseFirst = Callable[[str, Sequence[Turn]], Awaitable[dict[str, Any]]]
-
 
 async def answer_batches(
     question: str,
@@ -77,7 +75,7 @@ async def answer_batches(
     looked: _Looked | None = None
     if cache is not None and condense is not None:
         try:
-            looked = await within(_look_up(graph, condense, cache, question, *_thread_of(thread)), deadline)
+            looked = await within(_look_up(graph, condense, cache, question, *_thread_of(thread), scope), deadline)
         except TimeoutError:
             logger.warning("question abandoned at its deadline of %gs while condensing", deadline_seconds)
             ids = thread.ids() if thread is not None else None
@@ -89,7 +87,7 @@ async def answer_batches(
             return
         if looked.hit is not None:
             async for part in _served(
-                looked.hit, graph, thread, question, looked.standalone, token_chars, looked.history, deadline
+                looked.hit, graph, thread, question, looked.standalone, token_chars, looked.history, deadline, scope
             ):
                 yield part
             return
@@ -123,7 +121,7 @@ async def answer_batches(
                 if probe.hit is not None:
                     await run.stop()
                     async for part in _served(probe.hit, graph, thread, question, item.standalone, token_chars,
-                                             deadline=deadline):  # fmt: skip
+                                             deadline=deadline, scope=scope):  # fmt: skip
                         yield part
                     return
             else:
@@ -163,11 +161,17 @@ def _condenser_of(graph: Any) -> CondenseFirst | None:
 
 
 async def _look_up(
-    graph: Any, condense: CondenseFirst, cache: SemanticCache, question: str, thread_id: str | None, fresh: bool
+    graph: Any,
+    condense: CondenseFirst,
+    cache: SemanticCache,
+    question: str,
+    thread_id: str | None,
+    fresh: bool,
+    scope: Mapping[str, str] | None = None,
 ) -> _Looked:
-    """Condense ``question`` on its thread and look its standalone form up in ``cache``."""
+    """Condense ``question`` on its thread (the turns of its ``scope``) and look its standalone form up in ``cache``."""
     history = [] if fresh or thread_id is None else await _history(graph, thread_id)
-    update = await condense(question, history)
+    update = await condense(question, history, scope)
     standalone = str(update.get("standalone_question") or question)
     # A question that leans on turns this thread lacks is never answered from cache.
     probe = None if update.get("needs_context") else await cache.lookup(standalone)
@@ -190,6 +194,7 @@ async def _served(
     token_chars: int,
     history: Sequence[Turn] | None = None,
     deadline: float | None = None,
+    scope: Mapping[str, str] | None = None,
 ) -> AsyncIterator[list[Event]]:
     """Yield the events of a cache hit: its tokens at once, then ``done`` once the turn is in the thread.
 
@@ -209,7 +214,7 @@ async def _served(
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
             async with asyncio.timeout(left):
-                await _record(graph, thread, question, standalone, hit.model_dump(), history)
+                await _record(graph, thread, question, standalone, hit.model_dump(), history, scope)
         except TimeoutError:
             logger.warning("a cached answer was not recorded in thread %s by its deadline", thread.thread_id)
     yield [done]
@@ -222,12 +227,13 @@ async def _record(
     standalone: str,
     hit: Mapping[str, Any],
     history: Sequence[Turn] | None,
+    scope: Mapping[str, str] | None = None,
 ) -> None:
     if getattr(graph, "checkpointer", None) is None:
         return
     try:
         await record_cached_turn(
-            graph, thread.key, question, standalone, hit, thread.max_history_turns, history=history
+            graph, thread.key, question, standalone, hit, thread.max_history_turns, history=history, scope=scope
         )
     except Exception:
         # The reader still gets the answer; only the follow-up context is lost.

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import NoDecode
+
+from askai_graph.settings.messages import LocaleMessages, load_messages, messages_for
 
 # A CSP source a site owner may list as a frame ancestor: no ';' or ',' can smuggle another directive.
 _FRAME_SOURCE = re.compile(r"'self'|'none'|https?://(?:\*\.)?[A-Za-z0-9.-]+(?::\d{1,5})?")
@@ -40,6 +43,16 @@ class ServingSettings(BaseModel):
         ge=0,
         description="How often `askai serve` checks whether `askai index` swapped in a new index at ASKAI_CORPUS "
         "(and then serves it without a restart); 0: only on SIGHUP.",
+    )
+    messages: dict[str, LocaleMessages] = Field(
+        default_factory=dict,
+        description="The fixed texts (fallback answer, degrade notice) per reader locale, as JSON: "
+        '{"es": {"fallback": "...", "degraded_notice": "..."}}; a locale not listed gets English.',
+    )
+    messages_file: Path | None = Field(
+        None,
+        description="A JSON file of the same shape as `messages`, read at startup; `messages` wins for a locale "
+        "both list.",
     )
     cache_enabled: bool = Field(True, description="Serve a repeated question from the answer cache.")
     cache_size: int = Field(512, ge=1, description="Accepted answers the answer cache keeps before evicting.")
@@ -146,6 +159,23 @@ class ServingSettings(BaseModel):
         description="Starter questions the widget offers on an empty panel (GET /api/suggestions, at most 3), "
         "as a JSON list; empty: the site's first catalog pages, phrased as questions.",
     )
+
+    @field_validator("messages_file")
+    @classmethod
+    def _readable_messages(cls, path: Path | None) -> Path | None:
+        """Refuse a messages file that is missing or malformed, at startup rather than on a fallback."""
+        if path is not None:
+            load_messages(path)
+        return path
+
+    def locale_messages(self, locale: str | None) -> LocaleMessages:
+        """Return the fixed texts configured for ``locale`` (``messages``, then ``messages_file``); unset is English."""
+        inline = messages_for(self.messages, locale)
+        if self.messages_file is None:
+            return inline
+        listed = messages_for(load_messages(self.messages_file), locale)
+        notice = inline.degraded_notice or listed.degraded_notice
+        return LocaleMessages(fallback=inline.fallback or listed.fallback, degraded_notice=notice)
 
     @field_validator("frame_ancestors")
     @classmethod

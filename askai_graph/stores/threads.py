@@ -92,6 +92,7 @@ async def record_cached_turn(
     max_turns: int,
     *,
     history: Sequence[Turn] | None = None,
+    scope: Mapping[str, str] | None = None,
 ) -> None:
     """Write a cached answer into the thread as a finished turn, so follow-ups can lean on it.
 
@@ -101,7 +102,15 @@ async def record_cached_turn(
     config = run_config(thread_id)
     if history is None:
         history = list((await graph.aget_state(config)).values.get("history") or [])
-    turn = Turn(question=question, standalone_question=standalone, answer=cached["answer"], outcome="accepted")
+    where = scope or {}
+    turn = Turn(
+        question=question,
+        standalone_question=standalone,
+        answer=cached["answer"],
+        outcome="accepted",
+        version=where.get("version") or "",
+        locale=where.get("locale") or "",
+    )
     values = new_turn_state() | {
         "question": question,
         "standalone_question": standalone,

@@ -15,7 +15,9 @@ so a Japanese question meets a Japanese page without a dictionary.
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Container, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 
 import Stemmer
@@ -30,7 +32,9 @@ _CJK_RUN = re.compile(f"[{_CJK}]+")
 _ASCII_OR_CJK = re.compile(f"[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[{_CJK}]+")
 # Words of any script; a CJK run is a token of its own even where it touches Latin letters ("APIを").
 _ANY_WORD = re.compile(f"[{_CJK}]+|(?:(?![{_CJK}])[^\\W_])+(?:['’](?:(?![{_CJK}])[^\\W_])+)?")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
+# A sentence ends at ". " before a capital, or at a Chinese or Japanese full stop,
+# exclamation or question mark (no space follows them).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])|(?<=[。！？])\s*(?=\S)")
 
 STOP_WORDS = frozenset(
     """
@@ -161,12 +165,36 @@ SHORT_TEXT_CHARS = 2_000
 """Texts up to this length (questions, sentences, titles) have their terms cached."""
 
 
+_READING: ContextVar[str] = ContextVar("askai_reading_language", default="")
+
+
+@contextmanager
+def reading(locale: str | None) -> Iterator[None]:
+    """Analyse text as ``locale``'s language within the block, where no locale is passed.
+
+    The offline Writer and Critic read one run's pages in the reader's language; the
+    helpers they share (sections, evidence, answer forms) then need no locale argument
+    each. A context variable: a worker thread (``asyncio.to_thread``) inherits it.
+    """
+    token = _READING.set(language_of(locale))
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
+def reading_language() -> str:
+    """Return the language text is being read in ('' for English: ``reading``)."""
+    return _READING.get()
+
+
 def content_terms(text: str, locale: str | None = None) -> list[str]:
     """Return stemmed content terms (stop words and 1-letter tokens removed), in order.
 
-    ``locale`` other than English analyses the text as that language (``Analyzer``).
+    ``locale`` other than English analyses the text as that language (``Analyzer``);
+    without one, the language being read (``reading``), English by default.
     """
-    language = language_of(locale)
+    language = language_of(locale) if locale is not None else _READING.get()
     if language:
         if len(text) <= SHORT_TEXT_CHARS:
             return list(_short_language_terms(text, language))
@@ -227,14 +255,18 @@ def sentences(text: str) -> list[str]:
     return found
 
 
-@lru_cache(maxsize=4096)
 def sentence_terms(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    """Return each sentence of ``text`` with its content terms (cached per post text).
+    """Return each sentence of ``text`` with its content terms, in the language being read (cached per post text).
 
     The same retrieved posts are analysed by the Writer and the Critic on every request;
     caching by text makes that work once per post rather than once per draft.
     """
-    return tuple((sentence, frozenset(content_terms(sentence))) for sentence in sentences(text))
+    return _sentence_terms(text, _READING.get())
+
+
+@lru_cache(maxsize=4096)
+def _sentence_terms(text: str, language: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    return tuple((sentence, frozenset(content_terms(sentence, language or "en"))) for sentence in sentences(text))
 
 
 def close_forms(term: str) -> tuple[str, ...]:

@@ -56,7 +56,16 @@ from askai_graph.rules.answer_form import (
 from askai_graph.rules.asked_names import missing_name
 from askai_graph.rules.catalog import is_catalog_question
 from askai_graph.text.injection import gives_orders
-from askai_graph.text.terms import STOP_WORDS, content_terms, known_form, sentences, stem, words
+from askai_graph.text.terms import (
+    STOP_WORDS,
+    content_terms,
+    known_form,
+    reading,
+    reading_language,
+    sentences,
+    stem,
+    words,
+)
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _LIST_LINK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)]+\)", re.MULTILINE)
@@ -95,8 +104,8 @@ def prose_paragraphs(draft: str) -> list[str]:
 
 
 @lru_cache(maxsize=4096)
-def _post_terms(title: str, summary: str) -> frozenset[str]:
-    return frozenset(content_terms(f"{title} {summary}"))
+def _post_terms(title: str, summary: str, language: str) -> frozenset[str]:
+    return frozenset(content_terms(f"{title} {summary}", language or "en"))
 
 
 PASSAGES_CACHED = 256
@@ -106,8 +115,8 @@ the whole hit rate (``bench/caches.py --curves``)."""
 
 
 @lru_cache(maxsize=PASSAGES_CACHED)
-def _passage_terms(text: str) -> frozenset[str]:
-    return frozenset(content_terms(text))
+def _passage_terms(text: str, language: str) -> frozenset[str]:
+    return frozenset(content_terms(text, language or "en"))
 
 
 def _evidence_terms(passage: EvidencePassage) -> frozenset[str]:
@@ -116,7 +125,8 @@ def _evidence_terms(passage: EvidencePassage) -> frozenset[str]:
     Cached: the same posts (and mostly the same passages) come back request after
     request; tokenising and stemming them again on every review is wasted work.
     """
-    return _post_terms(passage.result.title, passage.result.summary) | _passage_terms(passage.text)
+    language = reading_language()
+    return _post_terms(passage.result.title, passage.result.summary, language) | _passage_terms(passage.text, language)
 
 
 def _announces(paragraph: str) -> bool:
@@ -147,7 +157,11 @@ class LexicalCritic:
         return self.review(request)
 
     def review(self, request: ReviewRequest) -> str:
-        """Return the Critique JSON text for ``request``."""
+        """Return the Critique JSON text for ``request``, reading it in the reader's language."""
+        with reading(request.locale):
+            return self._review(request)
+
+    def _review(self, request: ReviewRequest) -> str:
         question_terms = set(content_terms(request.question))
         if question_terms - FRAMING_TERMS:
             question_terms -= FRAMING_TERMS

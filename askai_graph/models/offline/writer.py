@@ -42,12 +42,14 @@ from askai_graph.rules.asked_names import spelled_headings
 from askai_graph.rules.catalog import catalog_answer
 from askai_graph.text import plain as plaintext
 from askai_graph.text.identifiers import best_name_match, name_match, question_stems
-from askai_graph.text.terms import content_terms, known_form, sentence_terms
+from askai_graph.text.terms import content_terms, known_form, reading, reading_language, sentence_terms
 
 # Quote only whole sentences (a capital first, a full stop last), never list fragments,
 # and stop adding sentences once they match far worse than the best one.
 _QUOTABLE = re.compile(r"^[A-Z0-9\"'(`*].*[.!?][\"')`*]?$")
 MIN_WORDS = 6
+_CJK_QUOTABLE = re.compile(r"^[^\s#|>].*[\u3040-\u30ff\u3400-\u9fff].*[。！？][」』）)]?$")
+MIN_CJK_CHARS = 12
 MIN_RELATIVE_SCORE = 0.35
 # Questions whose answer is usually a code block: how to, which option, what to write,
 # and a value (a default is often shown as code).
@@ -62,14 +64,25 @@ def markdown_link(result: SearchResult) -> str:
     return plaintext.markdown_link(result.title, result.source_url)
 
 
-@lru_cache(maxsize=4096)
 def quotable_sentences(content: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    """Return the sentences of a post that may be quoted, with their terms (cached per post text)."""
-    return tuple(
-        (sentence, terms)
-        for sentence, terms in sentence_terms(content)
-        if _QUOTABLE.match(sentence) and len(sentence.split()) >= MIN_WORDS
-    )
+    """Return the sentences of a post that may be quoted, with their terms (cached per post text and language)."""
+    return _quotable_sentences(content, reading_language())
+
+
+@lru_cache(maxsize=4096)
+def _quotable_sentences(content: str, language: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    return tuple((sentence, terms) for sentence, terms in sentence_terms(content) if quotable(sentence))
+
+
+def quotable(sentence: str) -> bool:
+    """Whether ``sentence`` may be quoted: a whole sentence, long enough to say something.
+
+    Chinese and Japanese write no spaces between words and no capitals: a sentence there
+    ends with its full stop (or ! ?) and its length is counted in characters.
+    """
+    if _CJK_QUOTABLE.match(sentence):
+        return len(sentence) >= MIN_CJK_CHARS
+    return bool(_QUOTABLE.match(sentence)) and len(sentence.split()) >= MIN_WORDS
 
 
 class ExtractiveWriter:
@@ -98,7 +111,8 @@ class ExtractiveWriter:
         """Return a Markdown draft for ``request``."""
         if request.catalog:
             return self._catalog(request.search_results)
-        return self._answer(request.question, request.search_results, request.rejected)
+        with reading(request.locale):  # the pages and the question in the reader's language
+            return self._answer(request.question, request.search_results, request.rejected)
 
     async def awrite(self, request: DraftRequest) -> str:
         """Write inline when the retrieved text is small (see ``evidence.INLINE_CHARS``), else in a worker thread.

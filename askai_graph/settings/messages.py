@@ -1,0 +1,55 @@
+"""The server's fixed texts in the reader's language: the messages settings group's model.
+
+A site translated into Spanish wants its fallback answer and its degrade notice in
+Spanish for a reader of the Spanish pages. The site configures them per locale
+(``ASKAI_MESSAGES`` as JSON, or ``ASKAI_MESSAGES_FILE``, a JSON file of the same shape:
+``{"es": {"fallback": "...", "degraded_notice": "..."}}``); a locale it does not list,
+and a text it leaves out, stay English (``models.prompts``).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class LocaleMessages(BaseModel):
+    """One locale's fixed texts; a text left unset is the English default."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fallback: str | None = Field(None, min_length=1, description="The answer when nothing usable could be written.")
+    degraded_notice: str | None = Field(
+        None, min_length=1, description="The note under an answer that could not be fully verified."
+    )
+
+
+MESSAGES = TypeAdapter(dict[str, LocaleMessages])
+"""Validates a mapping of locale to its ``LocaleMessages``."""
+
+
+@lru_cache(maxsize=8)
+def load_messages(path: Path) -> dict[str, LocaleMessages]:
+    """Read a messages file (JSON: locale to ``LocaleMessages``), once; a malformed one raises ``ValueError``."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"messages file {path}: {exc}") from exc
+    return MESSAGES.validate_python(data)
+
+
+def locale_key(locale: str | None) -> str:
+    """Return ``locale`` as the messages are looked up: lower case, ``-`` between subtags."""
+    return (locale or "").strip().lower().replace("_", "-")
+
+
+def messages_for(messages: dict[str, LocaleMessages], locale: str | None) -> LocaleMessages:
+    """Return the texts configured for ``locale`` (``es-MX`` falls back to ``es``), else none (English)."""
+    by_key = {locale_key(key): value for key, value in messages.items()}
+    key = locale_key(locale)
+    if not key:
+        return LocaleMessages()
+    return by_key.get(key) or by_key.get(key.split("-")[0]) or LocaleMessages()
