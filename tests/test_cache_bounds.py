@@ -39,7 +39,7 @@ CASES: list[tuple[str, Callable[..., Any], int, Callable[[int], tuple[Any, ...]]
     ("question tokens", same_question._tokens, same_question.TOKENS_CACHED, lambda n: (_question(n),), 0.5),
     ("short text terms", terms._short_text_terms, terms.SHORT_TEXTS_CACHED, lambda n: (_question(n),), 4.0),
     ("stems", terms.stem, terms.STEMS_CACHED, lambda n: (f"reader{n:06x}",), 2.5),
-    ("critic passage terms", critic._passage_terms, critic.PASSAGES_CACHED, lambda n: (_passage(n).text,), 2.0),
+    ("critic passage terms", critic._passage_terms, critic.PASSAGES_CACHED, lambda n: (_passage(n).text, ""), 2.0),
 ]
 
 
