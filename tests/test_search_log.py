@@ -102,7 +102,7 @@ def test_a_click_with_no_search_logged_is_a_row_of_its_own_masked(client: TestCl
 @pytest.mark.parametrize(
     ("body", "status", "says"),
     [
-        ({"query": "pip", "url": "https://elsewhere.example/install/"}, 422, "not one of the site's pages"),
+        ({"query": "pip", "url": "https://elsewhere.example/install/"}, 404, "not one of the site's pages"),
         ({"query": "pip", "url": "javascript:alert(1)"}, 422, "must be an http(s) URL"),
         ({"query": "   ", "url": f"{DOCS}/install/"}, 422, "is empty"),
         ({"query": "x" * 2001, "url": f"{DOCS}/install/"}, 422, "a search is at most a question's 2000"),

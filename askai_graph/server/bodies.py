@@ -158,8 +158,14 @@ class SearchClickBody(BaseModel):
         json_schema_extra={"examples": [{"query": "bm25 tuning", "url": "https://docs.example.com/bm25/#tuning"}]},
     )
 
-    query: str = Field(description="The query as searched; at most max_question_chars characters.")
-    url: str = Field(description="The opened result's URL (a section anchor of one of the site's pages).")
+    query: str = Field(
+        description="The query as searched; at most max_question_chars characters.",
+        json_schema_extra={"minLength": 1, "pattern": r"\S"},
+    )
+    url: str = Field(
+        description="The opened result's URL (a section anchor of one of the site's pages).",
+        json_schema_extra={"pattern": r"^https?://\S+$", "maxLength": MAX_URL_CHARS},
+    )
 
     @field_validator("query")
     @classmethod

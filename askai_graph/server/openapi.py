@@ -17,6 +17,8 @@ from typing import Any
 from fastapi import FastAPI
 from pydantic import BaseModel
 
+from askai_graph.retrieval.search import MAX_RESULTS
+
 _DETAIL = {
     "type": "object",
     "properties": {"detail": {"type": "string"}},
@@ -227,23 +229,45 @@ SEARCH_CLICK_RESPONSES: dict[int | str, dict[str, Any]] = {
         },
     },
     400: _refusal("The body is not valid JSON."),
-    404: _refusal("The run log is off, or this server has no pages."),
+    404: _refusal("The url is not one of the site's pages; the run log is off, or this server has no pages."),
     408: _refusal("The body did not arrive in time."),
     413: _refusal("The body is too large."),
     415: _refusal("Content-Type is not application/json."),
-    422: _refusal("A missing, unknown or invalid field; a url that is not one of the site's pages."),
+    422: _refusal("A missing, unknown or invalid field."),
     429: _refusal("This client searched more than search_per_minute times in a minute.", retry=True),
 }
 
 
+_SEGMENT_SCHEMA = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}
+QUERY_PARAMETERS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
+    ("/api/search", "get"): {
+        "q": {"required": True, "schema": {"type": "string", "minLength": 1, "pattern": r"\S"}},
+        "limit": {"schema": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS}},
+        "version": {"schema": _SEGMENT_SCHEMA},
+        "locale": {"schema": _SEGMENT_SCHEMA},
+    },
+}
+"""What a query string must hold, where the route reads it leniently to refuse it with its own sentence.
+
+The routes take these as optional text so that a missing or malformed value gets the
+route's own one-line message (not the framework's list of errors); the document says what a
+client must send.
+"""
+
+
 def describe_events(app: FastAPI) -> None:
-    """Add the event payload schemas to the app's OpenAPI document."""
+    """Add the event payload schemas to the app's OpenAPI document, and each query string's rules."""
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             schema = generate()
             schema.setdefault("components", {}).setdefault("schemas", {}).update(EVENT_SCHEMAS)
+            for (path, method), rules in QUERY_PARAMETERS.items():
+                operation = schema.get("paths", {}).get(path, {}).get(method, {})
+                for parameter in operation.get("parameters", []):
+                    if parameter.get("name") in rules:
+                        parameter.update(rules[parameter["name"]])
             app.openapi_schema = schema
         return app.openapi_schema
 

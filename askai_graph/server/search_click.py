@@ -13,9 +13,10 @@ counted in the searches' rate limit. Every refusal is ``{"detail": ...}``:
 400    The body is not valid JSON.
 422    Not an object; a missing, unknown or mistyped field; an empty ``query`` or
        one longer than a question; a ``url`` that is not an http(s) URL
-       (``bodies.SearchClickBody``), or not one of the site's pages.
+       (``bodies.SearchClickBody``).
 408    The body did not arrive within ``body_timeout_seconds``.
-404    The run log is off, or this server has no pages (a graph it did not build).
+404    The ``url`` is not one of the site's pages; the run log is off, or this server
+       has no pages (a graph it did not build).
 =====  =============================================================================
 """
 
@@ -61,7 +62,7 @@ def router(
         if not isinstance(retriever, PageRetriever):
             raise BadRequest(404, "this server answers from a graph it did not build: it has no pages to open")
         if not retriever.has_page(body.url):
-            raise BadRequest(422, "'url' is not one of the site's pages")
+            raise BadRequest(404, "'url' is not one of the site's pages")
         click = SearchRecord(query=body.query, clicked_url=body.url, reader=reader_of(request, readers))
         run_log.record_search(click)  # only queues
         return JSONResponse({"recorded": True})
