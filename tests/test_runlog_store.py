@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -38,17 +39,27 @@ def run(question: str = "How does BM25 work?", *, at: datetime | None = None, **
     return RunRecord.model_validate(data | fields)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunLog]:
-    if request.param == "sqlite":
-        log = open_run_log(f"sqlite:///{tmp_path / 'runs.sqlite'}")
-        yield log
-        log.close()
-        return
-    with postgres_database(POSTGRES) as url:
+STORES = ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
+"""The run log's two stores, as fixture params: PostgreSQL is an integration test."""
+
+
+@contextmanager
+def run_log_on(kind: str, folder: Path) -> Iterator[RunLog]:
+    """Open a run log on ``kind`` (``sqlite`` in ``folder``, or a PostgreSQL database of its own); close it after."""
+    with contextlib.ExitStack() as stack:
+        sqlite = f"sqlite:///{folder / 'runs.sqlite'}"
+        url = sqlite if kind == "sqlite" else stack.enter_context(postgres_database(POSTGRES))
         log = open_run_log(url)
+        try:
+            yield log
+        finally:
+            log.close()
+
+
+@pytest.fixture(params=STORES)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunLog]:
+    with run_log_on(request.param, tmp_path) as log:
         yield log
-        log.close()
 
 
 def test_a_record_round_trips(store: RunLog) -> None:

@@ -27,21 +27,14 @@ from askai_graph.stores.runlog.searches import SearchRecord
 from tests.fakes import postgres_database
 from tests.test_admin import HOSTILE, call, contextlib_database, signed_in
 from tests.test_admin import app as admin_app
-from tests.test_runlog_store import POSTGRES
+from tests.test_runlog_store import POSTGRES, STORES, run_log_on
 from tests.test_search import DOCS, PAGES
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])])
+@pytest.fixture(params=STORES)
 def run_log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunLog]:
-    if request.param == "sqlite":
-        log = open_run_log(f"sqlite:///{tmp_path / 'runs.sqlite'}")
+    with run_log_on(request.param, tmp_path) as log:
         yield log
-        log.close()
-        return
-    with postgres_database(POSTGRES) as url:
-        log = open_run_log(url)
-        yield log
-        log.close()
 
 
 @pytest.fixture

@@ -166,7 +166,7 @@ def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tupl
             columns.append(rows)
         held[np.unique(np.concatenate(columns))] += 1
     candidates = np.flatnonzero(held)
-    if not len(candidates):  # the words are in the vocabulary, but in no passage left (a term only stop words held)
+    if not len(candidates):  # every term is in the vocabulary but in no passage (its postings are empty)
         return []
     # Every word held outweighs any BM25 score: the largest score is far below one step.
     total = held[candidates] * (float(scores[candidates].max()) + 1.0) + scores[candidates]
