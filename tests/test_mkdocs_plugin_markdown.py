@@ -11,6 +11,7 @@ answered fewer questions on a real site (docs/benchmarks.md, issue #38).
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -23,9 +24,11 @@ from tests.sites import PLUGIN_SITE, mkdocs_build, mkdocs_project
 pytestmark = pytest.mark.integration
 
 TUNING = "https://lantern.example/guide/tuning/"
+LIMITS = "https://lantern.example/guide/limits/"
+LIMITS_TABLE = "| setting | most |\n|---|---|\n| `pool_size` | 1024 |\n"
 MATERIAL = {
     "theme": {"name": "material", "features": ["content.code.annotate"]},
-    "nav": [{"Home": "index.md"}, {"Guide": [{"Tuning": "guide/tuning.md"}]}],
+    "nav": [{"Home": "index.md"}, {"Guide": [{"Tuning": "guide/tuning.md"}, {"Limits": "guide/limits.md"}]}],
     "markdown_extensions": [
         "admonition",
         "pymdownx.details",
@@ -35,21 +38,32 @@ MATERIAL = {
         {"toc": {"permalink": True}},
         {"pymdownx.highlight": {"pygments_lang_class": True}},
         {"pymdownx.tabbed": {"alternate_style": True}},
+        {"pymdownx.snippets": {"base_path": ["snippets"]}},
     ],
 }
 
 
 @pytest.fixture(scope="module")
-def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Page, Page]:
-    """The tuning page as the plugin indexed it, and as ``askai index`` of the same tree did."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project folder of the fixture pages, built by mkdocs with the plugin and indexed by ``askai index``."""
     root = tmp_path_factory.mktemp("material")
     shutil.copytree(PLUGIN_SITE / "material", root / "docs")
+    (root / "snippets").mkdir()
+    (root / "snippets" / "limits-table.md").write_text(LIMITS_TABLE, "utf-8")
     result = mkdocs_build(mkdocs_project(root, **MATERIAL))  # type: ignore[arg-type]
     assert result.returncode == 0, result.stderr
-    plugin = {post.url: post for post in IndexReader(root / "site" / "askai" / "index").posts}
     build_index(root / "docs", root / "tree-index")
-    tree = {post.url: post for post in IndexReader(root / "tree-index").posts}
-    return plugin[TUNING], tree[TUNING]
+    return root
+
+
+def indexed(index: Path) -> dict[str, Page]:
+    return {post.url: post for post in IndexReader(index).posts}
+
+
+@pytest.fixture(scope="module")
+def both(built: Path) -> tuple[Page, Page]:
+    """The tuning page as the plugin indexed it, and as ``askai index`` of the same tree did."""
+    return indexed(built / "site" / "askai" / "index")[TUNING], indexed(built / "tree-index")[TUNING]
 
 
 def test_the_plugin_cuts_a_page_into_the_sections_askai_index_does(both: tuple[Page, Page]) -> None:
@@ -78,3 +92,8 @@ def test_the_plugin_index_holds_the_text_askai_index_holds(both: tuple[Page, Pag
     assert plugin.anchors == tree.anchors
     assert plugin.summary == tree.summary == "Pool sizes and timeouts for busy upstreams."
     assert (plugin.title, plugin.section) == ("Tuning", "Guide")  # the nav's, from MkDocs
+
+
+def test_a_snippet_include_resolves_against_the_sites_snippets_base_path(built: Path) -> None:
+    limits = indexed(built / "site" / "askai" / "index")[LIMITS]
+    assert "| `pool_size` | 1024 |" in limits.body and "--8<--" not in limits.body

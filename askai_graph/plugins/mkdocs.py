@@ -141,14 +141,25 @@ class AskAIPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
 
 
 def markdown_profile(config: MkDocsConfig, base_url: str) -> SiteProfile:
-    """Return how ``askai index`` reads this site's Markdown: MkDocs syntax, its snippet includes, its base URL."""
+    """Return how ``askai index`` reads this site's Markdown: MkDocs syntax, its snippet includes, its base URL.
+
+    Snippet paths resolve as ``askai index`` resolves them (the page's folder, the docs
+    folder, the config's folder) and, first, against the ``base_path`` folders the site
+    gives ``pymdownx.snippets``, which renders them in MkDocs.
+    """
     docs, folder = Path(config.docs_dir).resolve(), Path(config.config_file_path).parent.resolve()
-    profile = SiteProfile(
-        generator="mkdocs", base_url=base_url, snippets=Snippets(docs, [folder], repository_root(docs, folder))
-    )
-    assert profile.snippets is not None
-    profile.snippets.notes = profile.notes  # one list: what the build reports
+    search = [*snippet_base_paths(config.mdx_configs.get("pymdownx.snippets"), folder), folder]
+    snippets = Snippets(docs, search, repository_root(docs, folder))
+    profile = SiteProfile(generator="mkdocs", base_url=base_url, snippets=snippets)
+    snippets.notes = profile.notes  # one list: what the build reports
     return profile
+
+
+def snippet_base_paths(options: object, folder: Path) -> list[Path]:
+    """Return the ``base_path`` folders of ``pymdownx.snippets``' options (relative to the config's folder)."""
+    paths = options.get("base_path") if isinstance(options, dict) else None
+    listed = [paths] if isinstance(paths, str) else paths if isinstance(paths, list) else []
+    return [(folder / path).resolve() for path in listed if isinstance(path, str)]
 
 
 def page_summary(meta: Mapping[str, Any]) -> str:
