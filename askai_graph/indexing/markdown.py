@@ -95,6 +95,34 @@ def parse_markdown_page(
         return Skip(rel, str(exc))
 
 
+def read_generator_markdown(rel: str, body: str, url: str, title: str, summary: str, site: SiteProfile) -> Page | Skip:
+    """Return the post for ``body``, the Markdown of the page at ``rel`` as its generator hands it to its renderer.
+
+    What a generator's plugin reads (MkDocs: ``page.markdown``, front matter removed):
+    the same body, headings and sections as ``parse_markdown_page`` gives the page in
+    the source tree, while the generator says its final ``url``, ``title`` and
+    ``summary`` (its description). Relative images resolve against the page's folder
+    under ``site.base_url``, as the generator resolves them.
+    """
+    prose = generator_markdown(rel, body, site)
+    text, anchors = clean_prose(prose), heading_anchors(prose, site.generator)
+    text, images = absolute_images(text, folder_url(rel, site.base_url) or url, url)
+    try:
+        return make_page(
+            {
+                "title": title,
+                "url": url,
+                "summary": summary_line(summary) or first_sentence(text),
+                "body": text.strip(),
+                "images": unique_images(images),
+                "anchors": anchors,
+            },
+            rel,
+        )
+    except CorpusError as exc:
+        return Skip(rel, str(exc))
+
+
 def generator_body(rel: str, body: str, site: SiteProfile) -> str:
     """Return the page body as its generator renders it (see the module docstring)."""
     return clean_prose(generator_markdown(rel, body, site))

@@ -3,10 +3,14 @@
 On ``mkdocs build`` (and each rebuild of ``mkdocs serve``) it puts the widget on every
 page MkDocs renders and writes the site's index into the built site (``askai/index/``)
 from those pages: their final URLs, the titles the nav gives them, their sections and
-the nav's order (``rendered``), and their text from the content MkDocs rendered for
-each (``content_document``). The index is updated incrementally in
-``.cache/plugin/askai/`` beside ``mkdocs.yml`` (where Material's plugins keep their
-caches too), so a rebuild parses only the pages whose HTML changed.
+the nav's order (``rendered``), and their text from each page's Markdown as MkDocs hands
+it to its renderer (``page.markdown``: front matter removed, every other plugin's
+``on_page_markdown`` applied), read with the Markdown reader ``askai index`` uses: the
+same sections, headings, code and prose as an index of the source tree, which answered
+more questions on a real site than the text of the rendered HTML (docs/benchmarks.md).
+The index is updated incrementally in ``.cache/plugin/askai/`` beside ``mkdocs.yml``
+(where Material's plugins keep their caches too), so a rebuild parses only the pages
+whose Markdown or rendered content changed.
 
 Options are checked when the config loads: an unknown one, or a wrong value, stops the
 build with one line naming it (MkDocs by itself only warns about unknown plugin options).
@@ -15,6 +19,7 @@ build with one line naming it (MkDocs by itself only warns about unknown plugin 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +29,9 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
+from askai_graph.indexing.frontmatter import as_text
+from askai_graph.indexing.sites import SiteProfile
+from askai_graph.indexing.snippets import Snippets, repository_root
 from askai_graph.plugins import SITE_INDEX
 from askai_graph.plugins.options import LOCAL_SITE_URL, OptionsError, SiteOptions, site_options
 from askai_graph.plugins.rendered import RenderedPage, summary_line, write_site_index
@@ -46,6 +54,7 @@ class AskAIPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
         self.base_url = LOCAL_SITE_URL
         self.ranks: dict[str, int] = {}
         self.pages: list[RenderedPage] = []
+        self.site = SiteProfile(generator="mkdocs")
 
     def load_config(self, options: dict[str, Any], config_file_path: str | None = None) -> tuple[Any, Any]:
         """Check the options: an unknown one or a wrong value is an error, not a warning."""
@@ -63,8 +72,11 @@ class AskAIPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
             self.base_url = config.site_url if config.site_url.endswith("/") else config.site_url + "/"
         elif self.options.index:
             self.base_url = LOCAL_SITE_URL
-            log.warning(f"askai: mkdocs.yml has no site_url: the index links pages at {LOCAL_SITE_URL} "
-                        "(askai serve --site); set site_url before publishing")
+            log.warning(
+                f"askai: mkdocs.yml has no site_url: the index links pages at {LOCAL_SITE_URL} "
+                "(askai serve --site); set site_url before publishing"
+            )
+        self.site = markdown_profile(config, self.base_url)
         return config
 
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Any) -> Navigation | None:
@@ -88,16 +100,19 @@ class AskAIPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
         output = insert_before_body_end(output, tags)
         if self.options.index:
             parent = page.parent
-            self.pages.append(RenderedPage(
-                where=page.file.src_uri,
-                url=self.base_url + page.url,
-                title=page.title or "",
-                html=content_document(page),
-                content_only=True,
-                description=description if isinstance(description := page.meta.get("description"), str) else "",
-                rank=self.ranks.get(page.file.src_uri),
-                section=str(parent.title) if parent is not None and parent.title else "",
-            ))
+            self.pages.append(
+                RenderedPage(
+                    where=page.file.src_uri,
+                    url=self.base_url + page.url,
+                    title=page.title or "",
+                    html=content_document(page),
+                    content_only=True,
+                    description=page_summary(page.meta),
+                    rank=self.ranks.get(page.file.src_uri),
+                    section=str(parent.title) if parent is not None and parent.title else "",
+                    markdown=page.markdown,
+                )
+            )
         return output
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
@@ -108,22 +123,56 @@ class AskAIPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
         cache = Path(config.config_file_path).parent / CACHE
         try:
             summary = write_site_index(
-                self.pages, cache=cache, site_dir=site_dir, context=f"mkdocs\0{self.base_url}",
+                self.pages,
+                cache=cache,
+                site_dir=site_dir,
+                context=f"mkdocs\0{self.base_url}",
                 source_name=str(Path(config.docs_dir).resolve()),
+                site=self.site,
             )
         except CorpusError as exc:
             raise PluginError(f"askai: cannot index the site: {exc}") from None
         finally:
             self.pages = []
+        for note in self.site.notes:
+            log.info(f"askai: {note.where}: {note.reason}")
+        self.site.notes.clear()
         log.info(summary_line(summary, site_dir / SITE_INDEX))
 
 
+def markdown_profile(config: MkDocsConfig, base_url: str) -> SiteProfile:
+    """Return how ``askai index`` reads this site's Markdown: MkDocs syntax, its snippet includes, its base URL.
+
+    Snippet paths resolve as ``askai index`` resolves them (the page's folder, the docs
+    folder, the config's folder) and, first, against the ``base_path`` folders the site
+    gives ``pymdownx.snippets``, which renders them in MkDocs.
+    """
+    docs, folder = Path(config.docs_dir).resolve(), Path(config.config_file_path).parent.resolve()
+    search = [*snippet_base_paths(config.mdx_configs.get("pymdownx.snippets"), folder), folder]
+    snippets = Snippets(docs, search, repository_root(docs, folder))
+    profile = SiteProfile(generator="mkdocs", base_url=base_url, snippets=snippets)
+    snippets.notes = profile.notes  # one list: what the build reports
+    return profile
+
+
+def snippet_base_paths(options: object, folder: Path) -> list[Path]:
+    """Return the ``base_path`` folders of ``pymdownx.snippets``' options (relative to the config's folder)."""
+    paths = options.get("base_path") if isinstance(options, dict) else None
+    listed = [paths] if isinstance(paths, str) else paths if isinstance(paths, list) else []
+    return [(folder / path).resolve() for path in listed if isinstance(path, str)]
+
+
+def page_summary(meta: Mapping[str, Any]) -> str:
+    """Return the page's front matter ``summary``, else its ``description`` (the Markdown reader's order), or ''."""
+    return as_text(meta.get("summary")) or as_text(meta.get("description"))
+
+
 def content_document(page: Page) -> str:
-    """Return the page's rendered content as a document of its own: what the index reads.
+    """Return the page's rendered content as a document of its own (what the index keeps in each page's stamp).
 
     The theme's chrome around it (nav, header, footer) is no text of the page, and
     changes with other pages (a nav title) or with every build (the MkDocs theme's build
-    date): reading the content alone makes a rebuild re-read only the pages whose own
-    HTML changed, and makes extraction cheaper (no boilerplate to find).
+    date): stamping the content alone makes a rebuild re-read only the pages whose own
+    HTML changed (an included file's, too).
     """
     return f"<!doctype html><html><body><article>{page.content or ''}</article></body></html>"

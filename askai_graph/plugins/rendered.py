@@ -2,9 +2,13 @@
 
 A generator knows what a crawler or a reader of the source tree has to guess: where each
 page is published, the title the nav gives it, its section and its place in reading
-order. Each rendered page is one index unit. Its text is read from the HTML the
-generator wrote, with the built-site reader (``indexing.html``: main content, headings'
-anchors, code languages); the URL, title, section and rank come from the generator.
+order. Each rendered page is one index unit; the URL, title, section and rank come
+from the generator. Its text is read, when the generator hands the plugin the page's
+Markdown (MkDocs), with the Markdown reader of ``askai index`` (``indexing.markdown``):
+the same sections, headings, code and prose as an index of the source tree, which
+measured better answers than reading the rendered HTML (docs/benchmarks.md). Otherwise
+(Sphinx) it is read from the HTML the generator wrote, with the built-site reader
+(``indexing.html``: main content, headings' anchors, code languages).
 
 The index is kept in a cache folder outside the built site (generators wipe their output
 folder before each build) and updated there incrementally: a page whose rendered HTML,
@@ -25,6 +29,8 @@ from pathlib import Path
 from askai_graph.indexing.build import write_source
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.html import read_content_html, read_html_page
+from askai_graph.indexing.markdown import read_generator_markdown
+from askai_graph.indexing.sites import SiteProfile
 from askai_graph.indexing.sources import Source, Unit
 from askai_graph.indexing.writer import IndexSummary
 from askai_graph.plugins import SITE_INDEX
@@ -52,17 +58,21 @@ class RenderedPage:
     """``html`` is the page's content without the theme around it: read it as such (faster)."""
     description: str = ""
     """The page's description (its summary), when the generator knows one."""
+    markdown: str | None = None
+    """The page's Markdown as the generator hands it to its renderer (front matter removed), when it has one."""
 
 
 class RenderedUnit(Unit):
     """A rendered page as an index unit: unchanged when its HTML, URL and place are."""
 
-    def __init__(self, page: RenderedPage) -> None:
-        """Index ``page``."""
-        self.page = page
+    def __init__(self, page: RenderedPage, site: SiteProfile) -> None:
+        """Index ``page`` of ``site`` (which resolves a Markdown page's snippet includes and images)."""
+        self.page, self.site = page, site
         self.key = self.where = page.where
         meta = json.dumps([page.url, page.title, page.rank, page.section, page.content_only, page.description])
-        self.stamp = hashlib.sha256(meta.encode() + b"\0" + page.html.encode()).hexdigest()
+        # The HTML stays in the stamp when the Markdown is read: it changes with an included file.
+        markdown = b"" if page.markdown is None else page.markdown.encode()
+        self.stamp = hashlib.sha256(b"\0".join((meta.encode(), page.html.encode(), markdown))).hexdigest()
 
     def digest(self) -> str | Skip:
         """Return the content hash (already computed as the stamp)."""
@@ -71,7 +81,10 @@ class RenderedUnit(Unit):
     def parse(self) -> Page | Skip:
         """Read the page's main content; URL, title, section and order are the generator's."""
         page = self.page
-        if page.content_only:
+        if page.markdown is not None:
+            title = " ".join(page.title.split()) or self.where
+            post = read_generator_markdown(self.where, page.markdown, page.url, title, page.description, self.site)
+        elif page.content_only:
             title = " ".join(page.title.split()) or self.where
             post = read_content_html(self.where, page.html, page.url, title, page.description)
         else:
@@ -84,18 +97,26 @@ class RenderedUnit(Unit):
         return post.model_copy(update={**update, "weight": None if self.page.rank is None else float(self.page.rank)})
 
 
-def site_source(pages: Iterable[RenderedPage], context: str) -> Source:
+def site_source(pages: Iterable[RenderedPage], context: str, site: SiteProfile | None = None) -> Source:
     """Return the rendered pages as an index source; ``context`` names what all of them depend on (the base URL)."""
-    units: Iterator[Unit | Skip] = (RenderedUnit(page) for page in pages)
+    profile = site or SiteProfile()
+    units: Iterator[Unit | Skip] = (RenderedUnit(page, profile) for page in pages)
     return Source("site", hashlib.sha256(context.encode()).hexdigest(), units)
 
 
 def write_site_index(
-    pages: Iterable[RenderedPage], *, cache: Path, site_dir: Path, context: str, source_name: str
+    pages: Iterable[RenderedPage],
+    *,
+    cache: Path,
+    site_dir: Path,
+    context: str,
+    source_name: str,
+    site: SiteProfile | None = None,
 ) -> IndexSummary:
     """Update the index in ``cache`` from ``pages`` and copy it into ``site_dir/askai/index``.
 
-    The environment's ``ASKAI_*`` settings apply as for ``askai index`` (passage size, an
+    ``site`` reads the pages that carry their Markdown (the generator, its snippet
+    includes, its base URL). The environment's ``ASKAI_*`` settings apply as for ``askai index`` (passage size, an
     embedding model with ``ASKAI_EMBEDDINGS``).
 
     Raises:
@@ -105,8 +126,12 @@ def write_site_index(
 
     settings = Settings()
     summary = write_source(
-        site_source(pages, context), cache, source_name, passage_chars=settings.passage_chars,
-        embeddings=embeddings_for(settings, batch=True), embeddings_model=model_key(settings),
+        site_source(pages, context, site),
+        cache,
+        source_name,
+        passage_chars=settings.passage_chars,
+        embeddings=embeddings_for(settings, batch=True),
+        embeddings_model=model_key(settings),
     )
     target = site_dir / SITE_INDEX
     shutil.rmtree(target, ignore_errors=True)
