@@ -29,6 +29,10 @@ the same one).
   ``/<lang>/`` with ``defaultContentLanguageInSubdir``), every other under
   ``/<lang>/``, or at its own ``baseURL`` when the config gives it one.
 
+- **mike** (MkDocs versions, ``mike_variants``): the root of mike's built branch; each
+  version its ``versions.json`` lists is a built site at ``/<version>/``, its aliases
+  (``latest``) name it, and readers get the one aliased ``latest`` by default.
+
 Flags win: ``--version-label`` names the version of the folder given (``next`` on a
 Docusaurus site with versions; a site without versions gets that one version),
 ``--locale`` its language, ``--default-version`` the version a reader gets without
@@ -47,6 +51,7 @@ from pathlib import Path
 from askai_graph.indexing.docusaurus import sidebar_nav
 from askai_graph.indexing.files import FileEntry, Skip
 from askai_graph.indexing.hugo import HugoSite
+from askai_graph.indexing.mike import MikeSite
 from askai_graph.indexing.sites import SiteProfile
 from askai_graph.indexing.snippets import Snippets, repository_root
 from askai_graph.indexing.urls import check_base_url
@@ -113,11 +118,13 @@ class Variants:
     """The site's languages, the default first; empty when it has one and no flag names it."""
     default_locale: str = ""
     """The language an untranslated page falls back to."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Other names of versions (mike's ``latest``), each with the version it names."""
 
     def manifest(self) -> dict[str, object]:
         """Return what the index manifest records of them."""
         return {"versions": self.versions, "default_version": self.default_version,
-                "locales": self.locales, "default_locale": self.default_locale}
+                "locales": self.locales, "default_locale": self.default_locale, "version_aliases": self.aliases}
 
 
 def site_variants(
@@ -154,6 +161,33 @@ def site_variants(
             raise VariantError(message)
         variants.default_version = default_version
     return variants
+
+
+def mike_variants(
+    mike: MikeSite, *, version_label: str | None = None, locale: str | None = None, default_version: str | None = None
+) -> Variants:
+    """Return the versions of a mike branch (its built sites are read as they are, so no ``Tree``).
+
+    ``--locale`` names their language; ``--default-version`` (a version or an alias)
+    the one readers get, else the one aliased ``latest``, else the first listed.
+
+    Raises:
+        VariantError: ``--version-label`` is given (``versions.json`` names them), a flag
+            is malformed, or ``--default-version`` is no version of the site.
+    """
+    if version_label is not None:
+        raise VariantError("--version-label does not apply to a mike site: its versions.json names the versions")
+    if locale is not None and not _LOCALE.match(locale):
+        raise VariantError(f"--locale {locale!r} is not a language code such as en, es or pt-BR")
+    versions, aliases = [v.version for v in mike.versions], mike.aliases()
+    default = mike.default
+    if default_version is not None:
+        if aliases.get(default_version, default_version) not in versions:
+            named = ", ".join(versions)
+            message = f"--default-version {default_version!r} is not a version of the site (versions: {named})"
+            raise VariantError(message)
+        default = aliases.get(default_version, default_version)
+    return Variants([], versions, default, [locale] if locale else [], locale or "", aliases)
 
 
 def _docusaurus(root: Path, site: SiteProfile, folder: Path, label: str | None, locale: str | None) -> Variants:
