@@ -115,3 +115,23 @@ def test_spanish_and_japanese_how_to_questions_ask_for_an_instruction(question: 
     from askai_graph.rules.answer_form import question_form
 
     assert question_form(question) == form
+
+
+ANCHORED_ES_PAGE = (
+    "# Caché\n\nLa caché de la app guarda en la memoria las respuestas de la API en el servidor.\n\n"
+    "## Caducidad\n\nCada entrada caduca a los diez minutos.\n"
+)
+
+
+def test_a_spanish_citing_sentence_is_anchored_to_the_section_it_rests_on_not_the_one_sharing_its_stop_words() -> None:
+    from askai_graph.evidence.results import HeadingAnchor
+    from askai_graph.nodes.validation import validate
+    from askai_graph.settings import Settings
+
+    anchors = (HeadingAnchor(heading="Caché", id="cache"), HeadingAnchor(heading="Caducidad", id="caducidad"))
+    page = SearchResult(title="Caché", source_url=ES_URL, content=ANCHORED_ES_PAGE, anchors=anchors)
+    draft = f"Las entradas de la caché caducan en diez minutos ([Caché]({ES_URL}))."
+    state = {"question": "¿Cuándo caducan las entradas?", "draft": draft, "search_results": [page]}
+    [citation] = validate(state, Settings(locale="es"))["citations"]  # type: ignore[arg-type]
+    assert (citation.section, citation.anchor_url) == ("Caducidad", f"{ES_URL}#caducidad")
+    assert citation.quote == "Cada entrada caduca a los diez minutos."
