@@ -109,6 +109,9 @@ def test_pages_all_untranslated_are_read_in_the_default_language() -> None:
         ("アップロードされたファイルを受け取るには？", "instruction"),
         ("キャッシュを設定する方法", "instruction"),
         ("キャッシュとは何ですか？", "explanation"),
+        ("¿Cómo me conecto a una base de datos?", "instruction"),
+        ("¿Qué paquete necesito instalar para leer formularios?", "instruction"),
+        ("フォームを読むにはどのパッケージが必要ですか？", "instruction"),
     ],
 )
 def test_spanish_and_japanese_how_to_questions_ask_for_an_instruction(question: str, form: str) -> None:

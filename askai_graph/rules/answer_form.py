@@ -49,8 +49,12 @@ _INSTRUCTION_Q = re.compile(
     r"|\bwhere do i (?:put|set|add|configure|declare)\b"
     r"|\bshow me how\b"
     # Spanish "¿Cómo hago / puedo / debo ...?", "¿Cómo se ...?" and Japanese "〜には？" / "〜方法" ("how to").
-    r"|¿?\bc[óo]mo (?:hago|puedo|podemos|debo|debemos|se|lo|la|los|las)\b|¿?\bc[óo]mo [a-záéíóúñ]+o\b"
-    r"|には[？?]\s*$|方法(?:は|を)?[？?]?\s*$",
+    r"|¿?\bc[óo]mo (?:hago|puedo|podemos|debo|debemos|se|lo|la|los|las|me|nos)\b|¿?\bc[óo]mo [a-záéíóúñ]+o\b"
+    r"|には[？?]\s*$|方法(?:は|を)?[？?]?\s*$"
+    # "¿Qué paquete…?", "どのパッケージ…": which thing to use, as "which package" in English.
+    r"|\bqu[ée] (?:opci[óo]n|ajuste|configuraci[óo]n|par[áa]metro|argumento|comando|paquete|clase|funci[óo]n"
+    r"|m[ée]todo|decorador|variable|campo|plugin)(?:es|s)?\b"
+    r"|どの(?:パッケージ|オプション|設定|コマンド|パラメータ|引数|クラス|関数|メソッド|デコレータ|変数|フィールド|プラグイン)",
     re.IGNORECASE,
 )
 
