@@ -364,10 +364,14 @@ def _variant_lines(summary: Any) -> list[str]:
 
 
 def chat(args: argparse.Namespace, settings: Settings) -> int:
-    """Hold a conversation in the terminal: follow-ups, ``/new`` to start over, Ctrl-D to quit."""
+    """Hold a conversation in the terminal: follow-ups, ``/new`` to start over, Ctrl-D to quit.
+
+    Every answer comes from the version and language ``--version`` and ``--locale`` name.
+    """
     from askai_graph.graph import build_graph
     from askai_graph.stores.checkpoints import open_checkpointer
 
+    settings = reader_scope(args, settings)
     interactive = sys.stdin.isatty()
     if interactive:
         import readline  # noqa: F401  (line editing and history for input())
@@ -625,6 +629,8 @@ def parser() -> argparse.ArgumentParser:
     chat_cmd.add_argument("--thread", metavar="ID", help="continue this conversation")
     chat_cmd.add_argument("--thread-token", metavar="TOKEN", help="the secret printed with that thread")
     chat_cmd.add_argument("-v", "--verbose", action="store_true", help="print each stage to stderr")
+    chat_cmd.add_argument("--version", metavar="LABEL", help="answer from this docs version (default: the latest)")
+    chat_cmd.add_argument("--locale", metavar="LANG", help="answer from this language's pages (default: the site's)")
     chat_cmd.set_defaults(run=chat)
     serve_cmd = commands.add_parser("serve", help="serve POST /api/chat (SSE)")
     serve_cmd.add_argument("--host", help="bind address (default 127.0.0.1)")

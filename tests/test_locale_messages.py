@@ -12,6 +12,7 @@ from askai_graph import build_graph
 from askai_graph.models.prompts import DEGRADED_NOTICE, FALLBACK_ANSWER
 from askai_graph.nodes.finish import degrade, fallback
 from askai_graph.settings import Settings
+from askai_graph.settings.messages import locale_variable
 from tests.fakes import FakeRetriever
 
 ES_FALLBACK = "No pude responder a eso de forma fiable con los artículos de este sitio."
@@ -80,3 +81,34 @@ def test_a_run_in_a_locale_falls_back_in_its_language() -> None:
     assert result["answer"] == ES_FALLBACK
     english = graph.invoke({"question": "How do I bake sourdough bread?"})
     assert english["answer"] == FALLBACK_ANSWER
+
+
+def test_one_locales_texts_are_read_from_its_own_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASKAI_MESSAGES_ES", json.dumps({"fallback": ES_FALLBACK}))
+    assert Settings().locale_messages("es-MX").fallback == ES_FALLBACK
+
+
+def test_a_regional_locales_variable_writes_its_hyphen_as_an_underscore(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert locale_variable("pt-BR") == "ASKAI_MESSAGES_PT_BR"
+    monkeypatch.setenv("ASKAI_MESSAGES_PT_BR", json.dumps({"fallback": "Não consegui responder a isso."}))
+    settings = Settings()
+    assert settings.locale_messages("pt-BR").fallback == "Não consegui responder a isso."
+    assert settings.locale_messages("pt-PT").fallback is None
+
+
+def test_a_locales_own_variable_wins_over_its_entry_in_the_messages_text_by_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ASKAI_MESSAGES", json.dumps({"es": {"fallback": "Vieja.", "degraded_notice": ES_NOTICE}}))
+    monkeypatch.setenv("ASKAI_MESSAGES_ES", json.dumps({"fallback": ES_FALLBACK}))
+    texts = Settings().locale_messages("es")
+    assert (texts.fallback, texts.degraded_notice) == (ES_FALLBACK, ES_NOTICE)
+
+
+@pytest.mark.parametrize("value", ["{not json", json.dumps({"fallback": ""}), json.dumps({"x": "y"})])
+def test_a_malformed_locale_variable_is_refused_at_startup_naming_the_locale(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("ASKAI_MESSAGES_ES", value)
+    with pytest.raises(ValidationError, match=r"messages\.es"):
+        Settings()

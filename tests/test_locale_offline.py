@@ -109,9 +109,75 @@ def test_pages_all_untranslated_are_read_in_the_default_language() -> None:
         ("アップロードされたファイルを受け取るには？", "instruction"),
         ("キャッシュを設定する方法", "instruction"),
         ("キャッシュとは何ですか？", "explanation"),
+        ("¿Cómo me conecto a una base de datos?", "instruction"),
+        ("¿Qué paquete necesito instalar para leer formularios?", "instruction"),
+        ("フォームを読むにはどのパッケージが必要ですか？", "instruction"),
     ],
 )
 def test_spanish_and_japanese_how_to_questions_ask_for_an_instruction(question: str, form: str) -> None:
     from askai_graph.rules.answer_form import question_form
 
     assert question_form(question) == form
+
+
+ANCHORED_ES_PAGE = (
+    "# Caché\n\nLa caché de la app guarda en la memoria las respuestas de la API en el servidor.\n\n"
+    "## Caducidad\n\nCada entrada caduca a los diez minutos.\n"
+)
+
+
+def test_a_spanish_citing_sentence_is_anchored_to_the_section_it_rests_on_not_the_one_sharing_its_stop_words() -> None:
+    from askai_graph.evidence.results import HeadingAnchor
+    from askai_graph.nodes.validation import validate
+    from askai_graph.settings import Settings
+
+    anchors = (HeadingAnchor(heading="Caché", id="cache"), HeadingAnchor(heading="Caducidad", id="caducidad"))
+    page = SearchResult(title="Caché", source_url=ES_URL, content=ANCHORED_ES_PAGE, anchors=anchors)
+    draft = f"Las entradas de la caché caducan en diez minutos ([Caché]({ES_URL}))."
+    state = {"question": "¿Cuándo caducan las entradas?", "draft": draft, "search_results": [page]}
+    [citation] = validate(state, Settings(locale="es"))["citations"]  # type: ignore[arg-type]
+    assert (citation.section, citation.anchor_url) == ("Caducidad", f"{ES_URL}#caducidad")
+    assert citation.quote == "Cada entrada caduca a los diez minutos."
+
+
+@pytest.mark.parametrize(
+    ("question", "form"),
+    [
+        ("¿Por qué la caché guarda las respuestas?", "reason"),
+        ("なぜキャッシュは回答を保存するのですか？", "reason"),
+        ("¿Cuántos workers arranca el servidor por defecto?", "value"),
+        ("¿Cuál es el límite de tamaño de un archivo subido?", "value"),
+        ("キャッシュの有効期限のデフォルト値は？", "value"),
+        ("タイムアウトは何秒ですか？", "value"),
+    ],
+)
+def test_spanish_and_japanese_why_and_value_questions_ask_for_their_form(question: str, form: str) -> None:
+    from askai_graph.rules.answer_form import question_form
+
+    assert question_form(question) == form
+
+
+@pytest.mark.parametrize(
+    ("locale", "check", "text"),
+    [
+        ("es", "reason", "Las respuestas se guardan porque calcularlas otra vez es lento."),
+        ("ja", "reason", "計算し直すと遅いため、回答を保存します。"),
+        ("es", "value", "El servidor arranca dos workers."),
+        ("ja", "value", "タイムアウトは30秒です。"),
+    ],
+)
+def test_a_reason_or_a_value_is_read_in_the_pages_language(locale: str, check: str, text: str) -> None:
+    from askai_graph.rules.answer_form import has_reason, has_value
+
+    with reading(locale):
+        assert (has_reason if check == "reason" else has_value)(text)
+
+
+def test_a_spanish_why_question_answered_without_a_reason_fails_with_the_reason_as_its_gap() -> None:
+    question = "¿Por qué las respuestas guardadas en la caché caducan?"
+    evidence = [EvidencePassage(result=es_result(), text=ES_PAGE)]
+    draft = f"Las respuestas guardadas en la caché caducan después de una hora configurable ([Caché]({ES_URL}))."
+    review = json.loads(
+        LexicalCritic().review(ReviewRequest(question=question, draft=draft, evidence=evidence, locale="es"))
+    )
+    assert review["intent_alignment"] < 0.5 and "reason" in review["gaps"]

@@ -7,6 +7,7 @@ the Spanish translation has the introduction only.
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -120,6 +121,27 @@ def test_a_malformed_version_for_askai_ask_is_one_line_and_a_non_zero_exit(capsy
     assert main(["ask", "--version", "1.0;rm", QUESTION]) != 0
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--version '1.0;rm' is not a version label" in err
+
+
+def test_askai_chat_answers_from_the_version_it_names(
+    built: BM25Retriever, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ASKAI_CORPUS", str(built.corpus.index.path))
+    monkeypatch.setenv("ASKAI_DATABASE_URL", f"sqlite:///{tmp_path / 'threads.sqlite'}")
+    monkeypatch.setattr("sys.stdin", io.StringIO(QUESTION + "\n"))
+    capsys.readouterr()
+    assert main(["chat", "--version", "1.0", "--locale", "en"]) == 0
+    out = capsys.readouterr().out
+    assert "<https://gizmo.example/docs/1.0/fake-timers>" in out
+    assert "<https://gizmo.example/docs/fake-timers>" not in out
+
+
+def test_a_malformed_locale_for_askai_chat_is_one_line_and_a_non_zero_exit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["chat", "--locale", "es;rm"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--locale 'es;rm' is not a language tag" in err
 
 
 def test_an_eval_question_is_answered_in_the_version_it_names(built: BM25Retriever) -> None:

@@ -45,16 +45,21 @@ def served_url(rel: str, base_url: str) -> str:
     return base_url + quote(path, safe="/-._~%!$&'()*+,;=:@")
 
 
-def parse_html_page(rel: str, text: str, base_url: str | None, sitemap: frozenset[str] | None) -> Page | Skip:
+def parse_html_page(
+    rel: str, text: str, base_url: str | None, sitemap: frozenset[str] | None, *, canonical: bool = True
+) -> Page | Skip:
     """Return the post for the built page at ``rel``, or a ``Skip`` saying why there is none."""
-    return read_html_page(rel, text, served_url(rel, base_url) if base_url else None, sitemap)
+    return read_html_page(rel, text, served_url(rel, base_url) if base_url else None, sitemap, canonical=canonical)
 
 
-def read_html_page(where: str, text: str, guess: str | None, sitemap: frozenset[str] | None = None) -> Page | Skip:
+def read_html_page(
+    where: str, text: str, guess: str | None, sitemap: frozenset[str] | None = None, *, canonical: bool = True
+) -> Page | Skip:
     """Return the post for the HTML page ``text`` found at ``where``, or a ``Skip`` saying why there is none.
 
     ``guess`` is the page's URL when it has no canonical link (where a built page is
-    served, where a crawled one was fetched); the canonical link wins over it.
+    served, where a crawled one was fetched); the canonical link wins over it, unless
+    ``canonical`` is false (a mike version's, which names another version).
     """
     import trafilatura
 
@@ -82,7 +87,7 @@ def read_html_page(where: str, text: str, guess: str | None, sitemap: frozenset[
         meta, body = split_front_matter(extracted)
     except FrontMatterError as exc:
         return Skip(where, f"unreadable metadata ({exc})")
-    url = as_text(meta.get("url"))
+    url = as_text(meta.get("url")) if canonical or guess is None else guess
     if not is_http_url(url):
         if guess is None:
             return Skip(where, NO_CANONICAL)

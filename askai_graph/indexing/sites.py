@@ -13,21 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import yaml
-
 from askai_graph.indexing.docusaurus import DocusaurusSite, find_docusaurus
 from askai_graph.indexing.files import Skip
+from askai_graph.indexing.hugo import HugoSite, find_hugo
 from askai_graph.indexing.mkdocs import MkDocsSite, find_mkdocs
 from askai_graph.indexing.nav import Nav
 from askai_graph.indexing.snippets import Snippets, repository_root
 
 Generator = Literal["mkdocs", "docusaurus", "hugo", "generic"]
-_HUGO_CONFIGS = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.json")
 
 
 @dataclass
@@ -58,6 +55,8 @@ class SiteProfile:
     """What its ``mkdocs.yml`` says (an MkDocs site): its languages, for ``variants``."""
     docusaurus: DocusaurusSite | None = None
     """What its config and sidebars say (a Docusaurus site): its versions and languages, for ``variants``."""
+    hugo: HugoSite | None = None
+    """What its config says (a Hugo site): its languages, for ``variants``."""
 
     def digest(self) -> str:
         """Return a hash of everything the profile changes about parsed pages."""
@@ -103,31 +102,9 @@ def site_profile(root: Path, base_url: str | None, trailing_slash: bool | None =
             name=docusaurus.title,
             docusaurus=docusaurus,
         )
-    hugo = _hugo_base_url(root)
+    hugo = find_hugo(root)
     if hugo is not None:
         slash = True if trailing_slash is None else trailing_slash
-        return SiteProfile(generator="hugo", base_url=base_url or hugo or None, trailing_slash=slash)
+        base = base_url or hugo.base_url or None
+        return SiteProfile(generator="hugo", base_url=base, trailing_slash=slash, hugo=hugo)
     return SiteProfile(base_url=base_url, trailing_slash=True if trailing_slash is None else trailing_slash)
-
-
-def _hugo_base_url(root: Path) -> str | None:
-    """Return a Hugo site's ``baseURL`` ('' when the config has none), or ``None`` without a Hugo config."""
-    resolved = root.resolve()
-    for folder in (resolved, resolved.parent):
-        for name in _HUGO_CONFIGS:
-            path = folder / name
-            if not path.is_file():
-                continue
-            try:
-                text = path.read_text("utf-8")
-                config = (tomllib.loads(text) if name.endswith(".toml")
-                          else json.loads(text) if name.endswith(".json") else yaml.safe_load(text))
-            except (OSError, ValueError, yaml.YAMLError):
-                continue
-            if not isinstance(config, dict):
-                continue
-            if name.startswith("config.") and "baseURL" not in config and "baseurl" not in config:
-                continue  # a config.toml of some other tool
-            value = config.get("baseURL", config.get("baseurl"))
-            return value.strip() if isinstance(value, str) else ""
-    return None

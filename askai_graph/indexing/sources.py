@@ -19,12 +19,13 @@ from pathlib import Path
 
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, FileEntry, PageFile, Skip, text_problem, walk
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES, as_date, as_number
-from askai_graph.indexing.html import HTML_SUFFIXES, parse_html_page, read_sitemap
+from askai_graph.indexing.html import HTML_SUFFIXES, parse_html_page, read_sitemap, served_url
 from askai_graph.indexing.markdown import ORDER_KEYS, parse_markdown_page
 from askai_graph.indexing.markup import summary_line
+from askai_graph.indexing.mike import MikeSite, find_mike, sitemap_paths
 from askai_graph.indexing.sites import site_profile
 from askai_graph.indexing.urls import check_base_url
-from askai_graph.indexing.variants import Tree, Variants, site_variants
+from askai_graph.indexing.variants import Tree, Variants, mike_variants, site_variants
 from askai_graph.retrieval.corpus import CorpusError, Page, make_page
 
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown")
@@ -156,6 +157,9 @@ def open_source(
         return Source("jsonl", _context("jsonl"), _jsonl_units(path))
     if not path.is_dir():
         raise CorpusError(f"{path}: not a folder of pages or a .jsonl file")
+    mike = find_mike(path)
+    if mike is not None:
+        return _mike_source(path, base, mike, max_file_bytes, version_label, locale, default_version)
     # A built site has its home page (or sitemap) at the top; a stray README.md in it does
     # not make it a docs tree, nor do template .html files make a docs tree a built site.
     built = (path / "index.html").is_file() or (path / "sitemap.xml").is_file()
@@ -230,6 +234,51 @@ def _tree_page(parse: Callable[[str, str], Page | Skip], tree: Tree, rel: str, k
 def _trees_digest(variants: Variants) -> list[object]:
     return [(t.key, t.version, t.locale, t.site.base_url, t.suffix, t.foreign, t.site.nav.digest_parts())
             for t in variants.trees]
+
+
+def _mike_source(
+    path: Path, base: str | None, mike: MikeSite, max_file_bytes: int,
+    version_label: str | None, locale: str | None, default_version: str | None,
+) -> Source:
+    """Return the built pages of every version of a mike branch (``mike``), each at ``base`` + its version."""
+    if base is None:
+        raise CorpusError(f"{path}: a mike site's pages are served under its URL: give --base-url (or ASKAI_SITE_URL)")
+    try:
+        variants = mike_variants(mike, version_label=version_label, locale=locale, default_version=default_version)
+    except ValueError as exc:
+        raise CorpusError(f"{path}: {exc}") from None
+    folders = [(v.version, v.folder.name) for v in mike.versions]
+    context = _context("mike", base, folders, variants.manifest())
+    return Source("html", context, _mike_units(mike, base, variants.default_locale, max_file_bytes), variants=variants)
+
+
+def _mike_units(mike: MikeSite, base: str, locale: str, max_file_bytes: int) -> Iterator[Unit | Skip]:
+    for version in mike.versions:
+        listed = sitemap_paths(read_sitemap(version.folder))
+        read = partial(_mike_page, base + version.version + "/", version.version, locale, listed)
+        for entry in walk(version.folder, HTML_SUFFIXES, max_file_bytes):
+            key = f"{version.version}/{entry.where if isinstance(entry, Skip) else entry.rel}"
+            if isinstance(entry, Skip):
+                yield replace(entry, where=key)
+            else:
+                yield FileUnit(replace(entry, rel=key), partial(read, entry.rel))
+
+
+def _mike_page(
+    version_base: str, version: str, locale: str, listed: frozenset[str] | None, rel: str, key: str, text: str
+) -> Page | Skip:
+    """Parse the built page ``rel`` of one mike version, at the URL it is served at there.
+
+    Not at its canonical link: mike builds every version with the site's one ``site_url``
+    (or points them all at the ``canonical_version``), so that link names another version.
+    """
+    path = served_url(rel, "")
+    if listed is not None and path not in listed:
+        return Skip(key, "not listed in sitemap.xml")
+    page = parse_html_page(rel, text, version_base, None, canonical=False)
+    if isinstance(page, Skip):
+        return replace(page, where=key)
+    return page.model_copy(update={"version": version, "locale": locale, "doc": rel})
 
 
 def _file_units(files: Iterator[FileEntry | Skip], parse: Callable[[str, str], Page | Skip]) -> Iterator[Unit | Skip]:

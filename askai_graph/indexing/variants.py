@@ -20,6 +20,18 @@ the same one).
   language is the folder's (or ``theme.language``).
 - **MkDocs, mkdocs-static-i18n suffixes**: with the ``i18n`` plugin (``docs_structure:
   suffix``), ``page.es.md`` is ``page.md`` in Spanish, at ``site_url`` + ``es/``.
+- **Hugo** (``hugo``: the config's ``languages``, ``defaultContentLanguage`` and
+  ``defaultContentLanguageInSubdir``): translated by content folder, each language's
+  ``contentDir`` (else ``content/<lang>``; without a ``languages`` table, two or more
+  content subfolders all named like languages) is a tree of its own; else translated
+  by file name, ``page.fr.md`` is ``page.md`` in French and an unsuffixed page is the
+  default language's. The default language is served at the site root (under
+  ``/<lang>/`` with ``defaultContentLanguageInSubdir``), every other under
+  ``/<lang>/``, or at its own ``baseURL`` when the config gives it one.
+
+- **mike** (MkDocs versions, ``mike_variants``): the root of mike's built branch; each
+  version its ``versions.json`` lists is a built site at ``/<version>/``, its aliases
+  (``latest``) name it, and readers get the one aliased ``latest`` by default.
 
 Flags win: ``--version-label`` names the version of the folder given (``next`` on a
 Docusaurus site with versions; a site without versions gets that one version),
@@ -30,6 +42,7 @@ asking for one (else the latest release). Nothing here runs site code.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -37,14 +50,19 @@ from pathlib import Path
 
 from askai_graph.indexing.docusaurus import sidebar_nav
 from askai_graph.indexing.files import FileEntry, Skip
+from askai_graph.indexing.hugo import HugoSite
+from askai_graph.indexing.mike import MikeSite
 from askai_graph.indexing.sites import SiteProfile
 from askai_graph.indexing.snippets import Snippets, repository_root
+from askai_graph.indexing.urls import check_base_url
 
 NEXT = "next"
 """The label of a Docusaurus site's unreleased docs (the ``docs/`` folder), as its URLs spell it."""
 _LOCALE = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _DOCS_PLUGIN = "docusaurus-plugin-content-docs"
+# A Hugo content subfolder taken for a language without a ``languages`` table: ``en``, ``pt-br``.
+_GUESSED_LANGUAGE = re.compile(r"^[a-z]{2}(?:-[A-Za-z]{2,4})?$")
 
 
 class VariantError(ValueError):
@@ -100,11 +118,13 @@ class Variants:
     """The site's languages, the default first; empty when it has one and no flag names it."""
     default_locale: str = ""
     """The language an untranslated page falls back to."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Other names of versions (mike's ``latest``), each with the version it names."""
 
     def manifest(self) -> dict[str, object]:
         """Return what the index manifest records of them."""
         return {"versions": self.versions, "default_version": self.default_version,
-                "locales": self.locales, "default_locale": self.default_locale}
+                "locales": self.locales, "default_locale": self.default_locale, "version_aliases": self.aliases}
 
 
 def site_variants(
@@ -128,6 +148,8 @@ def site_variants(
         variants = _docusaurus(root, site, site.docusaurus.folder, version_label, locale)
     elif site.mkdocs is not None:
         variants = _mkdocs(root, site, version_label, locale)
+    elif site.hugo is not None:
+        variants = _hugo(root, site, version_label, locale)
     else:
         label = version_label or ""
         variants = Variants([Tree(root, "", site, label, locale or "")], [label] if label else [], label,
@@ -139,6 +161,33 @@ def site_variants(
             raise VariantError(message)
         variants.default_version = default_version
     return variants
+
+
+def mike_variants(
+    mike: MikeSite, *, version_label: str | None = None, locale: str | None = None, default_version: str | None = None
+) -> Variants:
+    """Return the versions of a mike branch (its built sites are read as they are, so no ``Tree``).
+
+    ``--locale`` names their language; ``--default-version`` (a version or an alias)
+    the one readers get, else the one aliased ``latest``, else the first listed.
+
+    Raises:
+        VariantError: ``--version-label`` is given (``versions.json`` names them), a flag
+            is malformed, or ``--default-version`` is no version of the site.
+    """
+    if version_label is not None:
+        raise VariantError("--version-label does not apply to a mike site: its versions.json names the versions")
+    if locale is not None and not _LOCALE.match(locale):
+        raise VariantError(f"--locale {locale!r} is not a language code such as en, es or pt-BR")
+    versions, aliases = [v.version for v in mike.versions], mike.aliases()
+    default = mike.default
+    if default_version is not None:
+        if aliases.get(default_version, default_version) not in versions:
+            named = ", ".join(versions)
+            message = f"--default-version {default_version!r} is not a version of the site (versions: {named})"
+            raise VariantError(message)
+        default = aliases.get(default_version, default_version)
+    return Variants([], versions, default, [locale] if locale else [], locale or "", aliases)
 
 
 def _docusaurus(root: Path, site: SiteProfile, folder: Path, label: str | None, locale: str | None) -> Variants:
@@ -213,6 +262,65 @@ def _mkdocs(root: Path, site: SiteProfile, label: str | None, locale: str | None
         profile = replace(site, base_url=_under(site.base_url, f"{lang}/"), prefix="", snippets=snippets)
         trees.append(Tree(folder, f"../{lang}/{folder.name}/", profile, version, lang))
     return Variants(trees, versions, version, [default, *(lang for lang, _ in folders)], default)
+
+
+def _hugo(root: Path, site: SiteProfile, label: str | None, locale: str | None) -> Variants:
+    assert site.hugo is not None
+    hugo, version = site.hugo, label or ""
+    versions = [version] if version else []
+    given = root.resolve()
+    # The folder given may be the site root (the config's folder) or its content folder.
+    content = hugo.content_dir if given == hugo.config.parent else given
+    folders = _hugo_folders(content, hugo)
+    codes = [code for code, _ in folders] or [language.code for language in hugo.languages]
+    if not codes or (len(codes) == 1 and not folders):
+        default = locale or (codes[0] if codes else "")
+        return Variants([Tree(root, "", site, version, default)], versions, version, [default] if default else [],
+                        default)
+    default = locale or (hugo.default_language if hugo.default_language in codes else codes[0])
+    others = [code for code in codes if code != default]
+    order = [default, *others]
+    if folders:  # translated by content folder: each language's folder is a tree of its own
+        trees = []
+        for code, folder in sorted(folders, key=lambda found: order.index(found[0]) if found[0] in order else 0):
+            key = "" if folder == given else Path(os.path.relpath(folder, given)).as_posix() + "/"
+            profile = replace(site, base_url=_hugo_url(site, code, default), prefix="")
+            trees.append(Tree(folder, key, profile, version, code))
+        return Variants(trees, versions, version, order, default)
+    # Translated by file name: page.fr.md is page.md in French; an unsuffixed page is the default language's.
+    trees = [Tree(root, "", replace(site, base_url=_hugo_url(site, default, default)), version, default,
+                  foreign=tuple(others))]
+    trees += [Tree(root, "", replace(site, base_url=_hugo_url(site, code, default)), version, code, suffix=code)
+              for code in others]
+    return Variants(trees, versions, version, order, default)
+
+
+def _hugo_folders(content: Path, hugo: HugoSite) -> list[tuple[str, Path]]:
+    """Return each language's content folder: its ``contentDir``, else ``<content>/<code>``.
+
+    Without a ``languages`` table, the content folder's subfolders are the languages when
+    there are two or more and every one is named like a language (``en``, ``pt-br``).
+    """
+    if hugo.languages:
+        found = [(lang.code, lang.content_dir or content / lang.code) for lang in hugo.languages]
+        return [(code, folder.resolve()) for code, folder in found if folder.is_dir()]
+    if not content.is_dir():
+        return []
+    subfolders = [p for p in sorted(content.iterdir()) if p.is_dir() and not p.name.startswith((".", "_"))]
+    if len(subfolders) < 2 or not all(_GUESSED_LANGUAGE.match(p.name) for p in subfolders):
+        return []
+    return [(p.name, p.resolve()) for p in subfolders]
+
+
+def _hugo_url(site: SiteProfile, code: str, default: str) -> str | None:
+    """Return where Hugo serves ``code``: its own ``baseURL``, the site root (the default language), or ``/<code>/``."""
+    assert site.hugo is not None
+    own = next((lang.base_url for lang in site.hugo.languages if lang.code == code and lang.base_url), None)
+    if own is not None:
+        return check_base_url(own)
+    if code == default and not site.hugo.default_in_subdir:
+        return site.base_url
+    return _under(site.base_url, f"{code}/")
 
 
 def _language_folders(home: Path, docs: Path) -> list[tuple[str, Path]]:

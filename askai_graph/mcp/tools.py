@@ -33,6 +33,7 @@ from fastapi import FastAPI
 from langchain_core.retrievers import BaseRetriever
 from typing_extensions import TypedDict
 
+from askai_graph.nodes.finish import fallback_answer
 from askai_graph.retrieval.pages import PageRetriever
 from askai_graph.retrieval.scope import ScopeError, SiteVariants
 from askai_graph.rules.catalog import SiteCatalog
@@ -187,6 +188,7 @@ class DocsTools:
                     thread=thread,
                     deadline_seconds=self.settings.request_timeout_seconds,
                     scope=scope,
+                    fallback=fallback_answer(self.settings, scope.get("locale")),
                 )
                 log = self.run_log
                 batches = recorded(run, question=question, recorder=recorder, run_log=log, run_id=thread.run_id)

@@ -30,9 +30,13 @@ def degraded_notice(settings: Settings) -> str:
     return f"\n\n> {notice}" if notice else DEGRADED_NOTICE
 
 
-def fallback_answer(settings: Settings) -> str:
-    """Return the fallback answer in the reader's locale when the site configures it, else English."""
-    return settings.locale_messages(settings.locale).fallback or FALLBACK_ANSWER
+def fallback_answer(settings: Settings, locale: str | None = None) -> str:
+    """Return the fallback answer in the reader's locale when the site configures it, else English.
+
+    The reader's locale is the run's (``settings.locale``), or ``locale`` for a question
+    the server abandons at its deadline, outside any node.
+    """
+    return settings.locale_messages(locale or settings.locale).fallback or FALLBACK_ANSWER
 
 
 def degrade(state: AskState, settings: Settings) -> dict[str, Any]:

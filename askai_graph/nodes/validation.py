@@ -7,9 +7,12 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables.config import run_in_executor
 
+from askai_graph.evidence.citations import Citation
+from askai_graph.nodes.writer import pages_locale
 from askai_graph.retrieval.anchoring import Meaning, anchor_citations
 from askai_graph.settings import Settings
 from askai_graph.state import AskState
+from askai_graph.text.terms import reading
 from askai_graph.validation import validate_draft
 
 
@@ -32,9 +35,17 @@ class Validate:
 
 
 def validate(state: AskState, settings: Settings, meaning: Meaning | None = None) -> dict[str, Any]:
-    """Anchor the latest draft's citations, then validate both against this request's retrieved text."""
+    """Anchor the latest draft's citations, then validate both against this request's retrieved text.
+
+    A sentence is anchored by the terms it shares with each section, read in the pages'
+    language: read as English, a Spanish sentence's articles and prepositions ("de",
+    "la") would pick the section that shares them over the one that supports it.
+    """
     draft, results = state.get("draft", ""), state.get("search_results", [])
-    citations = anchor_citations(draft, results, meaning) if len(draft) <= settings.max_draft_chars else []
+    citations: list[Citation] = []
+    if len(draft) <= settings.max_draft_chars:
+        with reading(pages_locale(settings, results)):
+            citations = anchor_citations(draft, results, meaning)
     report = validate_draft(
         draft,
         results,

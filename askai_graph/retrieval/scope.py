@@ -14,7 +14,8 @@ Without a version the reader gets the site's default (its latest release, or
 class Docusaurus puts on its unreleased docs) names ``next``. A language is matched
 exactly, else by its primary subtag (``es-ES`` reads ``es``), case aside. A version the
 site does not have scopes no page: such a reader gets no answer from another version's
-pages. A site without versions and languages has no scope: every page is the reader's.
+pages. A version's alias (mike's ``latest``) names it. A site without versions and
+languages has no scope: every page is the reader's.
 """
 
 from __future__ import annotations
@@ -42,16 +43,20 @@ class SiteVariants:
     """Its languages, the default first; empty when it keeps one."""
     default_locale: str = ""
     """The language an untranslated page falls back to."""
+    aliases: tuple[tuple[str, str], ...] = ()
+    """Other names of versions (mike's ``latest``), each with the version it names."""
 
     @classmethod
     def from_manifest(cls, manifest: Mapping[str, object]) -> SiteVariants:
         """Return what an index manifest (or ``Variants.manifest()``) records."""
         versions, locales = manifest.get("versions") or [], manifest.get("locales") or []
+        aliases = manifest.get("version_aliases") or {}
         return cls(
             tuple(str(v) for v in versions) if isinstance(versions, list | tuple) else (),
             str(manifest.get("default_version") or ""),
             tuple(str(lang) for lang in locales) if isinstance(locales, list | tuple) else (),
             str(manifest.get("default_locale") or ""),
+            tuple((str(k), str(v)) for k, v in aliases.items()) if isinstance(aliases, Mapping) else (),
         )
 
     @property
@@ -69,7 +74,7 @@ class SiteVariants:
             return ""
         if not asked:
             return self.default_version or self.versions[0]
-        for name in (asked, ALIASES.get(asked.lower(), asked)):
+        for name in (asked, dict(self.aliases).get(asked, asked), ALIASES.get(asked.lower(), asked)):
             if name in self.versions:
                 return name
         raise ScopeError(f"version {asked!r} is not a version of this site ({', '.join(self.versions)})")

@@ -19,6 +19,11 @@ Forms:
 - ``reason``: why. Needs a causal or conditional connective ("because", "so",
   "otherwise", "if", "without"...) or a negation ("are not on the same scale").
 - ``explanation``: anything else (what is, when should I): no form required.
+
+Spanish and Japanese questions ask for the same forms ("¿Por qué…?", "なぜ…", "¿Cuántos…?",
+"…のデフォルト値は？"), and a text read in those languages (``terms.reading``) gives a
+value or a reason in their words too ("porque", "ため", "10秒"). English markers count in
+every language (a Spanish page quotes ``True`` and English code comments).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from askai_graph.text.terms import STOP_WORDS, content_terms, stem
+from askai_graph.text.terms import STOP_WORDS, content_terms, reading_language, stem
 
 AnswerForm = Literal["instruction", "value", "reason", "explanation"]
 
@@ -44,10 +49,42 @@ _INSTRUCTION_Q = re.compile(
     r"|\bwhere do i (?:put|set|add|configure|declare)\b"
     r"|\bshow me how\b"
     # Spanish "¿Cómo hago / puedo / debo ...?", "¿Cómo se ...?" and Japanese "〜には？" / "〜方法" ("how to").
-    r"|¿?\bc[óo]mo (?:hago|puedo|podemos|debo|debemos|se|lo|la|los|las)\b|¿?\bc[óo]mo [a-záéíóúñ]+o\b"
-    r"|には[？?]\s*$|方法(?:は|を)?[？?]?\s*$",
+    r"|¿?\bc[óo]mo (?:hago|puedo|podemos|debo|debemos|se|lo|la|los|las|me|nos)\b|¿?\bc[óo]mo [a-záéíóúñ]+o\b"
+    r"|には[？?]\s*$|方法(?:は|を)?[？?]?\s*$"
+    # "¿Qué paquete…?", "どのパッケージ…": which thing to use, as "which package" in English.
+    r"|\bqu[ée] (?:opci[óo]n|ajuste|configuraci[óo]n|par[áa]metro|argumento|comando|paquete|clase|funci[óo]n"
+    r"|m[ée]todo|decorador|variable|campo|plugin)(?:es|s)?\b"
+    r"|どの(?:パッケージ|オプション|設定|コマンド|パラメータ|引数|クラス|関数|メソッド|デコレータ|変数|フィールド|プラグイン)",
     re.IGNORECASE,
 )
+
+# Spanish and Japanese questions of the same forms (issue #39). A Japanese value question
+# asks what the value *is* ("上限は？"), not to do something to it ("最大長のチェックを追加するには？").
+_REASON_Q_OTHER = re.compile(r"¿?\bpor\s+qu[ée]\b|なぜ|どうして|理由は", re.IGNORECASE)
+_VALUE_Q_OTHER = re.compile(
+    r"\bcu[áa]nt[oa]s?\b|\bpor (?:defecto|omisi[óo]n)\b|\bpredeterminad[oa]s?\b|\bqu[ée] (?:valor|versi[óo]n)\b"
+    r"|\bcu[áa]l es el (?:l[íi]mite|m[áa]ximo|m[íi]nimo|valor)\b"
+    r"|(?:デフォルト|既定|上限|下限|最大|最小)(?:値)?は|いくつ|何(?:個|秒|分|回|件|日|時間|バイト|文字)|どのバージョン",
+    re.IGNORECASE,
+)
+# What gives a reason, or a value, in the language being read. Japanese writes digits
+# against kana ("10秒"), where ``_NUMBER``'s word boundary never falls.
+_REASON_IN = {
+    "es": re.compile(
+        r"\b(?:porque|ya que|puesto que|debido a|por eso|por lo que|as[íi] que|para (?:que|evitar|asegurar)"
+        r"|de lo contrario|a menos que|si|cuando|sin|no|nunca|evita|provoca|causa|depende de)\b",
+        re.IGNORECASE,
+    ),
+    "ja": re.compile(r"ため|から|ので|場合|ないと|なければ|せず|ません|ない|により|によって"),
+}
+_VALUE_IN = {
+    "es": re.compile(
+        r"\b(?:verdadero|falso|ninguno|nulo|activado|desactivado|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez"
+        r"|cien|mil|mitad)\b",
+        re.IGNORECASE,
+    ),
+    "ja": re.compile(r"\d+(?:\.\d+)?"),
+}
 
 _ASKED_VERB = re.compile(r"\bhow (?:do|can|could|should|would|must) (?:i|we|you) ([a-z]+)|\bhow to ([a-z]+)", re.I)
 _FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
@@ -124,9 +161,9 @@ GAPS: dict[AnswerForm, str] = {
 
 def question_form(question: str) -> AnswerForm:
     """Return the form of answer ``question`` asks for (see the module docstring)."""
-    if _REASON_Q.search(question):
+    if _REASON_Q.search(question) or _REASON_Q_OTHER.search(question):
         return "reason"
-    if _VALUE_Q.search(question):
+    if _VALUE_Q.search(question) or _VALUE_Q_OTHER.search(question):
         return "value"
     if _INSTRUCTION_Q.search(question):
         return "instruction"
@@ -237,16 +274,18 @@ def instruction_elements(text: str, question: str) -> list[str]:
 
 
 def has_value(text: str) -> bool:
-    """Whether ``text`` states a value: a code span, a number, a quoted or literal value."""
+    """Whether ``text`` states a value: a code span, a number, a quoted or literal value (in the language read)."""
+    other = _VALUE_IN.get(reading_language())
     return bool(
         _FENCE.search(text) or _CODE_SPAN.search(text) or _NUMBER.search(text) or _QUOTED.search(text)
-        or _LITERAL.search(text)
+        or _LITERAL.search(text) or (other is not None and other.search(text))
     )
 
 
 def has_reason(text: str) -> bool:
-    """Whether ``text`` gives a reason (a causal connective)."""
-    return bool(_REASON.search(text))
+    """Whether ``text`` gives a reason (a causal connective, in English or the language read)."""
+    other = _REASON_IN.get(reading_language())
+    return bool(_REASON.search(text) or (other is not None and other.search(text)))
 
 
 def has_form(form: AnswerForm, text: str, question: str) -> bool:

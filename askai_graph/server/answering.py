@@ -36,6 +36,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from askai_graph.models.prompts import FALLBACK_ANSWER
 from askai_graph.nodes.condense import PRECONDENSED
 from askai_graph.public_output import CondenseFirst
 from askai_graph.server import events
@@ -60,11 +61,13 @@ async def answer_batches(
     thread: ThreadRun | None = None,
     deadline_seconds: float | None = None,
     scope: Mapping[str, str] | None = None,
+    fallback: str = FALLBACK_ANSWER,
 ) -> AsyncGenerator[Batch, None]:
     """Yield the SSE contract's events for one question, in batches of those ready together (``run``).
 
     A cache hit yields only tokens and ``done``; a miss yields its run's batches. Past
-    ``deadline_seconds`` the question is abandoned and ends as a fallback. ``scope``
+    ``deadline_seconds`` the question is abandoned and ends as a fallback (``fallback``:
+    the text, in the reader's locale). ``scope``
     (``version``, ``locale``) is the reader's version and language: the run's context,
     and a cache of its own (``SemanticCache.scoped``).
     """
@@ -79,7 +82,8 @@ async def answer_batches(
         except TimeoutError:
             logger.warning("question abandoned at its deadline of %gs while condensing", deadline_seconds)
             ids = thread.ids() if thread is not None else None
-            yield list(events.answer_events(timed_out({"question": question}), token_chars=token_chars, ids=ids))
+            final = timed_out({"question": question}, fallback)
+            yield list(events.answer_events(final, token_chars=token_chars, ids=ids))
             return
         except Exception:
             logger.exception("condensing or looking up the question failed")
@@ -100,6 +104,7 @@ async def answer_batches(
         deadline_seconds=deadline_seconds,
         configurable=looked.configurable() if looked is not None else None,
         context=scope,
+        fallback=fallback,
     )
     probe = looked.probe if looked is not None else None
     stream = run.batches()

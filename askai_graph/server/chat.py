@@ -24,6 +24,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 from starlette.types import Receive, Scope, Send
 
+from askai_graph.nodes.finish import fallback_answer
 from askai_graph.retrieval.scope import ScopeError, SiteVariants
 from askai_graph.server.answering import answer_batches
 from askai_graph.server.bodies import ChatBody
@@ -128,6 +129,7 @@ def _answer(
             thread=thread,
             deadline_seconds=settings.request_timeout_seconds,
             scope=scope,
+            fallback=fallback_answer(settings, (scope or {}).get("locale")),
         ),
         question=question,
         recorder=recorder,

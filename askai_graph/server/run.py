@@ -113,15 +113,17 @@ class Run:
         deadline_seconds: float | None = None,
         configurable: Mapping[str, Any] | None = None,
         context: Mapping[str, Any] | None = None,
+        fallback: str = FALLBACK_ANSWER,
     ) -> None:
         """Prepare the run (``configurable``: more of its config; ``context``: its ``RunOptions``).
 
-        ``deadline_seconds`` is for the log only.
+        ``deadline_seconds`` is for the log only; ``fallback`` is the answer it ends with when abandoned.
         """
         self.graph, self.question, self.token_chars, self.thread = graph, question, token_chars, thread
         self.deadline, self.deadline_seconds = deadline, deadline_seconds
         self.configurable = dict(configurable or {})
         self.context = dict(context or {})
+        self.fallback = fallback
         self.final: AskState = {"question": question}
         self._task: asyncio.Task[None] | None = None
 
@@ -203,7 +205,8 @@ class Run:
         self.cancel()
         logger.warning("question abandoned at its deadline of %gs; answering with the fallback", self.deadline_seconds)
         ids = self.thread.ids() if self.thread is not None else None
-        return list(events.answer_events(timed_out(self.final), cached=False, token_chars=self.token_chars, ids=ids))
+        final = timed_out(self.final, self.fallback)
+        return list(events.answer_events(final, cached=False, token_chars=self.token_chars, ids=ids))
 
     async def _pump(self, queue: asyncio.Queue[Any]) -> None:
         """Feed ``(mode, chunk)`` pairs, then an optional failure, then ``_END`` into ``queue``."""
@@ -242,10 +245,10 @@ async def within(step: Awaitable[T], deadline: float | None) -> T:
         return await step
 
 
-def timed_out(state: AskState) -> dict[str, Any]:
-    """The final state of a run abandoned at its deadline: a fallback, no sources."""
+def timed_out(state: AskState, answer: str = FALLBACK_ANSWER) -> dict[str, Any]:
+    """The final state of a run abandoned at its deadline: a fallback (``answer``: in the reader's locale), no cards."""
     gates = gate_statuses(state)
     # The stage that was running never finished: it failed, like a provider timeout.
     if gates["retrieval"] == "passed" and gates["critic"] != "failed":
         gates["critic" if gates["validation"] == "passed" else "validation"] = "failed"
-    return {**state, "answer": FALLBACK_ANSWER, "outcome": "fallback", "sources": [], "gates": gates}
+    return {**state, "answer": answer, "outcome": "fallback", "sources": [], "gates": gates}

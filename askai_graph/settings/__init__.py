@@ -18,10 +18,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from askai_graph.settings.answer import AnswerSettings
 from askai_graph.settings.indexing import IndexingSettings
+from askai_graph.settings.messages import PerLocaleMessages
 from askai_graph.settings.serving import DEFAULT_RATE_LIMIT, ServingSettings
 from askai_graph.settings.stores import StoreSettings
 
@@ -52,6 +53,18 @@ class Settings(BaseSettings, AnswerSettings, ServingSettings, IndexingSettings, 
     """
 
     model_config = SettingsConfigDict(env_prefix="ASKAI_", extra="ignore", frozen=True)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Read ``ASKAI_MESSAGES_<LOCALE>`` too (``messages.PerLocaleMessages``), over ``ASKAI_MESSAGES``."""
+        return init_settings, PerLocaleMessages(settings_cls), env_settings, dotenv_settings, file_secret_settings
 
     @model_validator(mode="after")
     def _retrieval_has_embeddings(self) -> Settings:

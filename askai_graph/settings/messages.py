@@ -3,17 +3,28 @@
 A site translated into Spanish wants its fallback answer and its degrade notice in
 Spanish for a reader of the Spanish pages. The site configures them per locale
 (``ASKAI_MESSAGES`` as JSON, or ``ASKAI_MESSAGES_FILE``, a JSON file of the same shape:
-``{"es": {"fallback": "...", "degraded_notice": "..."}}``); a locale it does not list,
+``{"es": {"fallback": "...", "degraded_notice": "..."}}``), or one variable per locale,
+``ASKAI_MESSAGES_<LOCALE>`` holding that locale's object (``ASKAI_MESSAGES_ES='{"fallback":
+"..."}'``): the locale code upper-cased with ``-`` written ``_`` (``pt-BR`` is
+``ASKAI_MESSAGES_PT_BR``), which a variable name can spell. A locale it does not list,
 and a text it leaves out, stay English (``models.prompts``).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.fields import FieldInfo
+from pydantic_settings import PydanticBaseSettingsSource
+
+# ASKAI_MESSAGES_ES, ASKAI_MESSAGES_PT_BR: a language code's shape, so ASKAI_MESSAGES_FILE is none.
+_PER_LOCALE = re.compile(r"^ASKAI_MESSAGES_([A-Z]{2,3}(?:_[A-Z0-9]{2,8})*)$", re.IGNORECASE)
 
 
 class LocaleMessages(BaseModel):
@@ -53,3 +64,35 @@ def messages_for(messages: dict[str, LocaleMessages], locale: str | None) -> Loc
     if not key:
         return LocaleMessages()
     return by_key.get(key) or by_key.get(key.split("-")[0]) or LocaleMessages()
+
+
+def locale_variable(locale: str) -> str:
+    """Return the variable holding ``locale``'s texts: ``pt-BR`` is ``ASKAI_MESSAGES_PT_BR``."""
+    return "ASKAI_MESSAGES_" + locale_key(locale).replace("-", "_").upper()
+
+
+class PerLocaleMessages(PydanticBaseSettingsSource):
+    """The ``messages`` that ``ASKAI_MESSAGES_<LOCALE>`` variables give, one locale each.
+
+    A settings source of its own, so pydantic-settings merges it into ``messages``
+    (``ASKAI_MESSAGES``) locale by locale and text by text, this one winning: the variable
+    naming one locale is the more specific. A value that is not JSON is passed on as it
+    is, for ``messages``' validation to refuse with the locale's name.
+    """
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        """Unused: ``__call__`` reads every variable at once."""
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        """Return ``{"messages": {locale: texts}}`` for the variables set, or nothing."""
+        found: dict[str, Any] = {}
+        for name, value in os.environ.items():
+            match = _PER_LOCALE.match(name)
+            if match is None:
+                continue
+            try:
+                found[locale_key(match.group(1))] = json.loads(value)
+            except json.JSONDecodeError:
+                found[locale_key(match.group(1))] = value
+        return {"messages": found} if found else {}

@@ -47,7 +47,9 @@ class ServingSettings(BaseModel):
     messages: dict[str, LocaleMessages] = Field(
         default_factory=dict,
         description="The fixed texts (fallback answer, degrade notice) per reader locale, as JSON: "
-        '{"es": {"fallback": "...", "degraded_notice": "..."}}; a locale not listed gets English.',
+        '{"es": {"fallback": "...", "degraded_notice": "..."}}; a locale not listed gets English. One locale '
+        "may have a variable of its own, ASKAI_MESSAGES_<LOCALE> (pt-BR: ASKAI_MESSAGES_PT_BR), holding its "
+        "object; it wins over the same locale's texts here.",
     )
     messages_file: Path | None = Field(
         None,
