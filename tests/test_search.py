@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from askai_graph import BM25Retriever, Settings, load_corpus
+from askai_graph.indexing import IndexReader, build_index
 from askai_graph.retrieval.search import PageMatch, search
 from askai_graph.server import create_app
 
@@ -186,3 +187,18 @@ def test_a_repeated_search_is_a_304_by_its_etag(client: TestClient) -> None:
         assert again.status_code == 304 and again.content == b"" and again.headers["ETag"] == etag
         other = client.get("/api/search", params={"q": "installer"}, headers={"If-None-Match": etag})
         assert other.status_code == 200 and other.headers["ETag"] != etag
+
+
+def test_a_search_over_a_built_index_reads_the_pages_shown_without_their_bodies(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build_index(site, tmp_path / "index")
+    built = BM25Retriever(corpus=load_corpus(tmp_path / "index"))
+
+    def whole_page(*_: object) -> None:
+        raise AssertionError("a search reads a page's title, URL and anchors, never its whole record")
+
+    monkeypatch.setattr(IndexReader, "post", whole_page)
+    found = search(built, "configuration ", 5)
+    assert urls(found)[0] == f"{DOCS}/reference/"
+    assert found[0].sections[0].url == f"{DOCS}/reference/#config-file"  # its anchors are read all the same

@@ -37,7 +37,7 @@ from askai_graph.evidence.citations import (
     plain_quote,
 )
 from askai_graph.retrieval.bm25 import BM25Index
-from askai_graph.retrieval.corpus import Page
+from askai_graph.retrieval.corpus import PageHead
 from askai_graph.retrieval.lexicon import Lexicon, QueryWord
 from askai_graph.retrieval.pages import PageRetriever
 from askai_graph.retrieval.passages import split_sections
@@ -118,30 +118,31 @@ def search(
         in_scope = scope.pages if scope is not None else None
     filtered = in_scope is not None
     ranked = _passages(index, typed, (limit * (8 if filtered else 1)) * _PASSAGES_PER_PAGE)
-    posts = retriever._posts_of([doc for doc, _ in ranked])
+    # One read of the passages (their pages and texts), one of the pages' titles, URLs and
+    # anchors: never a page's body, never a query per hit.
+    read = retriever._passages_of([doc for doc, _ in ranked])
     by_page: dict[int, list[tuple[int, int]]] = {}
     for document, held in ranked:
-        by_page.setdefault(posts[document], []).append((document, held))
-    texts = retriever._passage_texts([doc for docs in by_page.values() for doc, _ in docs[:_PASSAGES_PER_PAGE]])
+        if document in read and (in_scope is None or read[document][0] in in_scope):
+            by_page.setdefault(read[document][0], []).append((document, held))
     query_terms = frozenset(content_terms(query))
     # Pages in rank order, a page with a heading that is the query first: only the pages
-    # returned are read in full (their record, their sections), the costly part.
+    # returned have their sections cut and matched, the costly part.
     candidates = []
     for order, (post_id, documents) in enumerate(by_page.items()):
-        passages = [texts[doc].text for doc, _ in sorted(documents[:_PASSAGES_PER_PAGE]) if doc in texts]
+        passages = [read[doc][1].text for doc, _ in sorted(documents[:_PASSAGES_PER_PAGE])]
         exact = any(_is_query(heading, query_terms) for text in passages for heading in _headings(text))
         candidates.append(((not exact, -documents[0][1], order), post_id, passages))
     candidates.sort(key=lambda item: item[0])
+    heads = retriever._heads([post_id for _, post_id, _ in candidates])
     pages: list[tuple[tuple[bool, int, int], PageMatch]] = []
     matcher = _Matcher(typed)
     for (_, held, order), post_id, passages in candidates:
-        post = retriever._post(post_id)
-        if in_scope is not None and post_id not in in_scope:
-            continue
-        sections = _sections(post, passages, matcher, query_terms)
+        head = heads[post_id]
+        sections = _sections(head, passages, matcher, query_terms)
         if sections:
-            exact = any(s.exact for s in sections) or _is_query(post.title, query_terms)
-            pages.append(((not exact, held, order), PageMatch(post.title, post.url, tuple(s.match for s in sections))))
+            exact = any(s.exact for s in sections) or _is_query(head.title, query_terms)
+            pages.append(((not exact, held, order), PageMatch(head.title, head.url, tuple(s.match for s in sections))))
         if len(pages) >= limit:
             break
     pages.sort(key=lambda item: item[0])
@@ -158,13 +159,13 @@ def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tupl
     for word in typed:
         if not word.terms:
             continue
-        columns = []
+        holds = np.zeros(docs, dtype=bool)  # a mask, not np.unique: a common prefix's postings are long to sort
         for term, weight in word.terms.items():
             start, end = int(indptr[vocab[term]]), int(indptr[vocab[term] + 1])
             rows = indices[start:end]
             scores[rows] += weight * data[start:end]
-            columns.append(rows)
-        held[np.unique(np.concatenate(columns))] += 1
+            holds[rows] = True
+        held += holds
     candidates = np.flatnonzero(held)
     if not len(candidates):  # every term is in the vocabulary but in no passage (its postings are empty)
         return []
@@ -177,7 +178,7 @@ def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tupl
     return [(int(candidates[i]), int(held[candidates[i]])) for i in order]
 
 
-def _sections(post: Page, passages: Sequence[str], matcher: _Matcher, query: frozenset[str]) -> list[_Scored]:
+def _sections(post: PageHead, passages: Sequence[str], matcher: _Matcher, query: frozenset[str]) -> list[_Scored]:
     """Return the page's best sections holding a query word, best first."""
     scored = []
     seen: set[tuple[str, str]] = set()
@@ -308,7 +309,7 @@ def _plain_prose(lines: list[str]) -> str:
     return plain_quote(strip_html_tags(_LIST_MARK.sub("", "\n".join(lines))))
 
 
-def _section_url(post: Page, heading: str, shown: str) -> str:
+def _section_url(post: PageHead, heading: str, shown: str) -> str:
     if not heading:
         return post.url
     anchor = next((a.id for a in post.anchors if a.heading == heading), None)
