@@ -553,17 +553,22 @@ class SqlRunLog:
 
     def _delete(self, condition: str, value: str) -> int:
         # ``IN (SELECT ... LIMIT n)``: SQLite and PostgreSQL both bound a DELETE this way.
-        # What it returns is what the rollups uncount, in the same transaction.
+        # What it returns is what the rollups uncount, in the same transaction, and the
+        # searches the runs were asked from, which go with them (the reader's words too).
         sql = (
             f"DELETE FROM askai_runs WHERE run_id IN "
-            f"(SELECT run_id FROM askai_runs WHERE {condition} LIMIT {DELETE_BATCH}) RETURNING {rollups.ROW}"
+            f"(SELECT run_id FROM askai_runs WHERE {condition} LIMIT {DELETE_BATCH}) RETURNING {rollups.ROW}, search_id"
         )
         deleted = 0
         while True:
             with self._transaction() as cursor:
                 cursor.execute(sql, (value,))
                 rows = cursor.fetchall()
-                rollups.counted(rows, sign=-1).write(cursor, self._p)
+                rollups.counted([row[:-1] for row in rows], sign=-1).write(cursor, self._p)
+                asked_from = [row[-1] for row in rows if row[-1] is not None]
+                if asked_from:
+                    marks = ", ".join([self._p] * len(asked_from))
+                    cursor.execute(f"DELETE FROM askai_searches WHERE search_id IN ({marks})", asked_from)
             count = len(rows)
             deleted += count
             if count < DELETE_BATCH:
