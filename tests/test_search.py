@@ -11,6 +11,8 @@ from fastapi.testclient import TestClient
 
 from askai_graph import BM25Retriever, Settings, load_corpus
 from askai_graph.indexing import IndexReader, build_index
+from askai_graph.retrieval import lexicon as lexicon_module
+from askai_graph.retrieval.lexicon import Lexicon
 from askai_graph.retrieval.search import PageMatch, search
 from askai_graph.server import create_app
 
@@ -202,3 +204,13 @@ def test_a_search_over_a_built_index_reads_the_pages_shown_without_their_bodies(
     found = search(built, "configuration ", 5)
     assert urls(found)[0] == f"{DOCS}/reference/"
     assert found[0].sections[0].url == f"{DOCS}/reference/#config-file"  # its anchors are read all the same
+
+
+def test_a_prefix_of_common_words_stands_for_its_most_frequent_terms_within_the_postings_share(
+    retriever: BM25Retriever, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lexicon = Lexicon.of(retriever._lexical_index())
+    assert lexicon.beginning("co") == ["configur", "command"]  # a small site: every term, at no cost
+    monkeypatch.setattr(lexicon_module, "PREFIX_POSTINGS_FLOOR", 0)  # as on a large site, where it would not fit
+    monkeypatch.setattr(lexicon_module, "PREFIX_POSTINGS_SHARE", 0.01)
+    assert lexicon.beginning("co") == ["configur"]  # the most frequent one always
