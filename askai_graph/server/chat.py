@@ -92,8 +92,19 @@ def router(
         thread, release = await _claim(leases, graph, body.thread_id, body.thread_token, slot, settings)
         if settled is not None:
             settled.settle(reader)  # asking settles the reader's search: the log keeps it now
-        return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log, reader,
-                       body.scope(), search_id=body.search_id)
+        return _answer(
+            body.message,
+            serving.cache,
+            graph,
+            thread,
+            release,
+            slot,
+            settings,
+            run_log,
+            reader,
+            body.scope(),
+            search_id=body.search_id,
+        )
 
     return routes
 
