@@ -10,6 +10,7 @@ import pytest
 
 from askai_graph.cli import main
 from askai_graph.stores.runlog import open_run_log
+from askai_graph.stores.runlog.searches import SearchRecord
 from tests.test_runlog_store import run
 
 
@@ -44,7 +45,7 @@ def test_forget_thread_erases_its_runs_and_its_conversation(database: str, capsy
     logged(database, run("mine", thread_id=thread), run("mine again", thread_id=thread), other)
     assert main(["forget", "--thread", thread]) == 0
     out = capsys.readouterr().out
-    assert f"run log: removed 2 runs (with feedback) of thread {thread}" in out
+    assert f"run log: removed 2 runs (with feedback and the searches asked from) of thread {thread}" in out
     assert "threads: removed the conversation" in out
     assert run_ids(database) == [other.run_id]
     # The conversation is gone: continuing it is refused like an unknown thread.
@@ -55,8 +56,28 @@ def test_forget_run_erases_that_run_only(database: str, capsys: pytest.CaptureFi
     first, second = run("first"), run("second")
     logged(database, first, second)
     assert main(["forget", "--run", first.run_id]) == 0
-    assert capsys.readouterr().out == f"run log: removed 1 run (with feedback) of run {first.run_id}\n"
+    said = f"run log: removed 1 run (with feedback and the search it was asked from) of run {first.run_id}\n"
+    assert capsys.readouterr().out == said
     assert run_ids(database) == [second.run_id]
+
+
+def test_forgetting_a_run_erases_the_search_it_was_asked_from(
+    database: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = open_run_log(database)
+    try:
+        log.record_search(SearchRecord(query="helm alice@example.com", result_count=0, search_id="5e" * 16))
+        log.record_search(SearchRecord(query="someone else's search", result_count=2, search_id="1f" * 16))
+        log.record(run("How do I deploy on helm?", search_id="5e" * 16))
+        asked = log.runs()[0].run_id
+    finally:
+        log.close()
+    assert main(["forget", "--run", asked]) == 0
+    log = open_run_log(database)
+    try:
+        assert [s.query for s in log.searches()] == ["someone else's search"]
+    finally:
+        log.close()
 
 
 @pytest.mark.parametrize(

@@ -68,6 +68,18 @@ def test_each_answer_is_logged_under_the_run_id_done_carries(settings: Settings,
 
 
 @live
+def test_a_question_asked_from_a_search_is_logged_with_its_search_id(settings: Settings, run_log: RunLog) -> None:
+    from httpx_sse import connect_sse
+
+    body = {"message": QUESTION, "search_id": "ab" * 16}
+    with serve(settings, run_log) as base, httpx.Client(timeout=20) as client:
+        with connect_sse(client, "POST", f"{base}/api/chat", json=body) as source:
+            assert [sse.event for sse in source.iter_sse()][-1] == "done"
+    (record,) = run_log.runs()
+    assert record.search_id == "ab" * 16
+
+
+@live
 def test_a_degraded_answer_logs_its_failure_codes_and_gaps(settings: Settings, run_log: RunLog) -> None:
     doubtful = review(confidence=0.2, gaps=["eviction policy"])
     with serve(settings, run_log, critic=replies(doubtful, doubtful, doubtful)) as base:

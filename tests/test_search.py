@@ -10,6 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from askai_graph import BM25Retriever, Settings, load_corpus
+from askai_graph.indexing import IndexReader, build_index
+from askai_graph.retrieval import lexicon as lexicon_module
+from askai_graph.retrieval.lexicon import Lexicon
 from askai_graph.retrieval.search import PageMatch, search
 from askai_graph.server import create_app
 
@@ -186,3 +189,28 @@ def test_a_repeated_search_is_a_304_by_its_etag(client: TestClient) -> None:
         assert again.status_code == 304 and again.content == b"" and again.headers["ETag"] == etag
         other = client.get("/api/search", params={"q": "installer"}, headers={"If-None-Match": etag})
         assert other.status_code == 200 and other.headers["ETag"] != etag
+
+
+def test_a_search_over_a_built_index_reads_the_pages_shown_without_their_bodies(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build_index(site, tmp_path / "index")
+    built = BM25Retriever(corpus=load_corpus(tmp_path / "index"))
+
+    def whole_page(*_: object) -> None:
+        raise AssertionError("a search reads a page's title, URL and anchors, never its whole record")
+
+    monkeypatch.setattr(IndexReader, "post", whole_page)
+    found = search(built, "configuration ", 5)
+    assert urls(found)[0] == f"{DOCS}/reference/"
+    assert found[0].sections[0].url == f"{DOCS}/reference/#config-file"  # its anchors are read all the same
+
+
+def test_a_prefix_of_common_words_stands_for_its_most_frequent_terms_within_the_postings_share(
+    retriever: BM25Retriever, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lexicon = Lexicon.of(retriever._lexical_index())
+    assert lexicon.beginning("co") == ["configur", "command"]  # a small site: every term, at no cost
+    monkeypatch.setattr(lexicon_module, "PREFIX_POSTINGS_FLOOR", 0)  # as on a large site, where it would not fit
+    monkeypatch.setattr(lexicon_module, "PREFIX_POSTINGS_SHARE", 0.01)
+    assert lexicon.beginning("co") == ["configur"]  # the most frequent one always

@@ -9,6 +9,7 @@ import re
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -21,7 +22,7 @@ from askai_graph import Settings
 from askai_graph.cli import main
 from askai_graph.server import create_app
 from askai_graph.server.retention import expire_once
-from askai_graph.stores.runlog import RunLog, open_run_log
+from askai_graph.stores.runlog import RunLog, RunRecord, open_run_log
 from askai_graph.stores.runlog import store as runlog_store
 from askai_graph.stores.runlog.searches import SearchRecord
 from tests.fakes import postgres_database
@@ -71,6 +72,23 @@ def test_a_304_and_refused_searches_are_not_logged(client: TestClient, run_log: 
         assert client.get("/api/search", params={"q": "pip"}).status_code == 200
         assert client.get("/api/search", params={"q": "pip again"}).status_code == 429
     assert [s.query for s in run_log.searches()] == ["install", "pip"]
+
+
+def test_only_the_query_a_reader_settled_on_is_logged(client: TestClient, run_log: RunLog) -> None:
+    with client:
+        for typed in ("con", "configur", "configuration"):
+            assert client.get("/api/search", params={"q": typed}).status_code == 200
+        client.get("/api/search", params={"q": "kubernetes"})  # another query: the last one is settled
+    assert [s.query for s in run_log.searches()] == ["configuration", "kubernetes"]
+
+
+def test_a_search_response_names_its_logged_search_and_is_kept_private(client: TestClient, run_log: RunLog) -> None:
+    with client:
+        response = client.get("/api/search", params={"q": "pydantic"})
+    (logged,) = run_log.searches()
+    assert response.json()["search_id"] == logged.search_id
+    assert re.fullmatch(r"[0-9a-f]{32}", logged.search_id)
+    assert response.headers["Cache-Control"].startswith("private")  # no shared cache hands one reader's id to another
 
 
 def test_a_click_is_recorded_on_the_readers_search(client: TestClient, run_log: RunLog) -> None:
@@ -238,3 +256,69 @@ def test_a_search_made_while_the_database_is_away_waits_in_the_queue_and_is_writ
             log.flush()  # the writer's own retry may hold it; either one writes it
     assert [(s.query, s.result_count) for s in log.searches()] == [("mail [email]", 0)]
     log.close()
+
+
+def test_an_older_run_log_gets_the_runs_search_id(tmp_path: Path) -> None:
+    with sqlite3.connect(tmp_path / "old.sqlite") as old:
+        old.execute(runlog_store._SCHEMA.replace(",\n    search_id TEXT", ""))
+        assert "search_id" not in {row[1] for row in old.execute("PRAGMA table_info(askai_runs)")}
+    log = open_run_log(f"sqlite:///{tmp_path / 'old.sqlite'}")
+    try:
+        log.record(asked("How do I deploy on helm?", "fallback", SEARCH_ID))
+        assert [run.search_id for run in log.runs()] == [SEARCH_ID]
+    finally:
+        log.close()
+
+
+SEARCH_ID = "5e" * 16
+
+
+def asked(question: str, outcome: str, search_id: str | None) -> RunRecord:
+    return RunRecord(
+        run_id=str(uuid.uuid4()), created_at=datetime.now(UTC), question=question, outcome=outcome, search_id=search_id
+    )
+
+
+def searched_then_asked(log: RunLog) -> None:
+    """A search followed by a fallback, one by an answer, and a fallback asked from no search."""
+    log.record_search(SearchRecord(query="helm chart", result_count=0, search_id=SEARCH_ID))
+    log.record(asked(HOSTILE, "fallback", SEARCH_ID))
+    log.record_search(SearchRecord(query="install", result_count=3, search_id="1f" * 16))
+    log.record(asked("How do I install it?", "accepted", "1f" * 16))
+    log.record(asked("What is the airspeed of a swallow?", "fallback", None))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_search_followed_by_a_question_that_ended_in_fallback_shows_in_the_report(
+    tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with contextlib_database(backend, tmp_path) as database:
+        log = open_run_log(database)
+        searched_then_asked(log)
+        log.close()
+        monkeypatch.setenv("ASKAI_DATABASE_URL", database)
+        assert main(["report", "--out", str(tmp_path / "report")]) == 0
+    out = capsys.readouterr().out
+    gaps = out.split("### Searched, then asked: ended in fallback")[1].split("## Pages retrieved")[0]
+    rows = [line for line in gaps.splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[0] == "| search | question |" and len(rows) == 2
+    assert rows[1].startswith("| helm chart | ") and "<script>" not in out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_search_followed_by_a_question_that_ended_in_fallback_shows_in_the_admin_gaps(
+    settings: Settings, tmp_path: Path, backend: str
+) -> None:
+    with contextlib_database(backend, tmp_path) as database:
+        log = open_run_log(database)
+        try:
+            searched_then_asked(log)
+            application = admin_app(settings, log)
+            page = call(application, "GET", "/admin/gaps?days=7", cookies={"askai_admin": signed_in(application)})
+        finally:
+            log.close()
+    assert page.status_code == 200
+    table = page.text.split("<h2>Searched, then asked: ended in fallback</h2>")[1]
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", table)
+    assert len(rows) == 1 and rows[0][0] == "helm chart" and rows[0][1].startswith("&lt;script&gt;alert(1)")
+    assert "<script>alert" not in page.text

@@ -38,6 +38,8 @@ def test_a_valid_body_comes_back_cleaned() -> None:
     chat = parse_json(b'{"message": "  What\\u200b is  BM25? "}', ChatBody, settings)
     rating = parse_json(f'{{"run_id": "{RUN_ID}", "rating": "up", "comment": "   "}}'.encode(), FeedbackBody, settings)
     assert (chat.message, chat.thread_id) == ("What is BM25?", None)
+    asked = parse_json(b'{"message": "pip", "search_id": "' + b"a1" * 16 + b'"}', ChatBody, settings)
+    assert asked.search_id == "a1" * 16
     assert (rating.run_id, rating.rating, rating.comment) == (RUN_ID.lower(), "up", None)
 
 
@@ -46,7 +48,8 @@ def test_a_valid_body_comes_back_cleaned() -> None:
     [
         (b'{"question": "hi", "x": 1}', ChatBody, "'message' is required"),
         (b'{"message": 1, "x": 1}', ChatBody,
-         "unknown field(s) 'x': only 'message', 'thread_id', 'thread_token', 'version' and 'locale' are accepted"),
+         "unknown field(s) 'x': only 'message', 'thread_id', 'thread_token', 'version', 'locale' and 'search_id' are "
+         "accepted"),
         (b'{"rating": "up", "x": 1, "y": 2}', FeedbackBody, "'run_id' is required"),
         (
             f'{{"run_id": "{RUN_ID}", "rating": "up", "x": 1, "y": 2}}'.encode(),
@@ -60,6 +63,8 @@ def test_a_valid_body_comes_back_cleaned() -> None:
         ),
         (f'{{"run_id": "{RUN_ID}", "rating": 1}}'.encode(), FeedbackBody, "'rating' must be 'up' or 'down'"),
         (b'{"message": "x", "thread_id": 42}', ChatBody, "'thread_id' must be an id this server issued"),
+        (b'{"message": "x", "search_id": "ABC"}', ChatBody, "'search_id' must be the search_id of a GET /api/search"),
+        (b'{"message": "x", "search_id": 7}', ChatBody, "'search_id' must be the search_id of a GET /api/search"),
         (b'{"message": "' + b"x" * 21 + b'"}', ChatBody, "'message' is 21 characters; the limit is 20"),
         (
             f'{{"run_id": "{RUN_ID}", "rating": "up", "comment": "\\udc00"}}'.encode(),
@@ -73,7 +78,8 @@ def test_a_valid_body_comes_back_cleaned() -> None:
         ),
     ],
     ids=["missing-before-unknown", "unknown-before-type", "feedback-missing", "unknown-listed", "not-an-object",
-         "rating-not-a-string", "thread-id-a-number", "question-too-long", "comment-surrogate", "comment-too-long"],
+         "rating-not-a-string", "thread-id-a-number", "search-id-not-hex", "search-id-a-number", "question-too-long",
+         "comment-surrogate", "comment-too-long"],
 )  # fmt: skip
 def test_the_first_problem_of_a_body_is_one_422_sentence_naming_the_field(body: bytes, model: Any, detail: str) -> None:
     status, message = refused(body, model)

@@ -15,6 +15,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from askai_graph import Settings
 from askai_graph.server import create_app
+from askai_graph.stores.runlog import open_run_log
 from tests.browser import axe_violations, host_page, settled
 from tests.live import LiveServer
 from tests.test_search import DOCS, PAGES
@@ -50,10 +51,12 @@ def served(index_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
     site = tmp_path_factory.mktemp("site") / "pages.jsonl"
     site.write_text("\n".join(json.dumps(page) for page in PAGES), "utf-8")
     settings = Settings(index_cache_dir=index_cache, cache_enabled=False, corpus=site)
-    app = Delayed(create_app(settings=settings))
+    run_log = open_run_log(f"sqlite:///{site.parent / 'runs.sqlite'}")  # searches are logged, and name their row
+    app = Delayed(create_app(settings=settings, run_log=run_log))
     with LiveServer(app) as base:  # type: ignore[arg-type]
         yield base, app
     app.release.set()
+    run_log.close()
 
 
 @pytest.fixture
@@ -131,6 +134,19 @@ def test_the_ask_row_and_ctrl_enter_ask_what_was_typed(page: Any, served: tuple[
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Control+Enter")
     expect(page.locator("[data-askai-question]").last).to_have_text("pip")  # (earlier turns lose their hooks)
+
+
+def test_a_question_asked_from_the_results_names_their_search(page: Any, served: tuple[str, Delayed]) -> None:
+    searched: list[Any] = []
+    page.on("response", lambda response: searched.append(response) if "/api/search?" in response.url else None)
+    open_box(page, served[0])
+    page.keyboard.type("configuration")
+    expect(page.locator(RESULTS).first).to_contain_text("Configuration")
+    search_id = searched[-1].json().get("search_id")
+    assert isinstance(search_id, str) and len(search_id) == 32
+    with page.expect_request(lambda request: request.url.endswith("/api/chat")) as sent:
+        page.keyboard.press("Control+Enter")
+    assert json.loads(sent.value.post_data or "")["search_id"] == search_id
 
 
 def test_a_late_response_never_overwrites_a_newer_one(page: Any, served: tuple[str, Delayed]) -> None:

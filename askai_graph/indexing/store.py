@@ -170,6 +170,13 @@ class IndexReader:
             raise IndexError(post_id)
         return row_post(rows[0])
 
+    def heads(self, post_ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
+        """Return ``{post id: (title, url, anchors as stored JSON)}`` in one query: what a search result shows."""
+        ids = list(dict.fromkeys(post_ids))
+        marks = ",".join("?" * len(ids))
+        rows = self.query(f"SELECT id, title, url, anchors FROM posts WHERE id IN ({marks})", ids)
+        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+
     def passages(self, documents: Sequence[int]) -> dict[int, tuple[int, str, str]]:
         """Return ``{BM25 document: (post id, heading, text)}`` for ``documents``."""
         rows_of = {int(self.documents[doc]): doc for doc in documents}

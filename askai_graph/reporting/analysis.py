@@ -41,6 +41,8 @@ class SiteReport:
     thumbs_up: int
     unfound_searches: list[tuple[str, int]] = field(default_factory=list)
     """(query as stored, times searched) of the searches that found nothing, most frequent first."""
+    searched_then_fallback: list[tuple[str, str]] = field(default_factory=list)
+    """(search, question) of the questions asked from a search that ended in fallback, newest first."""
 
 
 def outcomes_by_day(runs: Sequence[RunRecord]) -> dict[str, dict[str, int]]:
@@ -57,8 +59,9 @@ def analyse(
     similarity: float = DEFAULT_SIMILARITY,
     min_retrieved: int = DEFAULT_MIN_RETRIEVED,
     unfound_searches: Sequence[tuple[str, int]] = (),
+    searched_then_fallback: Sequence[tuple[str, str]] = (),
 ) -> SiteReport:
-    """Build the site report from the run log's records (and its searches that found nothing)."""
+    """Build the site report from the run log's records (and its searches that found nothing or led to a fallback)."""
     totals = Counter(run.outcome for run in runs)
     return SiteReport(
         runs=len(runs),
@@ -69,4 +72,5 @@ def analyse(
         thumbs_down=sorted((run for run in runs if run.rating == "down"), key=lambda r: r.created_at, reverse=True),
         thumbs_up=sum(1 for run in runs if run.rating == "up"),
         unfound_searches=list(unfound_searches),
+        searched_then_fallback=list(searched_then_fallback),
     )

@@ -53,9 +53,10 @@ def run_report(args: argparse.Namespace, settings: Settings) -> int:
     try:
         runs = run_log.runs(since=since)
         unfound = run_log.unfound_searches(since, UNFOUND_SEARCHES)
+        searched = run_log.searched_then_fallback(since, UNFOUND_SEARCHES)
     finally:
         run_log.close()
-    report = analyse(runs, unfound_searches=unfound)
+    report = analyse(runs, unfound_searches=unfound, searched_then_fallback=searched)
     args.out.mkdir(parents=True, exist_ok=True)
     chart: str | None = "report.png"
     try:

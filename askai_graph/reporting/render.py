@@ -64,6 +64,13 @@ def render_markdown(report: SiteReport, *, window: str, chart: str | None = None
         ]
     else:
         lines.append("None: every search found a page.")
+    lines += ["", "### Searched, then asked: ended in fallback", ""]
+    if report.searched_then_fallback:
+        lines += ["| search | question |", "|---|---|"] + [
+            f"| {_cell(query)} | {_cell(question)} |" for query, question in report.searched_then_fallback
+        ]
+    else:
+        lines.append("None: no question asked from a search ended in fallback.")
     lines += ["", "## Pages retrieved often but never cited", ""]
     if report.never_cited:
         lines += ["| page | retrieved |", "|---|---|"] + [

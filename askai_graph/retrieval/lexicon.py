@@ -6,7 +6,10 @@ kinds, each looked up in the index's own vocabulary (its stems):
 - a finished word whose stem the index holds is that term;
 - the last word, while the reader is still typing it (no space after it yet), also
   stands for the terms it begins (``instal`` → ``instal``, ``installer``), the
-  ``PREFIX_TERMS`` most frequent of them;
+  ``PREFIX_TERMS`` most frequent of them, as long as together they are in at most
+  ``PREFIX_POSTINGS_SHARE`` of the passages (the most frequent one always): a
+  two-letter prefix of common words would otherwise score most of the index (the
+  search's slowest queries at 100k pages), for terms too common to rank by;
 - a word of ``TYPO_MIN_CHARS`` letters or more that the index does not hold stands for
   the terms within a small edit distance of its stem (one edit below eight letters, two
   from eight on; a swap of two neighbours is one edit), via rapidfuzz's optimal string
@@ -34,6 +37,12 @@ from askai_graph.text.terms import STOP_WORDS, known_form, stem, words
 
 PREFIX_TERMS = 8
 """The most terms the word being typed stands for (the most frequent ones it begins)."""
+PREFIX_POSTINGS_SHARE = 0.1
+"""The word being typed stands for its most frequent terms only while together they are in at most this share
+of the passages (the most frequent one always): a short prefix of common words would otherwise make a search
+score most of the index, for terms too common to rank by."""
+PREFIX_POSTINGS_FLOOR = 10_000
+"""Postings the word being typed may always reach: on a small site every prefix term costs nothing."""
 PREFIX_MIN_CHARS = 2
 """A word being typed expands to the terms it begins once it has this many letters."""
 TYPO_MIN_CHARS = 5
@@ -110,16 +119,20 @@ class Lexicon:
         return terms
 
     def beginning(self, prefix: str) -> list[str]:
-        """Return the ``PREFIX_TERMS`` most frequent terms starting with ``prefix``."""
+        """Return the ``PREFIX_TERMS`` most frequent terms starting with ``prefix``, within the postings budget."""
         start = bisect.bisect_left(self.sorted, prefix)
         end = bisect.bisect_left(self.sorted, prefix + "\U0010ffff", start)
-        if end - start <= PREFIX_TERMS:
-            return self.sorted[start:end]
         vocab = self.index.vocab_dict
         candidates = self.sorted[start:end]
+        if not candidates:
+            return []
         counts = self.frequency[[vocab[t] for t in candidates]]
         best = np.argsort(-counts, kind="stable")[:PREFIX_TERMS]
-        return [candidates[i] for i in best]
+        # The most frequent first, then the next ones while together they stay within the share.
+        budget = max(PREFIX_POSTINGS_SHARE * int(self.index.scores["num_docs"]), PREFIX_POSTINGS_FLOOR)
+        within = np.cumsum(counts[best]) <= budget
+        within[0] = True
+        return [candidates[i] for i in best[within]]
 
     def close(self, term: str) -> list[str]:
         """Return up to ``TYPO_TERMS`` terms within the typo bound of ``term``, closest (then most frequent) first."""

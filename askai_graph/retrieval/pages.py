@@ -16,12 +16,13 @@ re-indexing. Only the pages a query keeps become Documents: Research asks for it
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
 import tempfile
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,9 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
+from askai_graph.evidence.results import HeadingAnchor
 from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, index_forms, top_documents
-from askai_graph.retrieval.corpus import Corpus, Page, site_order_key
+from askai_graph.retrieval.corpus import Corpus, Page, PageHead, site_order_key
 from askai_graph.retrieval.hits import PageHit, group_pages
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
 from askai_graph.retrieval.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
@@ -300,6 +302,21 @@ class PageRetriever(BaseRetriever):
         rows = self.corpus.index.passages(documents)
         return {doc: Passage(heading, text) for doc, (_, heading, text) in rows.items()}
 
+    def _passages_of(self, documents: Sequence[int]) -> dict[int, tuple[int, Passage]]:
+        """Return the page and the passage behind each document, in one read of a built index."""
+        if self.corpus.index is None:
+            return {doc: self._passages[doc] for doc in documents}
+        rows = self.corpus.index.passages(documents)
+        return {doc: (post_id, Passage(heading, text)) for doc, (post_id, heading, text) in rows.items()}
+
+    def _heads(self, post_ids: Sequence[int]) -> dict[int, PageHead]:
+        """Return the title, URL and heading anchors of each page, in one read of a built index (never its body)."""
+        if self.corpus.index is None:
+            return {n: PageHead(self.corpus.posts[n].title, self.corpus.posts[n].url, self.corpus.posts[n].anchors)
+                    for n in post_ids}  # fmt: skip
+        rows = self.corpus.index.heads(post_ids)
+        return {n: PageHead(title, url, _anchors(anchors)) for n, (title, url, anchors) in rows.items()}
+
     def _post(self, post_id: int) -> Page:
         # A built index names posts by row id; an in-memory corpus by position.
         return self.corpus.index.post(post_id) if self.corpus.index is not None else self.corpus.posts[post_id]
@@ -386,3 +403,9 @@ def _save_bm25(index: Any, folder: Path) -> None:
         logger.info("BM25 index not cached (%s); it will be rebuilt next start", exc)
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+@lru_cache(maxsize=4096)
+def _anchors(stored: str) -> tuple[HeadingAnchor, ...]:
+    """Return a page's heading anchors from their stored JSON (validated when indexed; the same pages come back)."""
+    return tuple(HeadingAnchor.model_construct(**anchor) for anchor in json.loads(stored))

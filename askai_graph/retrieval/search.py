@@ -37,10 +37,10 @@ from askai_graph.evidence.citations import (
     plain_quote,
 )
 from askai_graph.retrieval.bm25 import BM25Index
-from askai_graph.retrieval.corpus import Page
+from askai_graph.retrieval.corpus import PageHead
 from askai_graph.retrieval.lexicon import Lexicon, QueryWord
 from askai_graph.retrieval.pages import PageRetriever
-from askai_graph.retrieval.passages import split_sections
+from askai_graph.retrieval.passages import Passage, split_sections
 from askai_graph.text.plain import strip_html_tags
 from askai_graph.text.terms import content_terms, stem
 
@@ -52,8 +52,7 @@ MAX_RESULTS = 20
 """The most pages one search returns."""
 _PASSAGES_PER_PAGE = 4
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
-_ALNUM = re.compile(r"[A-Za-z0-9]")
-_HEADINGS = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _LIST_MARK = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|>+|\|)[ \t]*", re.MULTILINE)
 
@@ -118,30 +117,31 @@ def search(
         in_scope = scope.pages if scope is not None else None
     filtered = in_scope is not None
     ranked = _passages(index, typed, (limit * (8 if filtered else 1)) * _PASSAGES_PER_PAGE)
-    posts = retriever._posts_of([doc for doc, _ in ranked])
+    # One read of the passages (their pages and texts), one of the pages' titles, URLs and
+    # anchors: never a page's body, never a query per hit.
+    read = retriever._passages_of([doc for doc, _ in ranked])
     by_page: dict[int, list[tuple[int, int]]] = {}
     for document, held in ranked:
-        by_page.setdefault(posts[document], []).append((document, held))
-    texts = retriever._passage_texts([doc for docs in by_page.values() for doc, _ in docs[:_PASSAGES_PER_PAGE]])
+        if document in read and (in_scope is None or read[document][0] in in_scope):
+            by_page.setdefault(read[document][0], []).append((document, held))
     query_terms = frozenset(content_terms(query))
     # Pages in rank order, a page with a heading that is the query first: only the pages
-    # returned are read in full (their record, their sections), the costly part.
+    # returned have their sections cut and matched, the costly part.
     candidates = []
     for order, (post_id, documents) in enumerate(by_page.items()):
-        passages = [texts[doc].text for doc, _ in sorted(documents[:_PASSAGES_PER_PAGE]) if doc in texts]
+        passages = [read[doc][1].text for doc, _ in sorted(documents[:_PASSAGES_PER_PAGE])]
         exact = any(_is_query(heading, query_terms) for text in passages for heading in _headings(text))
         candidates.append(((not exact, -documents[0][1], order), post_id, passages))
     candidates.sort(key=lambda item: item[0])
+    heads = retriever._heads([post_id for _, post_id, _ in candidates])
     pages: list[tuple[tuple[bool, int, int], PageMatch]] = []
     matcher = _Matcher(typed)
     for (_, held, order), post_id, passages in candidates:
-        post = retriever._post(post_id)
-        if in_scope is not None and post_id not in in_scope:
-            continue
-        sections = _sections(post, passages, matcher, query_terms)
+        head = heads[post_id]
+        sections = _sections(head, passages, matcher, query_terms)
         if sections:
-            exact = any(s.exact for s in sections) or _is_query(post.title, query_terms)
-            pages.append(((not exact, held, order), PageMatch(post.title, post.url, tuple(s.match for s in sections))))
+            exact = any(s.exact for s in sections) or _is_query(head.title, query_terms)
+            pages.append(((not exact, held, order), PageMatch(head.title, head.url, tuple(s.match for s in sections))))
         if len(pages) >= limit:
             break
     pages.sort(key=lambda item: item[0])
@@ -158,13 +158,13 @@ def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tupl
     for word in typed:
         if not word.terms:
             continue
-        columns = []
+        holds = np.zeros(docs, dtype=bool)  # a mask, not np.unique: a common prefix's postings are long to sort
         for term, weight in word.terms.items():
             start, end = int(indptr[vocab[term]]), int(indptr[vocab[term] + 1])
             rows = indices[start:end]
             scores[rows] += weight * data[start:end]
-            columns.append(rows)
-        held[np.unique(np.concatenate(columns))] += 1
+            holds[rows] = True
+        held += holds
     candidates = np.flatnonzero(held)
     if not len(candidates):  # every term is in the vocabulary but in no passage (its postings are empty)
         return []
@@ -177,15 +177,19 @@ def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tupl
     return [(int(candidates[i]), int(held[candidates[i]])) for i in order]
 
 
-def _sections(post: Page, passages: Sequence[str], matcher: _Matcher, query: frozenset[str]) -> list[_Scored]:
+def _sections(post: PageHead, passages: Sequence[str], matcher: _Matcher, query: frozenset[str]) -> list[_Scored]:
     """Return the page's best sections holding a query word, best first."""
     scored = []
     seen: set[tuple[str, str]] = set()
     for passage in passages:
-        for raw_heading, heading, text in _plain_sections(passage):
-            if (raw_heading, text) in seen:
+        for section in _split(passage):
+            raw = (section.heading, section.text)
+            # Cutting a section to plain text is the costly part: only one whose Markdown holds a
+            # candidate word is cut (markup never joins a word; it only sits around one).
+            if raw in seen or not matcher.may_hold(section.heading + "\n" + section.text):
                 continue
-            seen.add((raw_heading, text))
+            seen.add(raw)
+            raw_heading, heading, text = _plain_section_of(*raw)
             in_heading = {word for _, word in matcher.spans(heading)}
             spans = matcher.spans(text)
             held = in_heading | {word for _, word in spans}
@@ -202,33 +206,36 @@ class _Matcher:
     """Finds the words of a text that query words stand for, remembering each distinct word's verdict.
 
     Only a word beginning with a query term (a Snowball stem begins its words, but for a
-    final ``i`` that was ``y``) or with the word being typed can match: that test is one
-    C-level ``startswith``; each distinct candidate is then checked by its stem.
+    final ``i`` that was ``y``) or with the word being typed can match: one regular
+    expression finds those words in C (the scan the profile showed costliest when it was
+    a ``str.find`` loop per term); each distinct candidate is then checked by its stem.
     """
 
     def __init__(self, typed: Sequence[QueryWord]) -> None:
         self.typed = [word for word in typed if word.terms]
         starts = {term.removesuffix("i") or term for word in self.typed for term in word.terms}
         self.starts = tuple(starts | {word.word for word in self.typed if word.prefix})
+        # A word is a run of ASCII letters and digits (``_TOKEN``): each start's own run begins it.
+        runs = sorted({run.group() for start in self.starts if (run := _TOKEN.match(start))}, key=len, reverse=True)
+        alternatives = "|".join(re.escape(run) for run in runs) or "(?!)"
+        self.candidates = re.compile(f"(?<![A-Za-z0-9])(?:{alternatives})[A-Za-z0-9]*")
         self.seen: dict[str, int] = {}
+
+    def may_hold(self, text: str) -> bool:
+        """Whether ``text`` has a word a query word may stand for (a cheap test before ``spans``)."""
+        return self.candidates.search(text.lower()) is not None
 
     def spans(self, text: str) -> list[tuple[tuple[int, int], int]]:
         """Return ``((start, end), query word number)`` for each word of ``text`` a query word stands for."""
         lower = text.lower()
         if len(lower) != len(text):  # a character whose lower case is longer: offsets would drift
             return self._scanned(text)
-        found: dict[int, tuple[tuple[int, int], int]] = {}
-        for start in self.starts:  # str.find runs in C: a few scans of the text, not a loop over its words
-            at = lower.find(start)
-            while at >= 0:
-                if at not in found and (at == 0 or not _ALNUM.match(lower, at - 1)):
-                    token = _TOKEN.match(lower, at)
-                    if token is not None:
-                        which = self._verdict(token.group())
-                        if which >= 0:
-                            found[at] = (token.span(), which)
-                at = lower.find(start, at + 1)
-        return [found[at] for at in sorted(found)]
+        found = []
+        for token in self.candidates.finditer(lower):
+            which = self._verdict(token.group())
+            if which >= 0:
+                found.append((token.span(), which))
+        return found
 
     def _scanned(self, text: str) -> list[tuple[tuple[int, int], int]]:
         found = []
@@ -253,8 +260,16 @@ class _Matcher:
 
 
 def _headings(markdown: str) -> list[str]:
-    """Return the heading-shaped lines of ``markdown`` (code comments too: this only orders candidates)."""
-    return _HEADINGS.findall(markdown)
+    """Return the heading-shaped lines of ``markdown`` (code comments too: this only orders candidates).
+
+    Line by line, not one multi-line pattern: Python's ``re`` tries a multi-line ``^`` at
+    every character, ten times slower on a passage than testing each line's first ones.
+    """
+    return [
+        heading.group(1)
+        for line in markdown.splitlines()
+        if "#" in line[:4] and (heading := _HEADING.match(line)) is not None
+    ]
 
 
 def _is_query(text: str, query: frozenset[str]) -> bool:
@@ -268,16 +283,19 @@ def _heading_terms(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1024)
-def _plain_sections(passage: str) -> tuple[tuple[str, str, str], ...]:
-    """Return each section of a passage as (heading as written, heading shown, plain text).
+def _split(passage: str) -> tuple[Passage, ...]:
+    """Return the sections of a passage (the last thousand passages read are kept, as their cut sections are)."""
+    return tuple(split_sections(passage))
 
-    Kept for the last thousand passages read (a few megabytes): a reader typing a word
+
+@lru_cache(maxsize=4096)
+def _plain_section_of(heading: str, markdown: str) -> tuple[str, str, str]:
+    """Return a section as (heading as written, heading shown, plain text).
+
+    Kept for the last few thousand sections cut (a few megabytes): a reader typing a word
     letter by letter meets the same pages query after query.
     """
-    return tuple(
-        (section.heading, plain_heading(section.heading), plain_section(section.text))
-        for section in split_sections(passage)
-    )
+    return heading, plain_heading(heading), plain_section(markdown)
 
 
 def plain_section(markdown: str) -> str:
@@ -308,7 +326,7 @@ def _plain_prose(lines: list[str]) -> str:
     return plain_quote(strip_html_tags(_LIST_MARK.sub("", "\n".join(lines))))
 
 
-def _section_url(post: Page, heading: str, shown: str) -> str:
+def _section_url(post: PageHead, heading: str, shown: str) -> str:
     if not heading:
         return post.url
     anchor = next((a.id for a in post.anchors if a.heading == heading), None)

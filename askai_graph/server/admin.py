@@ -63,7 +63,7 @@ from askai_graph.server.pools import bookkeeping
 from askai_graph.server.request import BadRequest, read_body
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable
-from askai_graph.stores.runlog.coverage import UNFOUND_SEARCHES, GapGroup, group_gaps
+from askai_graph.stores.runlog.coverage import UNFOUND_SEARCHES, GapGroup, SearchGaps, group_gaps
 from askai_graph.stores.runlog.overview import Overview, RunQuery
 from askai_graph.stores.runlog.record import RunRecord
 from askai_graph.stores.runlog.store import STORE_TIMEOUT_SECONDS
@@ -174,9 +174,11 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
         since = datetime.now(UTC) - timedelta(days=days)
         return await store(logged().find, since, query), query, days
 
-    def grouped_gaps(log: RunLog, since: datetime) -> tuple[list[GapGroup], int, list[tuple[str, int]]]:
+    def grouped_gaps(log: RunLog, since: datetime) -> tuple[list[GapGroup], int, SearchGaps]:
         runs = log.unanswered(since, GAP_RUNS)
-        return group_gaps(runs), len(runs), log.unfound_searches(since, UNFOUND_SEARCHES)
+        unfound = log.unfound_searches(since, UNFOUND_SEARCHES)
+        searched = SearchGaps(unfound, log.searched_then_fallback(since, UNFOUND_SEARCHES))
+        return group_gaps(runs), len(runs), searched
 
     @routes.get("/admin/gaps")
     async def gaps(request: Request) -> Response:
@@ -186,7 +188,7 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
         days = days_of(request)
         groups, read, unfound = await store(grouped_gaps, logged(), datetime.now(UTC) - timedelta(days=days))
         csrf = sessions.csrf(session)
-        return html(gaps_page(groups, days, csrf, read=read, limit=GAP_RUNS, unfound=unfound))
+        return html(gaps_page(groups, days, csrf, read=read, limit=GAP_RUNS, searches=unfound))
 
     @routes.get("/admin/pages")
     async def pages(request: Request) -> Response:

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from askai_graph.server.admin_pages import escaped, page, period_form
-from askai_graph.stores.runlog.coverage import GapGroup, PageUse
+from askai_graph.stores.runlog.coverage import GapGroup, PageUse, SearchGaps
 
 EXAMPLES = 5
 """Example questions shown per coverage group."""
@@ -57,18 +57,20 @@ def gaps_page(
     *,
     read: int,
     limit: int,
-    unfound: Sequence[tuple[str, int]] = (),
+    searches: SearchGaps | None = None,
 ) -> str:
     """Return the coverage gaps of ``days`` days: ``groups`` of the ``read`` newest unanswered runs (``limit`` cap).
 
-    ``unfound`` (query, times) are the period's searches that found nothing, listed after the groups.
+    ``searches`` are the period's searches that found nothing and those followed by a
+    question that ended in fallback, listed after the groups.
     """
     note = f"<p>{read:,} degraded or fallback answers, in {len(groups):,} groups of similar questions, largest first."
     note += "</p>"
     if read == limit:
         note += f"<p>Only the newest {limit:,} are grouped.</p>"
     body = "".join(_group(group) for group in groups) or "<p>None: every question was accepted.</p>"
-    body += _unfound(unfound)
+    searches = searches or SearchGaps()
+    body += _unfound(searches.unfound) + _searched_then_fallback(searches.then_fallback)
     return page("Coverage gaps", period_form("/admin/gaps", days) + note + body, csrf=csrf)
 
 
@@ -80,6 +82,14 @@ def _unfound(unfound: Sequence[tuple[str, int]]) -> str:
         "<h2>Searches with no result</h2><table data-unfound-searches>"
         f"<tr><th>search</th><th>times</th></tr>{cells}</table>"
     )
+
+
+def _searched_then_fallback(pairs: Sequence[tuple[str, str]]) -> str:
+    caption = "<h2>Searched, then asked: ended in fallback</h2>"
+    if not pairs:
+        return caption + "<p>None: no question asked from a search ended in fallback.</p>"
+    cells = "".join(f"<tr><td>{escaped(query)}</td><td>{escaped(question)}</td></tr>" for query, question in pairs)
+    return f"{caption}<table data-searched-then-fallback><tr><th>search</th><th>question</th></tr>{cells}</table>"
 
 
 def _table(caption: str, heading: str, rows: list[tuple[str, int]]) -> str:

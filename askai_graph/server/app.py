@@ -41,6 +41,7 @@ from askai_graph.server.reload import Generation, IndexReloader, default_reloade
 from askai_graph.server.request import BadRequest, refused
 from askai_graph.server.retention import retention
 from askai_graph.server.run import StreamingGraph
+from askai_graph.server.search_settle import SearchSettler
 from askai_graph.settings import Settings
 from askai_graph.stores.pruning import PruneCounts
 from askai_graph.stores.readers import ReaderHash
@@ -106,6 +107,8 @@ def create_app(
     per_minute = f"{settings.search_per_minute}/minute"
     searches = rate_limit_for(per_minute, name="askai-search", cache_url=settings.cache_url, readers=readers)
     slots = _stream_slots(settings)
+    # The search log keeps the query a reader settled on, not each keystroke's (``search_settle``).
+    settled = SearchSettler(run_log.record_search, settings.search_settle_seconds) if run_log is not None else None
     # MCP at /mcp (askai_graph.mcp): the tools share /api/chat's limits, threads, cache and run log.
     # The SDK is imported by the first /mcp request, not here (``mcp.endpoint``).
     leases = ThreadLeases(settings)
@@ -117,6 +120,7 @@ def create_app(
         closing(owned_store),
         *served.resources, closing(questions), closing(ratings), closing(searches), closing(slots), mcp.running,
         partial(retention, run_log, settings.runlog_retention_days),
+        closing(settled),  # closed first: the searches it holds are queued before the run log stops
     ]
     app = FastAPI(
         title="askai-graph",
@@ -133,12 +137,13 @@ def create_app(
     # opens only in the lifespan), its answer cache and corpus facts, swapped together on reload.
     app.state.live, app.state.reloader = served.live, served.reloader
     # Every route module is added the same way: a router built from what its routes need.
-    app.include_router(
-        chat.router(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log, readers=readers)
-    )
+    answers = partial(chat.router, settings, slots=slots, leases=leases, run_log=run_log, readers=readers)
+    app.include_router(answers(rate_limit=questions, settled=settled))
     app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log))
-    app.include_router(search.router(settings, rate_limit=searches, run_log=run_log, readers=readers))
-    app.include_router(search_click.router(settings, rate_limit=searches, run_log=run_log, readers=readers))
+    app.include_router(search.router(settings, rate_limit=searches, settled=settled, readers=readers))
+    app.include_router(
+        search_click.router(settings, rate_limit=searches, run_log=run_log, settled=settled, readers=readers)
+    )
     app.include_router(health.router(pruned))
     app.include_router(suggestions.router(settings))
     app.include_router(web.router(settings, site=site is not None))

@@ -22,6 +22,8 @@ from askai_graph.stores.runlog import Rating
 from askai_graph.stores.thread_tokens import THREAD_TOKEN_FORMAT, THREAD_TOKEN_PATTERN, is_thread_token
 from askai_graph.stores.threads import THREAD_ID_FORMAT, THREAD_ID_PATTERN, is_thread_id
 
+SEARCH_ID_PATTERN = r"^[0-9a-f]{32}$"
+"""What a ``search_id`` looks like (``stores.runlog.searches.SearchRecord``: a random UUID's hex)."""
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
 
@@ -80,6 +82,14 @@ class ChatBody(BaseModel):
         pattern=LOCALE_PATTERN,
     )
 
+    search_id: str | None = Field(
+        None,
+        description="The search_id of the GET /api/search response the reader asked from (the launcher's Ask row "
+        "or Ctrl-Enter): the run log links the question to that search, so a search followed by a question that "
+        "ended in fallback shows among the coverage gaps. Absent or null: not asked from a search.",
+        json_schema_extra={"pattern": SEARCH_ID_PATTERN},
+    )
+
     def scope(self) -> dict[str, str]:
         """Return the reader's version and language, as far as the request names them."""
         return {key: value for key, value in (("version", self.version), ("locale", self.locale)) if value}
@@ -100,6 +110,13 @@ class ChatBody(BaseModel):
         if thread_id is not None and not is_thread_id(thread_id):
             raise ValueError(f"must be an id this server issued ({THREAD_ID_FORMAT})")
         return thread_id
+
+    @field_validator("search_id", mode="before")
+    @classmethod
+    def _a_search_id(cls, search_id: object) -> object:
+        if search_id is not None and not (isinstance(search_id, str) and re.fullmatch(SEARCH_ID_PATTERN, search_id)):
+            raise ValueError("must be the search_id of a GET /api/search response (32 hexadecimal digits)")
+        return search_id
 
     @field_validator("thread_token", mode="before")
     @classmethod

@@ -38,6 +38,7 @@ from askai_graph.server.recording import RecordingGraph, recorded
 from askai_graph.server.reload import live
 from askai_graph.server.request import BadRequest, read_json, require_json
 from askai_graph.server.run import StreamingGraph
+from askai_graph.server.search_settle import SearchSettler
 from askai_graph.server.thread_run import ThreadRun
 from askai_graph.settings import Settings
 from askai_graph.stores.readers import ReaderHash
@@ -56,6 +57,7 @@ def router(
     leases: ThreadLeases,
     run_log: RunLog | None,
     readers: ReaderHash,
+    settled: SearchSettler | None = None,
 ) -> APIRouter:
     """Return the ``POST /api/chat`` route, answering from what the app serves now (``reload.live``)."""
     routes = APIRouter()
@@ -89,8 +91,21 @@ def router(
             raise BadRequest(503, BUSY, retry_after=settings.retry_after_seconds)
         reader = reader_of(request, readers)
         thread, release = await _claim(leases, graph, body.thread_id, body.thread_token, slot, settings)
-        return _answer(body.message, serving.cache, graph, thread, release, slot, settings, run_log, reader,
-                       body.scope())
+        if settled is not None:
+            settled.settle(reader)  # asking settles the reader's search: the log keeps it now
+        return _answer(
+            body.message,
+            serving.cache,
+            graph,
+            thread,
+            release,
+            slot,
+            settings,
+            run_log,
+            reader,
+            body.scope(),
+            search_id=body.search_id,
+        )
 
     return routes
 
@@ -117,6 +132,8 @@ def _answer(
     run_log: RunLog | None,
     reader: str,
     scope: dict[str, str] | None = None,
+    *,
+    search_id: str | None = None,
 ) -> Response:
     """Stream the answer to ``question`` on ``thread``, logged in ``run_log``, holding ``slot`` to its end."""
     recorder = RecordingGraph(graph)
@@ -136,6 +153,7 @@ def _answer(
         run_log=run_log,
         run_id=thread.run_id,
         reader=reader,
+        search_id=search_id,
     )
     return _SlotResponse(
         slot,

@@ -193,6 +193,12 @@ SEARCH_RESPONSES: dict[int | str, dict[str, Any]] = {
                     "type": "object",
                     "properties": {
                         "query": {"type": "string"},
+                        "search_id": {
+                            "type": "string",
+                            "pattern": r"^[0-9a-f]{32}$",
+                            "description": "This search, as the run log keeps it (present when the run log is on): "
+                            "a question asked from it sends it as POST /api/chat's search_id.",
+                        },
                         "results": {
                             "type": "array",
                             "items": {

@@ -64,16 +64,19 @@ async def recorded(
     run_log: RunLog | None,
     run_id: str | None = None,
     reader: str | None = None,
+    search_id: str | None = None,
 ) -> AsyncGenerator[list[Event], None]:
     """Yield ``run``'s batches of events; ``done`` gets a ``run_id`` and the answer is logged first.
 
-    ``reader`` is the keyed hash of the client's address (``stores.readers``), never the address.
+    ``reader`` is the keyed hash of the client's address (``stores.readers``), never the address;
+    ``search_id`` the launcher search the question was asked from, if any.
     """
     start = time.perf_counter()
     try:
         async for batch in run:
             if batch and batch[-1][0] == "done":  # ``done`` ends the stream: it is always last
-                batch = [*batch[:-1], await _done(batch[-1][1], question, recorder, run_log, run_id, start, reader)]
+                asker = (reader, search_id)
+                batch = [*batch[:-1], await _done(batch[-1][1], question, recorder, run_log, run_id, start, asker)]
             yield batch
     finally:
         await run.aclose()
@@ -96,19 +99,24 @@ async def _done(
     run_log: RunLog | None,
     run_id: str | None,
     start: float,
-    reader: str | None,
+    asker: tuple[str | None, str | None],
 ) -> Event:
     summary: RunSummary = data.summary
     if not summary.run_id:
         # ``with_summary`` keeps what rides on the event only (the thread's token).
         data = data.with_summary(summary.model_copy(update={"run_id": run_id or new_run_id()}))
     if run_log is not None:
-        await _write(run_log, question, recorder, data.summary, (time.perf_counter() - start) * 1000, reader)
+        await _write(run_log, question, recorder, data.summary, (time.perf_counter() - start) * 1000, asker)
     return "done", data
 
 
 async def _write(
-    run_log: RunLog, question: str, recorder: RecordingGraph, summary: RunSummary, ms: float, reader: str | None
+    run_log: RunLog,
+    question: str,
+    recorder: RecordingGraph,
+    summary: RunSummary,
+    ms: float,
+    asker: tuple[str | None, str | None],
 ) -> None:
     """Hand the record to the run log, in the bookkeeping pool, waiting at most ``pools.SETTLE_SECONDS``.
 
@@ -117,7 +125,10 @@ async def _write(
     waits on a slow store. A late record is still written.
     """
     try:
-        record = build_record(summary, question=question, latency_ms=ms, stage_ms=recorder.stage_ms, reader=reader)
+        reader, search_id = asker  # who asked (keyed hash), and from which search
+        record = build_record(
+            summary, question=question, latency_ms=ms, stage_ms=recorder.stage_ms, reader=reader, search_id=search_id
+        )
     except Exception:
         logger.exception("could not write the run log; the answer is sent anyway")
         return

@@ -5,9 +5,10 @@ sections (heading, link, plain-text snippet, matched words' offsets), every page
 ``endorsed: false`` (search hits, not answers no gate has read). A response carries an
 ``ETag`` drawn from the corpus fingerprint and the normalised request, so a repeated
 search is a ``304`` without searching again, and ``Cache-Control`` lets the browser
-keep it a minute. Each search answered (not a ``304``, not a refusal) is logged in the
-run log (``stores.runlog.searches``: the query masked, the result count, the reader's
-keyed hash), through its writer queue: a search never waits on the database. Every
+keep it a minute. Each search answered (not a ``304``, not a refusal) goes to the
+search log (``stores.runlog.searches``: the query masked, the result count, the reader's
+keyed hash) once its reader settles on it (``search_settle``: not each keystroke's
+query), through the run log's writer queue: a search never waits on the database. Every
 refusal is ``{"detail": ...}``:
 
 =====  =============================================================================
@@ -39,9 +40,9 @@ from askai_graph.retrieval.search import MAX_RESULTS, PageMatch, search
 from askai_graph.server.limits import ClientRateLimit, client_address, reader_of
 from askai_graph.server.openapi import SEARCH_RESPONSES
 from askai_graph.server.request import BadRequest
+from askai_graph.server.search_settle import SearchSettler
 from askai_graph.settings import Settings
 from askai_graph.stores.readers import ReaderHash
-from askai_graph.stores.runlog import RunLog
 from askai_graph.stores.runlog.searches import SearchRecord
 from askai_graph.text.plain import clean_question
 
@@ -54,12 +55,16 @@ _SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def router(
-    settings: Settings, *, rate_limit: ClientRateLimit, run_log: RunLog | None = None, readers: ReaderHash | None = None
+    settings: Settings,
+    *,
+    rate_limit: ClientRateLimit,
+    settled: SearchSettler | None = None,
+    readers: ReaderHash | None = None,
 ) -> APIRouter:
     """Return the ``GET /api/search`` route, counting each client's searches in ``rate_limit``.
 
-    Each search answered is logged in ``run_log`` (when there is one), its reader as
-    ``readers`` hashes the client address.
+    Each search answered goes to ``settled`` (when the run log is on), which logs the ones
+    its reader (as ``readers`` hashes the client address) settled on.
     """
     routes = APIRouter()
 
@@ -81,7 +86,9 @@ def router(
             raise BadRequest(404, "this server answers from a graph it did not build: it has no pages to search")
         request_key = json.dumps([_FORMAT, retriever.corpus.fingerprint, query, pages, filters])
         etag = '"' + hashlib.sha256(request_key.encode()).hexdigest()[:32] + '"'
-        headers = {"ETag": etag, "Cache-Control": f"public, max-age={MAX_AGE_SECONDS}"}
+        # A logged search's response names its row (search_id): the reader's own, kept by no shared cache.
+        cache = "private" if settled is not None else "public"
+        headers = {"ETag": etag, "Cache-Control": f"{cache}, max-age={MAX_AGE_SECONDS}"}
         if etag in _etags(request.headers.get("if-none-match", "")):
             return Response(status_code=304, headers=headers)
         find = partial(search, retriever, query, pages, **filters)
@@ -91,10 +98,13 @@ def router(
             found = find() if inline else await asyncio.get_running_loop().run_in_executor(None, find)
         except ScopeError as exc:
             raise BadRequest(422, str(exc)) from None
-        if run_log is not None:
+        response: dict[str, Any] = {"query": query, "results": [_result(page) for page in found]}
+        if settled is not None:
             reader = reader_of(request, readers) if readers is not None else None
-            run_log.record_search(SearchRecord(query=query, result_count=len(found), reader=reader))  # only queues
-        return JSONResponse({"query": query, "results": [_result(page) for page in found]}, headers=headers)
+            record = SearchRecord(query=query, result_count=len(found), reader=reader)
+            settled.search(record)  # never waits
+            response["search_id"] = record.search_id  # a question asked from it names it (POST /api/chat)
+        return JSONResponse(response, headers=headers)
 
     return routes
 

@@ -30,6 +30,7 @@ from askai_graph.server.bodies import MAX_URL_CHARS, SearchClickBody
 from askai_graph.server.limits import ClientRateLimit, client_address, reader_of
 from askai_graph.server.openapi import SEARCH_CLICK_RESPONSES, request_body
 from askai_graph.server.request import BadRequest, read_json, require_json
+from askai_graph.server.search_settle import SearchSettler
 from askai_graph.settings import Settings
 from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog
@@ -37,9 +38,17 @@ from askai_graph.stores.runlog.searches import SearchRecord
 
 
 def router(
-    settings: Settings, *, rate_limit: ClientRateLimit, run_log: RunLog | None, readers: ReaderHash
+    settings: Settings,
+    *,
+    rate_limit: ClientRateLimit,
+    run_log: RunLog | None,
+    readers: ReaderHash,
+    settled: SearchSettler | None = None,
 ) -> APIRouter:
-    """Return the ``POST /api/search/click`` route, logging clicks in ``run_log`` (counted in ``rate_limit``)."""
+    """Return the ``POST /api/search/click`` route, logging clicks in ``run_log`` (counted in ``rate_limit``).
+
+    A click settles its reader's held search (``settled``) first: the click marks that row.
+    """
     routes = APIRouter()
     body_limit = 4096 + 4 * (settings.max_question_chars + MAX_URL_CHARS)  # a UTF-8 character is at most 4 bytes
 
@@ -64,6 +73,8 @@ def router(
         if not retriever.has_page(body.url):
             raise BadRequest(404, "'url' is not one of the site's pages")
         click = SearchRecord(query=body.query, clicked_url=body.url, reader=reader_of(request, readers))
+        if settled is not None:
+            settled.settle(click.reader)  # queued before the click, which marks it
         run_log.record_search(click)  # only queues
         return JSONResponse({"recorded": True})
 

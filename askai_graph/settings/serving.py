@@ -155,6 +155,14 @@ class ServingSettings(BaseModel):
         description="Searches (GET /api/search, sent as a reader types) one client address may make per minute "
         "(then 429); counted apart from questions.",
     )
+    search_settle_seconds: float = Field(
+        30.0,
+        ge=0,
+        le=600,
+        description="How long a reader's search waits before the search log keeps it: their next search replaces "
+        "it when one query extends the other (a word still being typed), as hosted search analytics count only "
+        "the query a reader settled on; opening a result or asking keeps it at once. 0: every search is kept.",
+    )
     max_feedback_chars: int = Field(1000, ge=0, le=100_000, description="Longest feedback comment accepted.")
     suggestions: tuple[Annotated[str, Field(min_length=1, max_length=500, pattern=r"\S")], ...] = Field(
         (),

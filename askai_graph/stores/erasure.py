@@ -28,7 +28,7 @@ def forget_run(database_url: str, run_id: str) -> list[str]:
         removed = run_log.forget_run(run_id)
     finally:
         run_log.close()
-    return [f"run log: removed {_runs(removed)} (with feedback) of run {run_id}"]
+    return [f"run log: removed {_runs(removed)} (with feedback and the search it was asked from) of run {run_id}"]
 
 
 def forget_thread(database_url: str, thread_id: str, token: str | None) -> list[str]:
@@ -38,7 +38,7 @@ def forget_thread(database_url: str, thread_id: str, token: str | None) -> list[
         removed = run_log.forget_thread(thread_id)
     finally:
         run_log.close()
-    lines = [f"run log: removed {_runs(removed)} (with feedback) of thread {thread_id}"]
+    lines = [f"run log: removed {_runs(removed)} (with feedback and the searches asked from) of thread {thread_id}"]
     if token is None:
         lines.append("threads: not searched (no --thread-token and none kept here); the thread expires by itself")
         return lines

@@ -124,6 +124,8 @@ export class Search {
     if (controller !== this.controller || query !== this.input.value || this.latest !== query) return; // stale
     this.controller = null;
     if (this.widget.state === "streaming") return;
+    // The search a question asked from these results names (POST /api/chat's search_id).
+    this.shown = { query, searchId: body && typeof body.search_id === "string" ? body.search_id : null };
     this.show(query, body && Array.isArray(body.results) ? body.results : null);
   }
 
@@ -276,6 +278,7 @@ export class Search {
     clearTimeout(this.timer);
     this.abort();
     this.hide();
-    if (this.widget.ask(query)) this.input.value = "";
+    const searchId = this.shown && this.shown.query === query ? this.shown.searchId : null;
+    if (this.widget.ask(query, { searchId })) this.input.value = "";
   }
 }

@@ -311,12 +311,12 @@ class AskAiWidget extends HTMLElement {
     this.el.input.focus();
   }
 
-  /** Start answering; false when there is nothing to ask or an answer is still streaming. */
-  ask(rawQuestion) {
+  /** Start answering (`searchId`: the launcher search it is asked from); false when there is nothing to ask or an answer is still streaming. */
+  ask(rawQuestion, { searchId = null } = {}) {
     const question = (rawQuestion || "").trim();
     if (!question || this.state === "streaming" || this.searchOnly) return false;
     if (!this.el.threadNotice.hidden && this.el.threadNotice.textContent === this.t.linkWaits) this.el.threadNotice.hidden = true;
-    this.run(question);
+    this.run(question, searchId);
     return true;
   }
 
@@ -352,7 +352,7 @@ class AskAiWidget extends HTMLElement {
     this.search.hide();
   }
 
-  async run(question) {
+  async run(question, searchId = null) {
     this.lastQuestion = question;
     this.begin(question);
     const controller = (this.controller = new AbortController());
@@ -362,6 +362,7 @@ class AskAiWidget extends HTMLElement {
     const body = { message: question, ...pageScope(this) };
     if (this.conversation.threadId) body.thread_id = this.conversation.threadId;
     if (body.thread_id && this.conversation.threadToken) body.thread_token = this.conversation.threadToken;
+    if (searchId) body.search_id = searchId;
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       let done = null;

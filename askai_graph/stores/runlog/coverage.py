@@ -10,6 +10,9 @@ the dashboard (``/admin/gaps``, ``/admin/pages``) read the same grouping.
   Critic's gaps, the pages Research retrieved for it and a suggested page to write.
 - **Searches with no result**: listed beside the questions (``SqlRunLog.unfound_searches``:
   each distinct masked query and how often it was searched), most frequent first.
+- **Searched, then asked, ended in fallback**: the questions asked from a launcher search
+  (``RunRecord.search_id``) that got no answer, each beside its search
+  (``SqlRunLog.searched_then_fallback``), newest first.
 - **Page use**: how many answers cited each page, and the pages Research returned at
   least ``min_retrieved`` times that no answer ever cited (their wording attracts
   questions they cannot answer).
@@ -92,6 +95,16 @@ def group_gaps(runs: Sequence[RunRecord], similarity: float = DEFAULT_SIMILARITY
         group.gaps.update(run.gaps)
         group.retrieved.update(set(run.retrieved_urls))
     return sorted(groups, key=lambda g: -len(g.questions))
+
+
+@dataclass
+class SearchGaps:
+    """What the search log adds to the coverage gaps."""
+
+    unfound: list[tuple[str, int]] = field(default_factory=list)
+    """(query, times searched) of the searches that found nothing, most frequent first."""
+    then_fallback: list[tuple[str, str]] = field(default_factory=list)
+    """(search, question) of the questions asked from a search that ended in fallback, newest first."""
 
 
 @dataclass

@@ -56,6 +56,8 @@ class RunRecord(BaseModel):
     """The reader's thumbs, if any."""
     comment: str | None = None
     """The reader's comment, if any."""
+    search_id: str | None = None
+    """The launcher search the reader asked from (the ``search_id`` of its response), when they did."""
 
 
 def build_record(
@@ -65,6 +67,7 @@ def build_record(
     latency_ms: float,
     stage_ms: Mapping[str, float] | None = None,
     reader: str | None = None,
+    search_id: str | None = None,
 ) -> RunRecord:
     """Build the record of one answer from its run summary (``question`` as the reader asked it)."""
     standalone = summary.standalone_question
@@ -86,4 +89,5 @@ def build_record(
         source_urls=[source.url for source in summary.sources],
         latency_ms=round(latency_ms, 3),
         stage_ms={stage: round(ms, 3) for stage, ms in (stage_ms or {}).items()},
+        search_id=search_id,
     )

@@ -90,6 +90,20 @@ def unfound(cursor: Any, p: str, since: datetime, limit: int) -> list[tuple[str,
     return [(str(query), int(count)) for query, count in cursor.fetchall()]
 
 
+def asked_after(cursor: Any, p: str, since: datetime, limit: int) -> list[tuple[str, str]]:
+    """Return ``(search, question)`` of the newest questions since ``since`` asked from a search that ended in fallback.
+
+    A question asked from the launcher names its search (``RunRecord.search_id``): the
+    reader looked for a page, found none that did, asked, and got no answer either.
+    """
+    cursor.execute(
+        "SELECT s.query, r.question FROM askai_runs r JOIN askai_searches s ON s.search_id = r.search_id"
+        f" WHERE r.created_at >= {p} AND r.outcome = 'fallback' ORDER BY r.created_at DESC LIMIT {int(limit)}",
+        (since.astimezone(UTC).isoformat(),),
+    )
+    return [(str(query), str(question)) for query, question in cursor.fetchall()]
+
+
 def logged(cursor: Any, p: str, since: datetime | None) -> list[SearchRecord]:
     """Return the searches logged at or after ``since`` (all when ``None``), oldest first."""
     sql = "SELECT search_id, created_at, query, result_count, clicked_url, reader FROM askai_searches"

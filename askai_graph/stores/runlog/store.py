@@ -59,7 +59,7 @@ PENDING_LIMIT = 10_000
 _JSON_FIELDS = ("gates", "failure_codes", "gaps", "cited_urls", "retrieved_urls", "source_urls", "stage_ms")
 _COLUMNS = (
     "run_id", "created_at", "question", "standalone_question", "thread_id", "reader", "outcome", "attempts", "cached",
-    *_JSON_FIELDS, "latency_ms", "rating", "comment",
+    *_JSON_FIELDS, "latency_ms", "rating", "comment", "search_id",
 )  # fmt: skip
 DELETE_BATCH = 1000
 """Rows one retention or erasure statement deletes at most."""
@@ -84,7 +84,8 @@ CREATE TABLE IF NOT EXISTS askai_runs (
     latency_ms DOUBLE PRECISION NOT NULL,
     rating TEXT,
     comment TEXT,
-    feedback_at TEXT
+    feedback_at TEXT,
+    search_id TEXT
 )
 """
 _INDEXES = (
@@ -96,7 +97,7 @@ _INDEXES = (
     # The overview's exact percentiles read one latency bucket of the runs (``rollups``).
     "CREATE INDEX IF NOT EXISTS askai_runs_latency ON askai_runs (latency_ms, created_at)",
 )
-_ADDED_COLUMNS = {"reader": "TEXT"}
+_ADDED_COLUMNS = {"reader": "TEXT", "search_id": "TEXT"}
 """Columns added since the table's first release: an older table gets them when opened."""
 
 
@@ -140,6 +141,10 @@ class RunLog(Protocol):
 
     def searches(self, since: datetime | None = None) -> list[SearchRecord]:
         """Return the searches (and clicks) logged at or after ``since`` (all when ``None``), oldest first."""
+        ...
+
+    def searched_then_fallback(self, since: datetime, limit: int) -> list[tuple[str, str]]:
+        """Return ``(search, question)`` of the newest questions since ``since`` asked from a search, then fallback."""
         ...
 
     def prune_searches(self, before: datetime) -> int:
@@ -526,6 +531,16 @@ class SqlRunLog:
         with self._cursor() as cursor:
             return searches.unfound(cursor, self._p, since, limit)
 
+    def searched_then_fallback(self, since: datetime, limit: int) -> list[tuple[str, str]]:
+        """Return ``(search, question)`` of the newest questions since ``since`` asked from a search, ended in fallback.
+
+        Raises:
+            RunLogUnavailable: the database is away.
+        """
+        self.flush()
+        with self._cursor() as cursor:
+            return searches.asked_after(cursor, self._p, since, limit)
+
     def forget_run(self, run_id: str) -> int:
         """Delete one run and its feedback (one still queued is written first); return how many rows went."""
         self.flush()
@@ -538,17 +553,22 @@ class SqlRunLog:
 
     def _delete(self, condition: str, value: str) -> int:
         # ``IN (SELECT ... LIMIT n)``: SQLite and PostgreSQL both bound a DELETE this way.
-        # What it returns is what the rollups uncount, in the same transaction.
+        # What it returns is what the rollups uncount, in the same transaction, and the
+        # searches the runs were asked from, which go with them (the reader's words too).
         sql = (
             f"DELETE FROM askai_runs WHERE run_id IN "
-            f"(SELECT run_id FROM askai_runs WHERE {condition} LIMIT {DELETE_BATCH}) RETURNING {rollups.ROW}"
+            f"(SELECT run_id FROM askai_runs WHERE {condition} LIMIT {DELETE_BATCH}) RETURNING {rollups.ROW}, search_id"
         )
         deleted = 0
         while True:
             with self._transaction() as cursor:
                 cursor.execute(sql, (value,))
                 rows = cursor.fetchall()
-                rollups.counted(rows, sign=-1).write(cursor, self._p)
+                rollups.counted([row[:-1] for row in rows], sign=-1).write(cursor, self._p)
+                asked_from = [row[-1] for row in rows if row[-1] is not None]
+                if asked_from:
+                    marks = ", ".join([self._p] * len(asked_from))
+                    cursor.execute(f"DELETE FROM askai_searches WHERE search_id IN ({marks})", asked_from)
             count = len(rows)
             deleted += count
             if count < DELETE_BATCH:
