@@ -22,6 +22,7 @@ from askai_graph.models.providers import (
     default_critic,
     default_retriever,
     default_writer,
+    synonym_vocabulary,
 )
 from askai_graph.models.reviewing import Critic
 from askai_graph.models.writing import Writer
@@ -73,7 +74,8 @@ def build_graph(
     shared = shared if isinstance(shared, Embeddings) else None
     write = Write(as_writer(writer) if writer is not None else default_writer(base, shared))
     check = Validate(shared)  # anchoring tells tied sections apart with the same model
-    review = Review(as_critic(critic) if critic is not None else default_critic(base))
+    vocabulary = synonym_vocabulary(research.retriever, shared)  # a reader's synonym weighs less (hybrid)
+    review = Review(as_critic(critic) if critic is not None else default_critic(base, vocabulary))
     condense = Condense(default_condenser(base, writer))
     wire = Wiring(base)
 

@@ -89,7 +89,11 @@ sentence that cites a page (a link in it or in its paragraph) against the one pa
 that page it rests on, the section that best matches it: a sentence no single passage of \
 its cited page supports is ungrounded, even if its words appear elsewhere in the evidence \
 or on another page.
-- gaps: short search phrases for what the evidence is missing to answer fully."""
+- gaps: short search phrases for what the evidence is missing to answer fully. A question \
+word no page uses may be the reader's own word for the site's term ("silence" for a quiet \
+flag): it lowers confidence less than a word the site uses elsewhere but the evidence \
+lacks, unless most of the question's words are foreign to the site (then it is about \
+something else)."""
 
 CRITIC_USER = """\
 Question: {question}

@@ -16,6 +16,7 @@ A failed call raises; the Writer and Critic nodes turn that into a gate failure.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 import httpx2 as httpx  # the HTTP client the OpenAI SDK (3.x) runs on
@@ -176,10 +177,27 @@ def default_writer(settings: Settings, embeddings: Embeddings | None = None) -> 
     return ChatModelAdapter(chat_model(model, settings)) if model else ExtractiveWriter(embeddings=embeddings)
 
 
-def default_critic(settings: Settings) -> Critic:
-    """Return the configured Critic: a chat model in JSON mode if set, else the lexical one."""
+def default_critic(settings: Settings, site_uses: Callable[[str], bool] | None = None) -> Critic:
+    """Return the configured Critic: a chat model in JSON mode if set, else the lexical one.
+
+    ``site_uses`` (the retriever's vocabulary, when it has one) lets the lexical Critic
+    weigh a question word no page of the site has as the reader's synonym, not a gap.
+    """
     model = settings.critic_model or settings.model
-    return ChatModelAdapter(chat_model(model, settings, json_mode=True)) if model else LexicalCritic()
+    return (
+        ChatModelAdapter(chat_model(model, settings, json_mode=True)) if model else LexicalCritic(site_uses=site_uses)
+    )
+
+
+def synonym_vocabulary(retriever: object, embeddings: Embeddings | None) -> Callable[[str], bool] | None:
+    """Return what tells the lexical Critic a word the site uses, when it should weigh the others lightly; else None.
+
+    With an embedding model, retrieval meets a reader's synonym by meaning, so a question
+    word no page has is no sign the pages found are wrong. BM25 alone ranked the pages
+    without that word: there it stays a full gap (measured: docs/benchmarks.md, "Words
+    the site never uses").
+    """
+    return retriever.site_uses if embeddings is not None and isinstance(retriever, PageRetriever) else None
 
 
 def default_retriever(settings: Settings, *, reranker: BaseDocumentCompressor | None = None) -> PageRetriever:

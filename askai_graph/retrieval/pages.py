@@ -40,7 +40,7 @@ from askai_graph.retrieval.hits import PageHit, group_pages
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
 from askai_graph.retrieval.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
 from askai_graph.retrieval.scope import Scope, ScopeError, SiteVariants, scope_of
-from askai_graph.text.terms import content_terms
+from askai_graph.text.terms import content_terms, known_form
 
 logger = logging.getLogger(__name__)
 # Passages ranked per page returned: enough that k pages survive the grouping.
@@ -173,6 +173,14 @@ class PageRetriever(BaseRetriever):
     def _lexical_index(self) -> BM25Index | None:
         """Return the BM25 index the relevance floor counts terms in (``None``: no floor, e.g. dense alone)."""
         return None
+
+    def site_uses(self, term: str) -> bool:
+        """Whether any passage of the site has ``term`` (a stem, as ``content_terms`` gives it), or a close form of it.
+
+        A retriever without a lexical index cannot tell: every term counts as used.
+        """
+        lexical = self._lexical_index()
+        return lexical is None or known_form(term, lexical.vocab_dict) in lexical.vocab_dict
 
     def _relevant(self, query: str, hits: list[PageHit], locales: Sequence[str] = ("",)) -> list[PageHit]:
         """Keep the ranked pages above the relevance floor (``askai_graph.retrieval.relevance``)."""

@@ -20,12 +20,17 @@ Signals, each in [0, 1]:
   assistant orders ("ignore your instructions", "you are now...", "reply only with...")
   is not a question about the site: quoted posts cannot align with it, so intent fails
   and no source card lends the site's authority to an injection attempt.
-- **confidence**: the mean of relevance and grounded share, times the square of the
-  share of question terms the evidence mentions at all, to the power 1.5 (gaps weigh heavily), times the
+- **confidence**: the mean of relevance and grounded share, times the share of question
+  terms the evidence mentions at all, to the power 1.5 (gaps weigh heavily), times the
   square root of the share of those the passages the draft quotes (its cited posts'
   evidence) mention: relevance is judged on what the draft quotes, not on the union. For a
   catalog question it is fixed at 0.5: from a bounded evidence slice a lexical
-  reviewer cannot tell whether a list of posts is complete.
+  reviewer cannot tell whether a list of posts is complete. A question word the whole
+  site never uses (``site_uses``, the index's vocabulary) is the reader's own word, a
+  synonym no page could hold ("silence" for a quiet flag): it weighs ``unused_weight``
+  of a gap, as long as such words are at most ``MAX_UNUSED_SHARE`` of the question. A
+  question made mostly of words the site never uses ("How do I bake sourdough
+  bread?") is about something else, and every gap weighs fully.
 - **gaps**: question words the evidence never mentions; they steer the next Research.
 
 The reply goes through the same strict parser as a model's, so the offline path
@@ -36,7 +41,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 from askai_graph.evidence.results import EvidencePassage
@@ -77,6 +82,8 @@ RESTATED = "the answer restates the question"
 _OWED = ("the code", "the option", "the command", "the numbered step")
 INSTRUCTION_INTENT = 0.0
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+MAX_UNUSED_SHARE = 1 / 3
+"""A question with more of its words unknown to the site than this is off topic: its gaps all weigh fully."""
 
 
 def prose_paragraphs(draft: str) -> list[str]:
@@ -146,11 +153,24 @@ class LexicalCritic:
     reads_history = False
     """It judges from the retrieved pages alone: a thread's earlier turns never reach its verdict."""
 
-    def __init__(self, min_support: float = 0.6, min_list_items: int = 3, min_topic_coverage: float = 0.4) -> None:
-        """Configure how strict grounding, topic and catalog form checks are."""
+    def __init__(
+        self,
+        min_support: float = 0.6,
+        min_list_items: int = 3,
+        min_topic_coverage: float = 0.4,
+        site_uses: Callable[[str], bool] | None = None,
+        unused_weight: float = 0.5,
+    ) -> None:
+        """Configure how strict grounding, topic and catalog form checks are.
+
+        ``site_uses`` tells whether any page of the site has a term (the retriever's
+        index knows); without it every gap weighs fully.
+        """
         self.min_support = min_support
         self.min_topic_coverage = min_topic_coverage
         self.min_list_items = min_list_items
+        self.site_uses = site_uses
+        self.unused_weight = unused_weight
 
     async def areview(self, request: ReviewRequest) -> str:
         """Review inline: the evidence is already a bounded slice and scoring it is cheaper than a thread hop."""
@@ -196,7 +216,9 @@ class LexicalCritic:
                 gaps = [gap for gap in gaps if stem(gap) != verb]
             # Code and inline code count as the draft's words: ``--watch`` may be the answer.
             draft_terms = set(content_terms(_LINK.sub(r"\1", request.draft)))
-            relevance = len(question_terms & draft_terms) / len(question_terms) if question_terms else 0.0
+            # A word no page of the site has weighs less (see ``_question_weight``).
+            weight = self._question_weight(question_terms, all_evidence)
+            relevance = len(question_terms & draft_terms) / weight if question_terms else 0.0
             drift = self._drifts(request.draft, claims, question_terms)
             intent = 1.0 if claims and relevance > 0 and answered and not _LIST_LINK.search(request.draft) else 0.3
             if not answered and GAPS[form]:
@@ -232,7 +254,7 @@ class LexicalCritic:
             # mentions is not something this answer covers.
             quoted = self._quoted_terms(claims, evidence_by_url) or all_evidence
             known = question_terms & all_evidence
-            coverage = len(known) / len(question_terms) if question_terms else 0.0
+            coverage = len(known) / weight if question_terms else 0.0
             quoted_share = len(question_terms & quoted) / len(known) if known else 0.0
             grounded = 1 - len(ungrounded) / len(claims) if claims else 0.0
             # Coverage multiplies: a question term no evidence mentions (a gap) means the
@@ -249,6 +271,21 @@ class LexicalCritic:
             "gaps": gaps,
         }
         return json.dumps(review)
+
+    def _question_weight(self, question_terms: set[str], evidence_terms: set[str]) -> float:
+        """Return how many terms the question counts for, a word the site never uses counting ``unused_weight``.
+
+        The retrieved pages, and so the draft, cannot hold a word no page of the site
+        has: the reader's synonym is no sign the site lacks the answer, where a word the
+        site uses elsewhere, but not on the pages found, is. Relevance and coverage are
+        shares of this weight.
+        """
+        if self.site_uses is None:
+            return float(len(question_terms))
+        unused = [term for term in question_terms - evidence_terms if not self.site_uses(term)]
+        if len(unused) > MAX_UNUSED_SHARE * len(question_terms):
+            unused = []
+        return len(question_terms) - (1 - self.unused_weight) * len(unused)
 
     def _lead_sections(self, request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> list[Section]:
         """Return, per citing claim in draft order, the section of its cited page it comes from."""
