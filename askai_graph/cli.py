@@ -672,9 +672,27 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+def joined_token_flags(argv: Sequence[str]) -> list[str]:
+    """Write ``--thread-token TOKEN`` as ``--thread-token=TOKEN``.
+
+    A token is URL-safe base64, so one in 64 begins with ``-``, and argparse reads a
+    separate word that begins with ``-`` as the next flag ("expected one argument"): the
+    follow-up line this command prints would then fail when pasted back. Joined, the value
+    is the flag's whatever it begins with.
+    """
+    words = list(argv)
+    joined: list[str] = []
+    while words:
+        word = words.pop(0)
+        if word == "--thread-token" and words and words[0].startswith("-") and is_thread_token(words[0]):
+            word = f"{word}={words.pop(0)}"
+        joined.append(word)
+    return joined
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; bad input exits non-zero with one line on stderr."""
-    args = parser().parse_args(argv)
+    args = parser().parse_args(joined_token_flags(sys.argv[1:] if argv is None else argv))
     try:
         settings = Settings()
         return int(args.run(args, settings))

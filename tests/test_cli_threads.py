@@ -43,6 +43,18 @@ def test_ask_prints_how_to_follow_up_with_the_threads_token(capsys: pytest.Captu
     assert re.search(r"\nfollow up: askai ask --thread [0-9a-f-]{36} --thread-token [\w-]{43} QUESTION\n", out), out
 
 
+def test_the_printed_follow_up_works_with_a_token_that_begins_with_a_dash(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One token in 64 begins with "-"; argparse took it for the next flag.
+    monkeypatch.setattr("askai_graph.cli.new_thread_token", lambda: "-" + "A" * 42)
+    assert main(["ask", "What is BM25?"]) == 0
+    follow_up = re.search(r"\nfollow up: askai (.+) QUESTION\n", capsys.readouterr().out)
+    assert follow_up is not None
+    assert main([*follow_up.group(1).split(), "--json", "How do I tune it?"]) == 0
+    assert json.loads(capsys.readouterr().out)["outcome"] == "accepted"
+
+
 def test_ask_with_thread_continues_the_conversation(capsys: pytest.CaptureFixture[str]) -> None:
     first = ask_json(capsys, "What is BM25?")
     follow_up = ask_json(capsys, *owned(first), "How do I tune its parameters?")
