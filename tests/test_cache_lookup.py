@@ -210,3 +210,36 @@ def test_each_question_is_looked_up_once_and_only_a_miss_is_remembered_once(
         assert graph.runs == (1 if wrap is CountedRuns else 2)
 
     asyncio.run(scenario())
+
+
+class RunsOutliveTheirStream(CondensesInRuns):
+    """A LangGraph Server's graph under load: a run whose stream was closed still ends, and writes its turn."""
+
+    async def astream(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        self.runs += 1
+        finished = [item async for item in self.graph.astream(*args, **kwargs)]
+        for item in finished:
+            yield item
+
+
+def test_a_hit_that_stops_a_run_which_ends_anyway_leaves_one_turn_in_the_thread(settings: Settings) -> None:
+    async def scenario() -> None:
+        graph = RunsOutliveTheirStream(
+            build_graph(
+                writer=replies(cited_draft(1, 2), cited_draft(1, 2)),
+                critic=replies(PASSING, PASSING),
+                retriever=retriever(1, 2),
+                settings=settings,
+                checkpointer=InMemorySaver(),
+            )
+        )
+        cache = SemanticCache(InMemoryCacheStore(8))
+        threads = [ThreadRun(new_thread_id(), new_run_id(), fresh=True) for _ in range(2)]
+        for thread in threads:
+            batches = [batch async for batch in answer_batches(QUESTION, graph=graph, cache=cache, token_chars=24,
+                                                                 thread=thread)]  # fmt: skip
+        assert batches[-1][-1][1]["cached"] is True
+        state = await graph.graph.aget_state(run_config(threads[1].key))
+        assert [turn.question for turn in state.values["history"]] == [QUESTION]
+
+    asyncio.run(scenario())

@@ -126,7 +126,7 @@ async def answer_batches(
                 if probe.hit is not None:
                     await run.stop()
                     async for part in _served(probe.hit, graph, thread, question, item.standalone, token_chars,
-                                             deadline=deadline, scope=scope):  # fmt: skip
+                                             item.history, deadline, scope):  # fmt: skip
                         yield part
                     return
             else:

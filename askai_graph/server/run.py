@@ -39,7 +39,7 @@ from askai_graph.rules.gates import gate_statuses
 from askai_graph.server import events
 from askai_graph.server.events import Event
 from askai_graph.server.thread_run import ThreadRun
-from askai_graph.state import STATE_KEYS, AskState
+from askai_graph.state import STATE_KEYS, AskState, Turn
 from askai_graph.stores.threads import DURABILITY, run_config
 
 logger = logging.getLogger(__name__)
@@ -79,6 +79,13 @@ class Condensed:
     """The standalone question."""
     needs_context: bool
     """Whether the question leans on turns its thread lacks."""
+    history: list[Turn] | None = None
+    """The thread's turns the run started from; ``None`` if the run has not said them yet.
+
+    A cache hit that stops the run writes its turn onto these, not onto what the thread
+    holds when it writes: a LangGraph Server may finish a run whose stream was closed,
+    and that run's own turn for the same question must not stay beside the hit's.
+    """
 
 
 @dataclass(frozen=True)
@@ -147,6 +154,7 @@ class Run:
         ids = self.thread.ids() if self.thread is not None else None
         condensed = False
         history_read = False
+        started_from: list[Turn] | None = None  # the thread's turns in the run's first values
         batch: Batch = []
         try:
             while True:
@@ -167,6 +175,7 @@ class Run:
                 mode, chunk = item
                 if mode == "values":
                     self.final = chunk
+                    started_from = started_from if started_from is not None else list(chunk.get("history") or [])
                     continue
                 for node, update in chunk.items():
                     if not isinstance(update, Mapping):
@@ -175,7 +184,7 @@ class Run:
                     if not condensed:  # the first stage: nothing of this run has been sent yet
                         condensed = True
                         standalone = str(update.get("standalone_question") or self.question)
-                        yield Condensed(standalone, bool(update.get("needs_context")))
+                        yield Condensed(standalone, bool(update.get("needs_context")), started_from)
                     if node not in SILENT_NODES:
                         batch.append(events.step(node, update, cast(AskState, {**self.final, **update})))
             final = self.final
