@@ -83,8 +83,8 @@ def post(base: str, **kwargs: Any) -> httpx.Response:
         (
             {"json": {"message": "hi", "max_attempts": 9}},
             422,
-            "unknown field(s) 'max_attempts': only 'message', 'thread_id', 'thread_token', 'version' and 'locale'"
-            " are accepted",
+            "unknown field(s) 'max_attempts': only 'message', 'thread_id', 'thread_token', 'version', 'locale'"
+            " and 'search_id' are accepted",
         ),
         (
             {"json": {"message": "x" * 2000}},
