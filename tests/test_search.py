@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from askai_graph import BM25Retriever, Settings, load_corpus
 from askai_graph.indexing import IndexReader, build_index
 from askai_graph.retrieval import lexicon as lexicon_module
+from askai_graph.retrieval import search as search_module
 from askai_graph.retrieval.lexicon import Lexicon
 from askai_graph.retrieval.search import PageMatch, search
 from askai_graph.server import create_app
@@ -200,10 +201,63 @@ def test_a_search_over_a_built_index_reads_the_pages_shown_without_their_bodies(
     def whole_page(*_: object) -> None:
         raise AssertionError("a search reads a page's title, URL and anchors, never its whole record")
 
+    def markdown(*_: object) -> None:
+        raise AssertionError("a search reads the passages as the index stored them for it, never their Markdown")
+
     monkeypatch.setattr(IndexReader, "post", whole_page)
+    monkeypatch.setattr(IndexReader, "passages", markdown)
     found = search(built, "configuration ", 5)
     assert urls(found)[0] == f"{DOCS}/reference/"
-    assert found[0].sections[0].url == f"{DOCS}/reference/#config-file"  # its anchors are read all the same
+    assert found[0].sections[0].url == f"{DOCS}/reference/#config-file"  # its anchors were read when it was built
+
+
+@pytest.mark.parametrize("query", ["configuration ", "conf", "instal", "valdiation pydan", "widget <script", "ro"])
+def test_a_built_index_shows_what_the_same_pages_in_memory_show(
+    retriever: BM25Retriever, site: Path, tmp_path: Path, query: str
+) -> None:
+    build_index(site, tmp_path / "index")
+    built = BM25Retriever(corpus=load_corpus(tmp_path / "index"))
+    assert search(built, query, 8) == search(retriever, query, 8)  # cut when built, or when searched: the same
+
+
+def test_an_incremental_build_shows_a_changed_pages_new_text_only(tmp_path: Path) -> None:
+    pages = tmp_path / "pages.jsonl"
+    page = {"title": "Ports", "url": f"{DOCS}/ports/", "body": "# Ports\n\nThe port is 8000."}
+    other = {"title": "Start", "url": f"{DOCS}/start/", "body": "# Start\n\nRun the server on its port."}
+    pages.write_text(json.dumps(page) + "\n" + json.dumps(other), "utf-8")
+    build_index(pages, tmp_path / "index")
+    page["body"] = "# Ports\n\nThe port is 9000 now."
+    pages.write_text(json.dumps(page) + "\n" + json.dumps(other), "utf-8")
+    build_index(pages, tmp_path / "index")
+    reader = IndexReader(tmp_path / "index")
+    assert reader.query("SELECT COUNT(*) FROM shown")[0][0] == reader.query("SELECT COUNT(*) FROM passages")[0][0]
+    found = search(BM25Retriever(corpus=load_corpus(tmp_path / "index")), "port ", 5)
+    snippets = [section.snippet for page in found for section in page.sections]
+    assert "The port is 9000 now." in snippets and not any("8000" in snippet for snippet in snippets)
+
+
+def test_passages_holding_every_word_are_found_from_the_rarest_word_as_the_full_pass_finds_them(
+    retriever: BM25Retriever, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = retriever._lexical_index()
+    lexicon = Lexicon.of(index)
+    queries = ["configuration server", "port server", "configuration file re", "guide migrating", "run ser"]
+    monkeypatch.setattr(search_module, "_RARE_POSTINGS", 0)  # the full pass only
+    full = {query: search_module._passages(index, lexicon.words(query), 2) for query in queries}
+    monkeypatch.setattr(search_module, "_RARE_POSTINGS", 1_000_000)
+    calls: list[object] = []
+    found = search_module._holding_every_word
+    monkeypatch.setattr(search_module, "_holding_every_word", lambda *a: calls.append(a) or found(*a))
+    assert {query: search_module._passages(index, lexicon.words(query), 2) for query in queries} == full
+    assert len(calls) == len(queries)
+    assert any(found(index, search_module._columns(index, lexicon.words(q)), 2) for q in queries)  # it answers some
+
+
+def test_passages_of_the_same_score_are_ordered_by_document() -> None:
+    import numpy as np
+
+    best = search_module._best(np.array([7, 3, 5, 1, 9]), np.array([1.0, 2.0, 1.0, 1.0, 0.5]), 3)
+    assert best.tolist() == [3, 1, 5]
 
 
 def test_a_prefix_of_common_words_stands_for_its_most_frequent_terms_within_the_postings_share(
