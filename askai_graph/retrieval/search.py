@@ -22,6 +22,7 @@ UTF-16 code units, as JavaScript indexes a string.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -149,7 +150,7 @@ def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tupl
         found = _holding_every_word(index, columns, n)
         if found is not None:
             return found
-    data, indices = index.scores["data"], index.scores["indices"]
+    data, indices = np.asarray(index.scores["data"]), np.asarray(index.scores["indices"])  # views: no memmap slices
     docs = int(index.scores["num_docs"])
     scores = np.zeros(docs, dtype=np.float32)
     held = np.zeros(docs, dtype=np.int32)
@@ -197,8 +198,11 @@ def _holding_every_word(
     rare = columns[sizes.index(min(sizes))]
     if min(sizes) > _RARE_POSTINGS or min(sizes) < n:
         return None
-    data, indices = index.scores["data"], index.scores["indices"]
-    docs = np.unique(np.concatenate([indices[start:end] for _, start, end in rare]))
+    data, indices = np.asarray(index.scores["data"]), np.asarray(index.scores["indices"])
+    # A column's documents ascend, each once: only several terms' need merging.
+    docs = indices[rare[0][1] : rare[0][2]] if len(rare) == 1 else np.unique(
+        np.concatenate([indices[start:end] for _, start, end in rare])
+    )
     scores = np.zeros(len(docs), dtype=np.float32)
     every = np.ones(len(docs), dtype=bool)
     for word in columns:
@@ -207,7 +211,7 @@ def _holding_every_word(
             column = indices[start:end]
             at = np.searchsorted(column, docs)
             at[at == len(column)] = 0
-            hit = column[at] == docs if len(column) else holds & False
+            hit = column[at] == docs if len(column) else np.zeros(len(docs), dtype=bool)
             scores[hit] += weight * data[start:end][at[hit]]
             holds |= hit
         every &= holds
@@ -238,8 +242,8 @@ def _sections(passages: Sequence[ShownRow], matcher: _Matcher, query: frozenset[
                 continue
             seen.add(section.key)
             in_heading = {word for _, word in matcher.spans(section.heading)}
-            spans = matcher.spans(section.text)
-            held = in_heading | {word for _, word in spans}
+            held = set(in_heading)
+            spans = matcher.spans(section.text, held)
             if not held:
                 continue
             match = SectionMatch(section.heading, section.url, *_snippet(section.text, [span for span, _ in spans]))
@@ -267,16 +271,32 @@ class _Matcher:
         self.candidates = _candidates(_shortest(runs))
         self.seen: dict[str, int] = {}
 
-    def spans(self, text: str) -> list[tuple[tuple[int, int], int]]:
-        """Return ``((start, end), query word number)`` for each word of ``text`` a query word stands for."""
+    def spans(self, text: str, held: set[int] | None = None) -> list[tuple[tuple[int, int], int]]:
+        """Return ``((start, end), query word number)`` for each word of ``text`` a query word stands for.
+
+        With ``held`` (the query words found so far, updated): only until every query word is
+        held and the words are past any snippet cut around the first match (``_snippet``),
+        the rest of a long section, full of a common word, changes neither.
+        """
         lower = text.lower()
         if len(lower) != len(text):  # a character whose lower case is longer: offsets would drift
-            return self._scanned(text)
+            found = self._scanned(text)
+            if held is not None:
+                held.update(word for _, word in found)
+            return found
         found = []
+        every, beyond = len(self.typed), len(text)
         for token in self.candidates.finditer(lower):
             which = self._verdict(token.group())
             if which >= 0:
-                found.append((token.span(), which))
+                span = token.span()
+                if held is not None:
+                    if span[0] > beyond and len(held) == every:
+                        break
+                    if not found:
+                        beyond = span[0] + SNIPPET_CHARS
+                    held.add(which)
+                found.append((span, which))
         return found
 
     def _scanned(self, text: str) -> list[tuple[tuple[int, int], int]]:
@@ -339,10 +359,14 @@ def _snippet(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, tuple[tu
     lead = "… " if start else ""
     snippet = lead + text[start:end] + (" …" if end < len(text) else "")
     shift = len(lead) - start
-    marks = tuple((a + shift, b + shift) for a, b in spans if a >= start and b <= end)
+    marks = []
+    for a, b in spans[bisect.bisect_left(spans, (start, -1)) :]:  # in order, none overlapping
+        if b > end:
+            break
+        marks.append((a + shift, b + shift))
     if not snippet.isascii() and _ASTRAL.search(snippet):  # a character beyond the BMP is two UTF-16 units
-        marks = tuple((_utf16(snippet, a), _utf16(snippet, b)) for a, b in marks)
-    return snippet, marks
+        marks = [(_utf16(snippet, a), _utf16(snippet, b)) for a, b in marks]
+    return snippet, tuple(marks)
 
 
 def _utf16(text: str, index: int) -> int:
