@@ -268,3 +268,12 @@ def test_a_prefix_of_common_words_stands_for_its_most_frequent_terms_within_the_
     monkeypatch.setattr(lexicon_module, "PREFIX_POSTINGS_FLOOR", 0)  # as on a large site, where it would not fit
     monkeypatch.setattr(lexicon_module, "PREFIX_POSTINGS_SHARE", 0.01)
     assert lexicon.beginning("co") == ["configur"]  # the most frequent one always
+
+
+def test_a_stored_passage_tells_a_heading_of_exactly_the_query_terms_without_parsing_them() -> None:
+    from askai_graph.retrieval.shown import ShownRow, cut_passage, dump_headings
+
+    cut = cut_passage(f"{DOCS}/p/", (), "# Install the server\n\nText.\n\n## Server\n\nMore.\n\n```sh\n# install\n```")
+    stored, parsed = ShownRow(1, "P", f"{DOCS}/p/", dump_headings(cut), "[]"), ShownRow(1, "P", "", cut.headings, ())
+    for terms, held in [({"instal", "server"}, True), ({"server"}, True), ({"instal"}, True), ({"text"}, False)]:
+        assert stored.has_heading(frozenset(terms)) is parsed.has_heading(frozenset(terms)) is held

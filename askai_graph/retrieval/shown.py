@@ -80,7 +80,11 @@ def shown_passage(url: str, anchors: tuple[HeadingAnchor, ...], markdown: str) -
 
 def dump_headings(passage: ShownPassage) -> str:
     """Return the stored form of ``passage``'s heading terms (JSON: a sorted list of terms per heading line)."""
-    return json.dumps([sorted(terms) for terms in passage.headings], ensure_ascii=False, separators=(",", ":"))
+    return "[" + ",".join(_terms_json(terms) for terms in passage.headings) + "]"
+
+
+def _terms_json(terms: frozenset[str]) -> str:
+    return json.dumps(sorted(terms), ensure_ascii=False, separators=(",", ":"))
 
 
 def dump_sections(passage: ShownPassage) -> str:
@@ -176,6 +180,17 @@ class ShownRow:
         """Hold a passage's page and its heading terms and sections, stored (JSON) or already cut."""
         self.post_id, self.title, self.url = post_id, title, url
         self._headings, self._sections = headings, sections
+
+    def has_heading(self, terms: frozenset[str]) -> bool:
+        """Whether a heading-shaped line of the passage has exactly these content terms.
+
+        Read from the stored JSON without parsing it: each heading's terms are one flat list
+        (``["a","b"]``) inside the outer one, so the query's list, written the same way,
+        occurs in it only as one of them.
+        """
+        if isinstance(self._headings, str):
+            return _terms_json(terms) in self._headings
+        return terms in self._headings
 
     @property
     def headings(self) -> tuple[frozenset[str], ...]:
