@@ -151,6 +151,21 @@ def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tupl
         if found is not None:
             return found
     data, indices = np.asarray(index.scores["data"]), np.asarray(index.scores["indices"])  # views: no memmap slices
+    if len(columns) == 1 and len(columns[0]) == 1:
+        # One word of one term (a finished word, a prefix of one): its postings are the
+        # candidates, each once, scored as the full pass would (0 + its score, in float32).
+        weight, start, end = columns[0][0]
+        if start == end:
+            return []
+        scores_of = weight * data[start:end]
+        best = _best(indices[start:end], scores_of.astype(np.float64) + (float(scores_of.max()) + 1.0), n)
+        return [(int(doc), 1) for doc in best]
+    return _full_pass(index, columns, n)
+
+
+def _full_pass(index: BM25Index, columns: list[list[tuple[float, int, int]]], n: int) -> list[tuple[int, int]]:
+    """Return ``_passages`` by scoring every posting of every term into arrays the size of the index."""
+    data, indices = np.asarray(index.scores["data"]), np.asarray(index.scores["indices"])
     docs = int(index.scores["num_docs"])
     scores = np.zeros(docs, dtype=np.float32)
     held = np.zeros(docs, dtype=np.int32)
