@@ -259,6 +259,7 @@ def test_passages_of_the_same_score_are_ordered_by_document() -> None:
 
     best = search_module._best(np.array([7, 3, 5, 1, 9]), np.array([1.0, 2.0, 1.0, 1.0, 0.5]), 3)
     assert best.tolist() == [3, 1, 5]
+    assert search_module._distinct(np.array([5, 1, 5, 2, 1], dtype=np.int32)).tolist() == [1, 2, 5]
 
 
 def test_a_prefix_of_common_words_stands_for_its_most_frequent_terms_within_the_postings_share(

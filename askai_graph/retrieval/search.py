@@ -215,7 +215,7 @@ def _holding_every_word(
         return None
     data, indices = np.asarray(index.scores["data"]), np.asarray(index.scores["indices"])
     # A column's documents ascend, each once: only several terms' need merging.
-    docs = indices[rare[0][1] : rare[0][2]] if len(rare) == 1 else np.unique(
+    docs = indices[rare[0][1] : rare[0][2]] if len(rare) == 1 else _distinct(
         np.concatenate([indices[start:end] for _, start, end in rare])
     )
     scores = np.zeros(len(docs), dtype=np.float32)
@@ -234,6 +234,15 @@ def _holding_every_word(
         return None
     best = _best(docs[every], scores[every], n)
     return [(int(doc), len(columns)) for doc in best]
+
+
+def _distinct(documents: np.ndarray) -> np.ndarray:
+    """Return ``np.unique(documents)`` by sorting: numpy 2's hashing unique took 20x longer on 20k postings."""
+    documents = np.sort(documents)
+    first = np.empty(len(documents), dtype=bool)
+    first[:1] = True
+    np.not_equal(documents[1:], documents[:-1], out=first[1:])
+    return documents[first]
 
 
 def _best(documents: np.ndarray, total: np.ndarray, n: int) -> np.ndarray:
