@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from askai_graph.evidence.citations import (
     FENCE_LINE,
@@ -37,9 +38,8 @@ _HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _LIST_MARK = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|>+|\|)[ \t]*", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class ShownSection:
-    """One section of a passage as a search result shows it."""
+class ShownSection(NamedTuple):
+    """One section of a passage as a search result shows it (a tuple: a search builds hundreds)."""
 
     key: tuple[str, str]
     """Its heading as written and its plain text: the same section cut from two passages is shown once."""
@@ -83,6 +83,7 @@ def dump_headings(passage: ShownPassage) -> str:
     return "[" + ",".join(_terms_json(terms) for terms in passage.headings) + "]"
 
 
+@lru_cache(maxsize=1024)
 def _terms_json(terms: frozenset[str]) -> str:
     return json.dumps(sorted(terms), ensure_ascii=False, separators=(",", ":"))
 
