@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from askai_graph import BM25Retriever, Settings, load_corpus
 from askai_graph.indexing import IndexReader, build_index
 from askai_graph.retrieval import lexicon as lexicon_module
+from askai_graph.retrieval import search as search_module
 from askai_graph.retrieval.lexicon import Lexicon
 from askai_graph.retrieval.search import PageMatch, search
 from askai_graph.server import create_app
@@ -200,10 +201,65 @@ def test_a_search_over_a_built_index_reads_the_pages_shown_without_their_bodies(
     def whole_page(*_: object) -> None:
         raise AssertionError("a search reads a page's title, URL and anchors, never its whole record")
 
+    def markdown(*_: object) -> None:
+        raise AssertionError("a search reads the passages as the index stored them for it, never their Markdown")
+
     monkeypatch.setattr(IndexReader, "post", whole_page)
+    monkeypatch.setattr(IndexReader, "passages", markdown)
     found = search(built, "configuration ", 5)
     assert urls(found)[0] == f"{DOCS}/reference/"
-    assert found[0].sections[0].url == f"{DOCS}/reference/#config-file"  # its anchors are read all the same
+    assert found[0].sections[0].url == f"{DOCS}/reference/#config-file"  # its anchors were read when it was built
+
+
+@pytest.mark.parametrize("query", ["configuration ", "conf", "instal", "valdiation pydan", "widget <script", "ro"])
+def test_a_built_index_shows_what_the_same_pages_in_memory_show(
+    retriever: BM25Retriever, site: Path, tmp_path: Path, query: str
+) -> None:
+    build_index(site, tmp_path / "index")
+    built = BM25Retriever(corpus=load_corpus(tmp_path / "index"))
+    assert search(built, query, 8) == search(retriever, query, 8)  # cut when built, or when searched: the same
+
+
+def test_an_incremental_build_shows_a_changed_pages_new_text_only(tmp_path: Path) -> None:
+    pages = tmp_path / "pages.jsonl"
+    page = {"title": "Ports", "url": f"{DOCS}/ports/", "body": "# Ports\n\nThe port is 8000."}
+    other = {"title": "Start", "url": f"{DOCS}/start/", "body": "# Start\n\nRun the server on its port."}
+    pages.write_text(json.dumps(page) + "\n" + json.dumps(other), "utf-8")
+    build_index(pages, tmp_path / "index")
+    page["body"] = "# Ports\n\nThe port is 9000 now."
+    pages.write_text(json.dumps(page) + "\n" + json.dumps(other), "utf-8")
+    build_index(pages, tmp_path / "index")
+    reader = IndexReader(tmp_path / "index")
+    assert reader.query("SELECT COUNT(*) FROM shown")[0][0] == reader.query("SELECT COUNT(*) FROM passages")[0][0]
+    found = search(BM25Retriever(corpus=load_corpus(tmp_path / "index")), "port ", 5)
+    snippets = [section.snippet for page in found for section in page.sections]
+    assert "The port is 9000 now." in snippets and not any("8000" in snippet for snippet in snippets)
+
+
+@pytest.mark.parametrize("rare", [0, 1_000_000])
+def test_the_short_cuts_of_the_bm25_pass_find_what_the_full_pass_finds(
+    retriever: BM25Retriever, monkeypatch: pytest.MonkeyPatch, rare: int
+) -> None:
+    index = retriever._lexical_index()
+    lexicon = Lexicon.of(index)
+    queries = ["configuration server", "port server", "configuration file re", "guide migrating", "run ser",
+               "configuration ", "serv", "co", "port"]  # fmt: skip
+    monkeypatch.setattr(search_module, "_RARE_POSTINGS", rare)  # the rarest word's postings read first, or never
+    for query in queries:
+        typed = lexicon.words(query)
+        for n in (1, 2, 32):
+            full = search_module._full_pass(index, search_module._columns(index, typed), n)
+            assert search_module._passages(index, typed, n) == full, (query, n)
+    columns = [search_module._columns(index, lexicon.words(query)) for query in queries[:5]]
+    assert any(search_module._holding_every_word(index, found, 2) for found in columns) is bool(rare)  # answers some
+
+
+def test_passages_of_the_same_score_are_ordered_by_document() -> None:
+    import numpy as np
+
+    best = search_module._best(np.array([7, 3, 5, 1, 9]), np.array([1.0, 2.0, 1.0, 1.0, 0.5]), 3)
+    assert best.tolist() == [3, 1, 5]
+    assert search_module._distinct(np.array([5, 1, 5, 2, 1], dtype=np.int32)).tolist() == [1, 2, 5]
 
 
 def test_a_prefix_of_common_words_stands_for_its_most_frequent_terms_within_the_postings_share(
@@ -214,3 +270,12 @@ def test_a_prefix_of_common_words_stands_for_its_most_frequent_terms_within_the_
     monkeypatch.setattr(lexicon_module, "PREFIX_POSTINGS_FLOOR", 0)  # as on a large site, where it would not fit
     monkeypatch.setattr(lexicon_module, "PREFIX_POSTINGS_SHARE", 0.01)
     assert lexicon.beginning("co") == ["configur"]  # the most frequent one always
+
+
+def test_a_stored_passage_tells_a_heading_of_exactly_the_query_terms_without_parsing_them() -> None:
+    from askai_graph.retrieval.shown import ShownRow, cut_passage, dump_headings
+
+    cut = cut_passage(f"{DOCS}/p/", (), "# Install the server\n\nText.\n\n## Server\n\nMore.\n\n```sh\n# install\n```")
+    stored, parsed = ShownRow(1, "P", f"{DOCS}/p/", dump_headings(cut), "[]"), ShownRow(1, "P", "", cut.headings, ())
+    for terms, held in [({"instal", "server"}, True), ({"server"}, True), ({"instal"}, True), ({"text"}, False)]:
+        assert stored.has_heading(frozenset(terms)) is parsed.has_heading(frozenset(terms)) is held

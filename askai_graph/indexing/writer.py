@@ -42,6 +42,7 @@ from askai_graph.retrieval.bm25 import Vocabulary, build_bm25
 from askai_graph.retrieval.corpus import CorpusError, Page, fingerprint_of, page_digest, site_order_key
 from askai_graph.retrieval.dense import DTYPE, EMBED_BATCH, embed_texts
 from askai_graph.retrieval.passages import dense_text, passage_text, split_passages
+from askai_graph.retrieval.shown import cut_passage, dump_headings, dump_sections
 
 if TYPE_CHECKING:  # langchain-core costs about a second to import; an index built without a model never needs it
     from langchain_core.embeddings import Embeddings
@@ -215,12 +216,18 @@ class IndexWriter:
             (unit.key, unit.stamp, digest, *_reorder(post_row(post)), self.digests[post.url]),
         )
         encode = self.vocabulary.encode_text
-        rows = [
-            (cursor.lastrowid, passage.heading, passage.text,
-             encode(passage_text(post, passage, i == 0), post.locale).tobytes())
-            for i, passage in enumerate(split_passages(post.body, self.passage_chars))
-        ]
-        self.db.executemany("INSERT INTO passages (post_id, heading, text, tokens) VALUES (?, ?, ?, ?)", rows)
+        for i, passage in enumerate(split_passages(post.body, self.passage_chars)):
+            tokens = encode(passage_text(post, passage, i == 0), post.locale).tobytes()
+            row = self.db.execute(
+                "INSERT INTO passages (post_id, heading, text, tokens) VALUES (?, ?, ?, ?)",
+                (cursor.lastrowid, passage.heading, passage.text, tokens),
+            )
+            # Cut for search now, once: a search reads the sections' plain text, never Markdown.
+            shown = cut_passage(post.url, post.anchors, passage.text)
+            self.db.execute(
+                "INSERT INTO shown VALUES (?, ?, ?, ?)",
+                (row.lastrowid, cursor.lastrowid, dump_headings(shown), dump_sections(shown)),
+            )
 
     def finish(self) -> IndexSummary:
         """Drop stale pages, add the new ones, order the catalog, build BM25, report what changed."""
@@ -248,6 +255,7 @@ class IndexWriter:
         self.db.execute("CREATE TEMP TABLE keep (id INTEGER PRIMARY KEY, stamp TEXT NOT NULL)")
         self.db.executemany("INSERT INTO temp.keep VALUES (?, ?)", self.keep)
         self.db.execute("DELETE FROM passages WHERE post_id NOT IN (SELECT id FROM temp.keep)")
+        self.db.execute("DELETE FROM shown WHERE post_id NOT IN (SELECT id FROM temp.keep)")
         self.db.execute("DELETE FROM posts WHERE id NOT IN (SELECT id FROM temp.keep)")
         # Before any new passage is inserted: a new row may take a deleted row's id.
         self.db.execute("DELETE FROM embeddings WHERE passage_id NOT IN (SELECT id FROM passages)")

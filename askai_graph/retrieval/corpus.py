@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections.abc import Sequence
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
@@ -56,14 +56,6 @@ class Page(BaseModel):
 
 Post = Page
 """The earlier name of ``Page`` (the public API keeps it)."""
-
-
-class PageHead(NamedTuple):
-    """What a search result shows of a page: read without its body."""
-
-    title: str
-    url: str
-    anchors: tuple[HeadingAnchor, ...]
 
 
 class Corpus(BaseModel):

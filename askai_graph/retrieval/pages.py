@@ -16,13 +16,12 @@ re-indexing. Only the pages a query keeps become Documents: Research asks for it
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
 import tempfile
 from collections.abc import Sequence
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +32,13 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from askai_graph.evidence.results import HeadingAnchor
 from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, index_forms, top_documents
-from askai_graph.retrieval.corpus import Corpus, Page, PageHead, site_order_key
+from askai_graph.retrieval.corpus import Corpus, Page, site_order_key
 from askai_graph.retrieval.hits import PageHit, group_pages
 from askai_graph.retrieval.passages import DEFAULT_PASSAGE_CHARS, Passage, passage_text, split_passages
 from askai_graph.retrieval.relevance import DEFAULT_MIN_TERM_COVERAGE, above_floor
 from askai_graph.retrieval.scope import Scope, ScopeError, SiteVariants, scope_of
+from askai_graph.retrieval.shown import ShownRow, shown_passage
 from askai_graph.text.terms import content_terms, known_form
 
 logger = logging.getLogger(__name__)
@@ -310,20 +309,18 @@ class PageRetriever(BaseRetriever):
         rows = self.corpus.index.passages(documents)
         return {doc: Passage(heading, text) for doc, (_, heading, text) in rows.items()}
 
-    def _passages_of(self, documents: Sequence[int]) -> dict[int, tuple[int, Passage]]:
-        """Return the page and the passage behind each document, in one read of a built index."""
+    def _shown(self, documents: Sequence[int]) -> dict[int, ShownRow]:
+        """Return each passage as a search shows it, with its page's title and URL (one read of a built index)."""
         if self.corpus.index is None:
-            return {doc: self._passages[doc] for doc in documents}
-        rows = self.corpus.index.passages(documents)
-        return {doc: (post_id, Passage(heading, text)) for doc, (post_id, heading, text) in rows.items()}
-
-    def _heads(self, post_ids: Sequence[int]) -> dict[int, PageHead]:
-        """Return the title, URL and heading anchors of each page, in one read of a built index (never its body)."""
-        if self.corpus.index is None:
-            return {n: PageHead(self.corpus.posts[n].title, self.corpus.posts[n].url, self.corpus.posts[n].anchors)
-                    for n in post_ids}  # fmt: skip
-        rows = self.corpus.index.heads(post_ids)
-        return {n: PageHead(title, url, _anchors(anchors)) for n, (title, url, anchors) in rows.items()}
+            found = {}
+            for doc in documents:
+                post_id, passage = self._passages[doc]
+                post = self.corpus.posts[post_id]
+                shown = shown_passage(post.url, tuple(post.anchors), passage.text)
+                found[doc] = ShownRow(post_id, post.title, post.url, shown.headings, shown.sections)
+            return found
+        rows = self.corpus.index.shown(documents)
+        return {doc: ShownRow(*row) for doc, row in rows.items()}
 
     def _post(self, post_id: int) -> Page:
         # A built index names posts by row id; an in-memory corpus by position.
@@ -411,9 +408,3 @@ def _save_bm25(index: Any, folder: Path) -> None:
         logger.info("BM25 index not cached (%s); it will be rebuilt next start", exc)
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
-
-
-@lru_cache(maxsize=4096)
-def _anchors(stored: str) -> tuple[HeadingAnchor, ...]:
-    """Return a page's heading anchors from their stored JSON (validated when indexed; the same pages come back)."""
-    return tuple(HeadingAnchor.model_construct(**anchor) for anchor in json.loads(stored))

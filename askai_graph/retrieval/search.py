@@ -14,13 +14,15 @@ content terms) ranks first: a reader typing a heading wants that section.
 
 Results are search hits, not answers: no gate has read them, and every face marks them
 ``endorsed: false``. Snippets are plain text cut from the page's Markdown (markup and
-HTML tags of prose dropped, code kept verbatim as text): a page's ``<script>`` in a code
+HTML tags of prose dropped, code kept verbatim as text; cut once, when the index is
+built: ``retrieval.shown``): a page's ``<script>`` in a code
 block comes back as those characters, for the widget to set as text. Offsets count
 UTF-16 code units, as JavaScript indexes a string.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,20 +30,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from askai_graph.evidence.citations import (
-    FENCE_LINE,
-    HEADING_LINE,
-    fragment_url,
-    heading_url,
-    plain_heading,
-    plain_quote,
-)
 from askai_graph.retrieval.bm25 import BM25Index
-from askai_graph.retrieval.corpus import PageHead
 from askai_graph.retrieval.lexicon import Lexicon, QueryWord
 from askai_graph.retrieval.pages import PageRetriever
-from askai_graph.retrieval.passages import Passage, split_sections
-from askai_graph.text.plain import strip_html_tags
+from askai_graph.retrieval.shown import ShownRow, heading_terms
 from askai_graph.text.terms import content_terms, stem
 
 SNIPPET_CHARS = 160
@@ -52,9 +44,7 @@ MAX_RESULTS = 20
 """The most pages one search returns."""
 _PASSAGES_PER_PAGE = 4
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
-_HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-_LIST_MARK = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|>+|\|)[ \t]*", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -117,31 +107,31 @@ def search(
         in_scope = scope.pages if scope is not None else None
     filtered = in_scope is not None
     ranked = _passages(index, typed, (limit * (8 if filtered else 1)) * _PASSAGES_PER_PAGE)
-    # One read of the passages (their pages and texts), one of the pages' titles, URLs and
-    # anchors: never a page's body, never a query per hit.
-    read = retriever._passages_of([doc for doc, _ in ranked])
+    # One read of the passages as search shows them (cut into plain-text sections when the
+    # index was built) with their pages' titles and URLs: never a page's body or Markdown.
+    read = retriever._shown([doc for doc, _ in ranked])
     by_page: dict[int, list[tuple[int, int]]] = {}
     for document, held in ranked:
-        if document in read and (in_scope is None or read[document][0] in in_scope):
-            by_page.setdefault(read[document][0], []).append((document, held))
+        row = read.get(document)
+        if row is not None and (in_scope is None or row.post_id in in_scope):
+            by_page.setdefault(row.post_id, []).append((document, held))
     query_terms = frozenset(content_terms(query))
     # Pages in rank order, a page with a heading that is the query first: only the pages
-    # returned have their sections cut and matched, the costly part.
+    # returned have their sections matched, the costly part.
     candidates = []
-    for order, (post_id, documents) in enumerate(by_page.items()):
-        passages = [read[doc][1].text for doc, _ in sorted(documents[:_PASSAGES_PER_PAGE])]
-        exact = any(_is_query(heading, query_terms) for text in passages for heading in _headings(text))
-        candidates.append(((not exact, -documents[0][1], order), post_id, passages))
+    for order, documents in enumerate(by_page.values()):
+        passages = [read[doc] for doc, _ in sorted(documents[:_PASSAGES_PER_PAGE])]
+        exact = bool(query_terms) and any(row.has_heading(query_terms) for row in passages)
+        candidates.append(((not exact, -documents[0][1], order), passages))
     candidates.sort(key=lambda item: item[0])
-    heads = retriever._heads([post_id for _, post_id, _ in candidates])
     pages: list[tuple[tuple[bool, int, int], PageMatch]] = []
     matcher = _Matcher(typed)
-    for (_, held, order), post_id, passages in candidates:
-        head = heads[post_id]
-        sections = _sections(head, passages, matcher, query_terms)
+    for (_, held, order), passages in candidates:
+        page = passages[0]
+        sections = _sections(passages, matcher, query_terms)
         if sections:
-            exact = any(s.exact for s in sections) or _is_query(head.title, query_terms)
-            pages.append(((not exact, held, order), PageMatch(head.title, head.url, tuple(s.match for s in sections))))
+            exact = any(s.exact for s in sections) or _is_query(page.title, query_terms)
+            pages.append(((not exact, held, order), PageMatch(page.title, page.url, tuple(s.match for s in sections))))
         if len(pages) >= limit:
             break
     pages.sort(key=lambda item: item[0])
@@ -149,55 +139,140 @@ def search(
 
 
 def _passages(index: BM25Index, typed: Sequence[QueryWord], n: int) -> list[tuple[int, int]]:
-    """Return up to ``n`` passages ``(document, query words held)``: most words held first, then by weighted BM25."""
-    data, indices, indptr = index.scores["data"], index.scores["indices"], index.scores["indptr"]
+    """Return up to ``n`` passages ``(document, query words held)``: most words held first, then by weighted BM25.
+
+    Ties (the same words held, the same score) go to the lower document, as they are ordered.
+    """
+    columns = _columns(index, typed)
+    if not columns:
+        return []
+    if len(columns) > 1:
+        found = _holding_every_word(index, columns, n)
+        if found is not None:
+            return found
+    data, indices = np.asarray(index.scores["data"]), np.asarray(index.scores["indices"])  # views: no memmap slices
+    if len(columns) == 1 and len(columns[0]) == 1:
+        # One word of one term (a finished word, a prefix of one): its postings are the
+        # candidates, each once, scored as the full pass would (0 + its score, in float32).
+        weight, start, end = columns[0][0]
+        if start == end:
+            return []
+        scores_of = weight * data[start:end]
+        best = _best(indices[start:end], scores_of.astype(np.float64) + (float(scores_of.max()) + 1.0), n)
+        return [(int(doc), 1) for doc in best]
+    return _full_pass(index, columns, n)
+
+
+def _full_pass(index: BM25Index, columns: list[list[tuple[float, int, int]]], n: int) -> list[tuple[int, int]]:
+    """Return ``_passages`` by scoring every posting of every term into arrays the size of the index."""
+    data, indices = np.asarray(index.scores["data"]), np.asarray(index.scores["indices"])
     docs = int(index.scores["num_docs"])
     scores = np.zeros(docs, dtype=np.float32)
     held = np.zeros(docs, dtype=np.int32)
-    vocab = index.vocab_dict
-    for word in typed:
-        if not word.terms:
-            continue
+    for word in columns:
         holds = np.zeros(docs, dtype=bool)  # a mask, not np.unique: a common prefix's postings are long to sort
-        for term, weight in word.terms.items():
-            start, end = int(indptr[vocab[term]]), int(indptr[vocab[term] + 1])
+        for weight, start, end in word:
             rows = indices[start:end]
             scores[rows] += weight * data[start:end]
             holds[rows] = True
         held += holds
-    candidates = np.flatnonzero(held)
+    candidates = np.flatnonzero(held != 0)  # a boolean's nonzero: a fifth of an int array's time
     if not len(candidates):  # every term is in the vocabulary but in no passage (its postings are empty)
         return []
     # Every word held outweighs any BM25 score: the largest score is far below one step.
     total = held[candidates] * (float(scores[candidates].max()) + 1.0) + scores[candidates]
-    if len(candidates) > n:
-        best = np.argpartition(-total, n - 1)[:n]
-        candidates, total = candidates[best], total[best]
-    order = np.lexsort((candidates, -total))
-    return [(int(candidates[i]), int(held[candidates[i]])) for i in order]
+    return [(int(doc), int(held[doc])) for doc in _best(candidates, total, n)]
 
 
-def _sections(post: PageHead, passages: Sequence[str], matcher: _Matcher, query: frozenset[str]) -> list[_Scored]:
+_RARE_POSTINGS = 20_000
+"""The most postings of a query's rarest word for which ``_holding_every_word`` is tried first."""
+
+
+def _columns(index: BM25Index, typed: Sequence[QueryWord]) -> list[list[tuple[float, int, int]]]:
+    """Return each query word with terms as ``(weight, start, end)`` of its terms' postings."""
+    indptr, vocab = index.scores["indptr"], index.vocab_dict
+    return [
+        [(weight, int(indptr[vocab[term]]), int(indptr[vocab[term] + 1])) for term, weight in word.terms.items()]
+        for word in typed
+        if word.terms
+    ]
+
+
+def _holding_every_word(
+    index: BM25Index, columns: list[list[tuple[float, int, int]]], n: int
+) -> list[tuple[int, int]] | None:
+    """Return the ``n`` best passages when at least ``n`` hold every word, else ``None``: read from the rarest word.
+
+    A passage holding every word is in the postings of the rarest one, and it outranks
+    every passage that does not: when ``n`` of them do, the others (most of the postings
+    of a common word or prefix) need not be scored. Each of the rarest word's passages is
+    looked up in the other terms' postings (each column's documents ascend); its score is
+    summed in the same order, in the same precision, as the full pass sums it.
+    """
+    sizes = [sum(end - start for _, start, end in word) for word in columns]
+    rare = columns[sizes.index(min(sizes))]
+    if min(sizes) > _RARE_POSTINGS or min(sizes) < n:
+        return None
+    data, indices = np.asarray(index.scores["data"]), np.asarray(index.scores["indices"])
+    # A column's documents ascend, each once: only several terms' need merging.
+    docs = indices[rare[0][1] : rare[0][2]] if len(rare) == 1 else _distinct(
+        np.concatenate([indices[start:end] for _, start, end in rare])
+    )
+    scores = np.zeros(len(docs), dtype=np.float32)
+    every = np.ones(len(docs), dtype=bool)
+    for word in columns:
+        holds = np.zeros(len(docs), dtype=bool)
+        for weight, start, end in word:
+            column = indices[start:end]
+            at = np.searchsorted(column, docs)
+            at[at == len(column)] = 0
+            hit = column[at] == docs if len(column) else np.zeros(len(docs), dtype=bool)
+            scores[hit] += weight * data[start:end][at[hit]]
+            holds |= hit
+        every &= holds
+    if int(every.sum()) < n:
+        return None
+    best = _best(docs[every], scores[every], n)
+    return [(int(doc), len(columns)) for doc in best]
+
+
+def _distinct(documents: np.ndarray) -> np.ndarray:
+    """Return ``np.unique(documents)`` by sorting: numpy 2's hashing unique took 20x longer on 20k postings."""
+    documents = np.sort(documents)
+    first = np.empty(len(documents), dtype=bool)
+    first[:1] = True
+    np.not_equal(documents[1:], documents[:-1], out=first[1:])
+    return documents[first]
+
+
+def _best(documents: np.ndarray, total: np.ndarray, n: int) -> np.ndarray:
+    """Return the ``n`` documents of highest ``total``, best first; a tie goes to the lower document."""
+    if len(documents) > n:
+        threshold = np.partition(total, len(total) - n)[len(total) - n]
+        # Every document above the n-th total, then the lowest of those at it.
+        keep = total >= threshold
+        documents, total = documents[keep], total[keep]
+    order = np.lexsort((documents, -total))[:n]
+    return documents[order]
+
+
+def _sections(passages: Sequence[ShownRow], matcher: _Matcher, query: frozenset[str]) -> list[_Scored]:
     """Return the page's best sections holding a query word, best first."""
     scored = []
     seen: set[tuple[str, str]] = set()
     for passage in passages:
-        for section in _split(passage):
-            raw = (section.heading, section.text)
-            # Cutting a section to plain text is the costly part: only one whose Markdown holds a
-            # candidate word is cut (markup never joins a word; it only sits around one).
-            if raw in seen or not matcher.may_hold(section.heading + "\n" + section.text):
+        for section in passage.sections:
+            if section.key in seen:
                 continue
-            seen.add(raw)
-            raw_heading, heading, text = _plain_section_of(*raw)
-            in_heading = {word for _, word in matcher.spans(heading)}
-            spans = matcher.spans(text)
-            held = in_heading | {word for _, word in spans}
+            seen.add(section.key)
+            in_heading = {word for _, word in matcher.spans(section.heading)}
+            held = set(in_heading)
+            spans = matcher.spans(section.text, held)
             if not held:
                 continue
-            url = _section_url(post, raw_heading, heading)
-            match = SectionMatch(heading, url, *_snippet(text, [span for span, _ in spans]))
-            scored.append(_Scored(match, bool(heading) and _is_query(heading, query), len(held), len(in_heading)))
+            match = SectionMatch(section.heading, section.url, *_snippet(section.text, [span for span, _ in spans]))
+            exact = bool(section.heading) and bool(query) and section.heading_terms == query
+            scored.append(_Scored(match, exact, len(held), len(in_heading)))
     scored.sort(key=lambda s: (not s.exact, -s.words, -s.in_heading))
     return scored[:SECTIONS_PER_PAGE]
 
@@ -216,25 +291,36 @@ class _Matcher:
         starts = {term.removesuffix("i") or term for word in self.typed for term in word.terms}
         self.starts = tuple(starts | {word.word for word in self.typed if word.prefix})
         # A word is a run of ASCII letters and digits (``_TOKEN``): each start's own run begins it.
-        runs = sorted({run.group() for start in self.starts if (run := _TOKEN.match(start))}, key=len, reverse=True)
-        alternatives = "|".join(re.escape(run) for run in runs) or "(?!)"
-        self.candidates = re.compile(f"(?<![A-Za-z0-9])(?:{alternatives})[A-Za-z0-9]*")
+        runs = {run.group() for start in self.starts if (run := _TOKEN.match(start))}
+        self.candidates = _candidates(_shortest(runs))
         self.seen: dict[str, int] = {}
 
-    def may_hold(self, text: str) -> bool:
-        """Whether ``text`` has a word a query word may stand for (a cheap test before ``spans``)."""
-        return self.candidates.search(text.lower()) is not None
+    def spans(self, text: str, held: set[int] | None = None) -> list[tuple[tuple[int, int], int]]:
+        """Return ``((start, end), query word number)`` for each word of ``text`` a query word stands for.
 
-    def spans(self, text: str) -> list[tuple[tuple[int, int], int]]:
-        """Return ``((start, end), query word number)`` for each word of ``text`` a query word stands for."""
+        With ``held`` (the query words found so far, updated): only until every query word is
+        held and the words are past any snippet cut around the first match (``_snippet``),
+        the rest of a long section, full of a common word, changes neither.
+        """
         lower = text.lower()
         if len(lower) != len(text):  # a character whose lower case is longer: offsets would drift
-            return self._scanned(text)
+            found = self._scanned(text)
+            if held is not None:
+                held.update(word for _, word in found)
+            return found
         found = []
+        every, beyond = len(self.typed), len(text)
         for token in self.candidates.finditer(lower):
             which = self._verdict(token.group())
             if which >= 0:
-                found.append((token.span(), which))
+                span = token.span()
+                if held is not None:
+                    if span[0] > beyond and len(held) == every:
+                        break
+                    if not found:
+                        beyond = span[0] + SNIPPET_CHARS
+                    held.add(which)
+                found.append((span, which))
         return found
 
     def _scanned(self, text: str) -> list[tuple[tuple[int, int], int]]:
@@ -259,78 +345,30 @@ class _Matcher:
         return -1
 
 
-def _headings(markdown: str) -> list[str]:
-    """Return the heading-shaped lines of ``markdown`` (code comments too: this only orders candidates).
+def _shortest(runs: set[str]) -> tuple[str, ...]:
+    """Return ``runs`` without those another one begins, sorted.
 
-    Line by line, not one multi-line pattern: Python's ``re`` tries a multi-line ``^`` at
-    every character, ten times slower on a passage than testing each line's first ones.
+    A candidate word is a whole run that begins with one of them, so ``instal`` finds every
+    word ``installer`` would: a prefix's eight terms are one alternative, and the pattern
+    (compiled per set, a few hundred microseconds for eight) recurs as a reader types.
     """
-    return [
-        heading.group(1)
-        for line in markdown.splitlines()
-        if "#" in line[:4] and (heading := _HEADING.match(line)) is not None
-    ]
+    kept: list[str] = []
+    for run in sorted(runs, key=len):
+        if not run.startswith(tuple(kept)):
+            kept.append(run)
+    return tuple(sorted(kept))
+
+
+@lru_cache(maxsize=1024)
+def _candidates(runs: tuple[str, ...]) -> re.Pattern[str]:
+    """Return the pattern of the words beginning with one of ``runs`` (a whole run of letters and digits)."""
+    alternatives = "|".join(re.escape(run) for run in runs) or "(?!)"
+    return re.compile(f"(?<![A-Za-z0-9])(?:{alternatives})[A-Za-z0-9]*")
 
 
 def _is_query(text: str, query: frozenset[str]) -> bool:
     """Whether ``text`` (a title or heading) has exactly the query's content terms."""
-    return bool(query) and _heading_terms(text) == query
-
-
-@lru_cache(maxsize=8192)
-def _heading_terms(text: str) -> frozenset[str]:
-    return frozenset(content_terms(plain_heading(text)))
-
-
-@lru_cache(maxsize=1024)
-def _split(passage: str) -> tuple[Passage, ...]:
-    """Return the sections of a passage (the last thousand passages read are kept, as their cut sections are)."""
-    return tuple(split_sections(passage))
-
-
-@lru_cache(maxsize=4096)
-def _plain_section_of(heading: str, markdown: str) -> tuple[str, str, str]:
-    """Return a section as (heading as written, heading shown, plain text).
-
-    Kept for the last few thousand sections cut (a few megabytes): a reader typing a word
-    letter by letter meets the same pages query after query.
-    """
-    return heading, plain_heading(heading), plain_section(markdown)
-
-
-def plain_section(markdown: str) -> str:
-    """Return a section's Markdown as one line of plain text: no heading line, markup or HTML tag; code as text."""
-    shown: list[str] = []
-    prose: list[str] = []
-    fence: str | None = None
-    for line in markdown.splitlines():
-        opener = FENCE_LINE.match(line)
-        if opener and (fence is None or opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence)):
-            if fence is None:
-                shown.append(_plain_prose(prose))
-                prose = []
-            fence = None if fence else opener.group(1)
-            continue
-        if fence is not None:
-            shown.append(line.strip())  # code is text: `<script>` stays those characters
-        elif not HEADING_LINE.match(line):
-            prose.append(line)
-    shown.append(_plain_prose(prose))
-    return " ".join(" ".join(shown).split())
-
-
-def _plain_prose(lines: list[str]) -> str:
-    """Return Markdown prose lines as text: list and quote marks, HTML tags and inline markup dropped."""
-    if not lines:
-        return ""
-    return plain_quote(strip_html_tags(_LIST_MARK.sub("", "\n".join(lines))))
-
-
-def _section_url(post: PageHead, heading: str, shown: str) -> str:
-    if not heading:
-        return post.url
-    anchor = next((a.id for a in post.anchors if a.heading == heading), None)
-    return heading_url(post.url, anchor) if anchor else fragment_url(post.url, shown)
+    return bool(query) and heading_terms(text) == query
 
 
 def _snippet(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, tuple[tuple[int, int], ...]]:
@@ -345,10 +383,14 @@ def _snippet(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, tuple[tu
     lead = "… " if start else ""
     snippet = lead + text[start:end] + (" …" if end < len(text) else "")
     shift = len(lead) - start
-    marks = tuple((a + shift, b + shift) for a, b in spans if a >= start and b <= end)
-    if _ASTRAL.search(snippet):  # a character beyond the BMP is two UTF-16 units
-        marks = tuple((_utf16(snippet, a), _utf16(snippet, b)) for a, b in marks)
-    return snippet, marks
+    marks = []
+    for a, b in spans[bisect.bisect_left(spans, (start, -1)) :]:  # in order, none overlapping
+        if b > end:
+            break
+        marks.append((a + shift, b + shift))
+    if not snippet.isascii() and _ASTRAL.search(snippet):  # a character beyond the BMP is two UTF-16 units
+        marks = [(_utf16(snippet, a), _utf16(snippet, b)) for a, b in marks]
+    return snippet, tuple(marks)
 
 
 def _utf16(text: str, index: int) -> int:

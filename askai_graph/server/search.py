@@ -50,7 +50,7 @@ DEFAULT_LIMIT = 8
 """Pages a search returns when ``limit`` is not given."""
 MAX_AGE_SECONDS = 60
 """How long a browser may reuse a search's response without asking again."""
-_FORMAT = "s1"  # moves every ETag when the response's shape or ranking changes
+_FORMAT = "s2"  # moves every ETag when the response's shape or ranking changes (s2: ties at the cut, #40)
 _SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
