@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.documents import Document
 
 from askai_graph import LexicalCritic, Settings, build_graph, load_corpus
 from askai_graph.evidence.results import evidence_slice
+from askai_graph.models.offline.critic import MEANING_TOPIC_COVERAGE, MIN_TOPIC_COVERAGE
 from askai_graph.models.offline.writer import named_weight
 from askai_graph.models.prompts import FALLBACK_ANSWER
+from askai_graph.models.providers import default_critic
 from askai_graph.models.reviewing import ReviewRequest
 from askai_graph.nodes.research import to_search_results
 from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.retrieval.relevance import term_coverage
-from askai_graph.retrieval.sections import page_sections, rank_sections
+from askai_graph.retrieval.sections import page_sections, rank_sections, term_rarity, topic_coverage
 from askai_graph.rules.answer_form import topic_words
 from tests.fakes import post, url
 
@@ -177,3 +179,52 @@ def test_a_two_word_question_is_covered_by_a_page_holding_one_of_its_words(tmp_p
     # "pick" is on another page: a short question's rarer word alone covers it.
     found = pages.invoke("Which snapshot should I pick?")
     assert found and found[0].metadata["source_url"] == "https://runner.example/docs/mobile/"
+
+
+# Fake timers answer "skip the sleeping through delays" in words the section never uses.
+TIMERS = """# Timer mocks
+
+Fake timers stand in for the real clock, so a test never sleeps through a delay.
+
+## Advancing the clock
+
+Move the fake clock ahead in a test by a number of milliseconds:
+
+```js
+jest.advanceTimersByTime(1000);
+```
+"""
+RETRIES = """# Retries
+
+A failed request is retried after a delay that doubles with each retry, and the client sleeps in between.
+"""
+SYNONYM_QUESTION = "How do I skip the sleeping through delays in a test?"
+SYNONYM_DRAFT = (
+    "Move the fake clock ahead in a test by a number of milliseconds. "
+    f"([Page 1]({url(1)}))\n\n```js\njest.advanceTimersByTime(1000);\n```"
+)
+
+
+def synonym_review(critic: LexicalCritic) -> dict[str, Any]:
+    found = to_search_results([post(1, TIMERS), post(2, RETRIES)], top_k=10)
+    evidence = evidence_slice(SYNONYM_QUESTION, SYNONYM_DRAFT, found, 6000)
+    request = ReviewRequest(question=SYNONYM_QUESTION, draft=SYNONYM_DRAFT, evidence=evidence)
+    return dict(json.loads(critic.review(request)))
+
+
+def test_a_critic_for_retrieval_that_reads_meaning_accepts_a_lead_naming_a_third_of_the_topic() -> None:
+    # The lead section names "test" of sleep, delay and test: a third of the topic, by IDF.
+    sections = page_sections(to_search_results([post(1, TIMERS), post(2, RETRIES)], top_k=10))
+    rarity = term_rarity(topic_words(SYNONYM_QUESTION), sections)
+    assert MEANING_TOPIC_COVERAGE <= topic_coverage(rarity, sections[1]) < MIN_TOPIC_COVERAGE
+    lexical = synonym_review(LexicalCritic())
+    assert lexical["intent_alignment"] < 0.5 and "delay" in lexical["gaps"]  # BM25 alone: another topic
+    meaning = synonym_review(LexicalCritic(site_uses=lambda term: True, min_topic_coverage=MEANING_TOPIC_COVERAGE))
+    assert meaning["intent_alignment"] == 1.0 and "delay" not in meaning["gaps"]
+
+
+def test_only_a_critic_given_the_vocabulary_of_retrieval_that_reads_meaning_lowers_the_topic_bar() -> None:
+    settings = Settings()
+    assert cast(LexicalCritic, default_critic(settings)).min_topic_coverage == MIN_TOPIC_COVERAGE
+    hybrid = cast(LexicalCritic, default_critic(settings, lambda term: True))
+    assert hybrid.min_topic_coverage == MEANING_TOPIC_COVERAGE

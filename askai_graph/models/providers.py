@@ -29,6 +29,7 @@ from askai_graph.indexing.loader import corpus_for
 from askai_graph.models.adapter import ChatModelAdapter
 from askai_graph.models.condensing import Condenser
 from askai_graph.models.offline import ExtractiveWriter, LexicalCondenser, LexicalCritic
+from askai_graph.models.offline.critic import MEANING_TOPIC_COVERAGE
 from askai_graph.models.reviewing import Critic
 from askai_graph.models.writing import Writer
 from askai_graph.retrieval.pages import BM25Retriever, PageRetriever
@@ -180,13 +181,17 @@ def default_writer(settings: Settings, embeddings: Embeddings | None = None) -> 
 def default_critic(settings: Settings, site_uses: Callable[[str], bool] | None = None) -> Critic:
     """Return the configured Critic: a chat model in JSON mode if set, else the lexical one.
 
-    ``site_uses`` (the retriever's vocabulary, when it has one) lets the lexical Critic
-    weigh a question word no page of the site has as the reader's synonym, not a gap.
+    ``site_uses`` (the retriever's vocabulary, given when retrieval reads meaning: see
+    ``synonym_vocabulary``) lets the lexical Critic weigh a question word no page of the
+    site has as the reader's synonym, not a gap, and lowers the share of the question's
+    topic the answer's lead section must name (``MEANING_TOPIC_COVERAGE``).
     """
     model = settings.critic_model or settings.model
-    return (
-        ChatModelAdapter(chat_model(model, settings, json_mode=True)) if model else LexicalCritic(site_uses=site_uses)
-    )
+    if model:
+        return ChatModelAdapter(chat_model(model, settings, json_mode=True))
+    if site_uses is None:
+        return LexicalCritic()
+    return LexicalCritic(site_uses=site_uses, min_topic_coverage=MEANING_TOPIC_COVERAGE)
 
 
 def synonym_vocabulary(retriever: object, embeddings: Embeddings | None) -> Callable[[str], bool] | None:
