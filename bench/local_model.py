@@ -12,6 +12,8 @@ starts the server itself on a free 127.0.0.1 port and prints medians (and bests)
   different question each run.
 
 Other processes on the machine slow llama.cpp's threads a lot: run it on an idle machine.
+``--threads 1`` shows the other side of it: slower on an idle machine, but steady beside
+another CPU-bound job, where two threads stall each other (the local-model tests use one).
 """
 
 from __future__ import annotations
@@ -90,15 +92,16 @@ def graph_run(settings: Settings, question: str) -> tuple[float, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=THREADS, help=f"llama.cpp threads (default {THREADS})")
     args = parser.parse_args()
     try:
-        measure(args.runs)
+        measure(args.runs, args.threads)
     except LocalModelError as exc:
         sys.exit(f"bench/local_model.py: {exc}")
 
 
-def measure(runs_wanted: int) -> None:
-    with tempfile.TemporaryDirectory() as cache, local_model_server() as server:
+def measure(runs_wanted: int, threads: int) -> None:
+    with tempfile.TemporaryDirectory() as cache, local_model_server(threads=threads) as server:
         settings = server.settings(timeout=300, max_retries=0, index_cache_dir=Path(cache))
         generation(settings)  # warm-up: first touches of the weights
         gen = [generation(settings) for _ in range(runs_wanted)]
@@ -106,7 +109,7 @@ def measure(runs_wanted: int) -> None:
         prompts = [prompt_processing(settings, run, decode) for run in range(runs_wanted)]
         reviews = [critic(settings) for _ in range(runs_wanted)]
         runs = [graph_run(settings, QUESTIONS[run % len(QUESTIONS)]) for run in range(runs_wanted)]
-    print(f"local model: {MODEL_ALIAS} Q4_K_M, llama.cpp server, {THREADS} threads, n_ctx {CONTEXT_TOKENS}")
+    print(f"local model: {MODEL_ALIAS} Q4_K_M, llama.cpp server, {threads} threads, n_ctx {CONTEXT_TOKENS}")
     print("figure: median (best) of", runs_wanted, "runs")
     print(f"  generation:         {spread([rate for rate, _ in gen], best=max)} tokens/s")
     print(f"  first token:        {spread([seconds for _, seconds in gen], best=min)} s (short, cached prompt)")
@@ -124,6 +127,7 @@ def measure(runs_wanted: int) -> None:
 
 def spread(values: list[float], *, best: Callable[[list[float]], float]) -> str:
     return f"{statistics.median(values):7.2f} ({best(values):.2f})"
+
 
 if __name__ == "__main__":
     main()

@@ -50,6 +50,13 @@ from askai_graph.state import STATE_KEYS
 MODEL_CALL_SECONDS = 150
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket, pytest.mark.timeout(4 * MODEL_CALL_SECONDS + 300)]
 
+# One thread, not the product's two: llama.cpp's threads wait for each other at every step,
+# so on a 2-core machine that another job loads, one descheduled thread stalls the other.
+# Measured beside a soak and a second test suite, 128 tokens streamed from a 2,500-token
+# prompt, three replies per server, alternated: two threads took 12-13 s or 97-103 s per
+# reply (two replies of six near 100 s), one thread 17-21 s every time
+# (`bench/local_model.py --threads 1|2` shows the same). A bounded wait needs the steady one.
+SERVER_THREADS = 1
 # Read at import: the autouse fixture in conftest.py clears ASKAI_* variables per test.
 SKIP = os.environ.get("ASKAI_SKIP_LOCAL_MODEL") == "1"
 COUNTING = "Count from 1 to 300, one number per line."
@@ -64,7 +71,7 @@ def local() -> Iterator[LocalModel]:
         pytest.skip("ASKAI_SKIP_LOCAL_MODEL=1")
     started = time.monotonic()
     try:
-        with local_model_server() as server:
+        with local_model_server(threads=SERVER_THREADS) as server:
             print(f"\nlocal model server up in {time.monotonic() - started:.1f}s at {server.base_url}")
             yield server
     except LocalModelError as exc:
