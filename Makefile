@@ -104,11 +104,13 @@ tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium services $(WEB_DEPS) $(R
 OFFLINE_ENV := env -u ASKAI_MODEL -u ASKAI_WRITER_MODEL -u ASKAI_CRITIC_MODEL -u ASKAI_CORPUS -u ASKAI_BASE_URL \
 	-u ASKAI_EMBEDDINGS -u ASKAI_EMBEDDINGS_MODEL -u ASKAI_RETRIEVAL -u ASKAI_DENSE_MIN_SIMILARITY
 eval-check: $(VENV)/.installed-test
-	$(OFFLINE_ENV) $(BIN)/askai eval evals/sample_site.jsonl --baseline evals/baseline.json --out $(VENV)/eval-report
+	$(OFFLINE_ENV) $(BIN)/askai eval evals/sample_site.jsonl --followups evals/sample_site-followups.jsonl \
+	  --baseline evals/baseline.json --out $(VENV)/eval-report
 
 # Re-measure the baseline after an intended change (commit evals/baseline.json with it).
 eval-baseline: $(VENV)/.installed-test
-	$(OFFLINE_ENV) $(BIN)/askai eval evals/sample_site.jsonl --out evals/sample_site-report
+	$(OFFLINE_ENV) $(BIN)/askai eval evals/sample_site.jsonl --followups evals/sample_site-followups.jsonl \
+	  --out evals/sample_site-report
 	cp evals/sample_site-report/report.json evals/baseline.json
 	rm -rf evals/sample_site-report
 

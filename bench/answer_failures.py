@@ -57,6 +57,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["ASKAI_CORPUS"] = args.corpus
 
+    from askai_graph.evaluation.context import answering_rank
     from askai_graph.models.offline.writer import ExtractiveWriter
     from askai_graph.models.providers import default_retriever
     from askai_graph.nodes.research import to_search_results
@@ -70,18 +71,8 @@ def main() -> None:
         if result["kind"] != "answer" or not result["must_mention"]:
             continue
         results = to_search_results(retriever.invoke(result["question"], k=settings.top_k), settings.top_k)
-        expected = {url.rstrip("/") for url in result["expected_urls"]}
-        mentions = [term.lower() for term in result["must_mention"]]
         ranked = writer.ranked_sections(result["question"], results)
-        rank = next(
-            (
-                i
-                for i, (section, _) in enumerate(ranked)
-                if results[section.post].source_url.rstrip("/") in expected
-                and all(m in f"{section.heading}\n{section.text}".lower() for m in mentions)
-            ),
-            None,
-        )
+        rank = answering_rank(ranked, results, result["expected_urls"], result["must_mention"])
         found = cause(result, rank)
         counts[found] += 1
         if args.list and found != "answered":

@@ -20,11 +20,13 @@ from langgraph.checkpoint.memory import InMemorySaver
 from askai_graph import Settings, build_graph
 from askai_graph.state import STATE_KEYS
 
-PAIRS = Path(__file__).parent / "data" / "followup_pairs.jsonl"
+PAIRS = Path(__file__).parent.parent / "evals" / "sample_site-followups.jsonl"
 
 
 def main() -> None:
     pairs = [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+    for pair in pairs:  # the post that answers the follow-up, by its slug
+        pair["post"] = pair["expected_urls"][0].rsplit("/", 1)[-1]
     with tempfile.TemporaryDirectory() as cache:
         graph = build_graph(settings=Settings(index_cache_dir=Path(cache)), checkpointer=InMemorySaver())
         counts = {"rewritten": 0, "first": 0, "retrieved": 0, "cited": 0, "alone_retrieved": 0, "alone_cited": 0}

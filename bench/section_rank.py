@@ -13,7 +13,8 @@ handed on (answer not among the sections) lose before the Writer starts.
 With ``--context`` it ranks the sections as a model Writer's context is filled instead
 (``retrieval.sections.section_slice``'s order: BM25 over the sections, no API-name
 weight): "rank 1" to "rank 4-5" together are the answering section's presence in the
-first five sections a model Writer receives.
+first five sections a model Writer receives (``askai eval`` prints that share as "answering
+section in the Writer's first 5", from the run's own first Research pass).
 """
 
 from __future__ import annotations
@@ -46,10 +47,10 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["ASKAI_CORPUS"] = args.corpus
 
+    from askai_graph.evaluation.context import answering_rank, context_ranking
     from askai_graph.models.offline.writer import ExtractiveWriter
     from askai_graph.models.providers import default_retriever
     from askai_graph.nodes.research import to_search_results
-    from askai_graph.retrieval.sections import page_sections, rank_sections
     from askai_graph.settings import Settings
 
     settings = Settings()
@@ -62,20 +63,11 @@ def main() -> None:
             continue
         results = to_search_results(retriever.invoke(case["question"], k=settings.top_k), settings.top_k)
         expected = {url.rstrip("/") for url in case["expected_urls"]}
-        mentions = [m.lower() for m in case["must_mention"]]
         if args.context:
-            ranked = rank_sections(case["question"], page_sections(results))
+            ranked = context_ranking(case["question"], results)
         else:
             ranked = writer.ranked_sections(case["question"], results)
-        rank = next(
-            (
-                i
-                for i, (section, _) in enumerate(ranked)
-                if results[section.post].source_url.rstrip("/") in expected
-                and all(m in f"{section.heading}\n{section.text}".lower() for m in mentions)
-            ),
-            None,
-        )
+        rank = answering_rank(ranked, results, case["expected_urls"], case["must_mention"])
         where = bucket(rank, any(r.source_url.rstrip("/") in expected for r in results))
         counts[where] += 1
         if args.list:

@@ -15,6 +15,8 @@ Definitions:
 - **false fallback**: its mirror, the share of labelled answer questions that ended in
   ``fallback``: a page answers them, and the reader got the "could not answer" message
   (target: 0).
+- **follow-up answered**: the share of follow-up pairs whose follow-up, asked on the first
+  question's thread, is *answered* by the rule above.
 """
 
 from __future__ import annotations
@@ -63,4 +65,16 @@ def answer_scores(results: Sequence[QuestionResult]) -> dict[str, Any]:
         "false_fallbacks": len(false_fallbacks),
         "false_fallback": len(false_fallbacks) / len(labelled) if labelled else 0.0,
         "false_fallback_questions": [r.question for r in false_fallbacks],
+    }
+
+
+def followup_scores(pairs: Sequence[QuestionResult]) -> dict[str, Any]:
+    """Return how many follow-ups (each pair's second run) were accepted and answered."""
+    answered = sum(1 for r in pairs if is_answered(r))
+    return {
+        "pairs": len(pairs),
+        "accepted": sum(1 for r in pairs if r.outcome in ACCEPTED),
+        "answered_count": answered,
+        "answered": answered / len(pairs) if pairs else 0.0,
+        "unanswered_questions": [r.question for r in pairs if not is_answered(r)],
     }

@@ -25,6 +25,8 @@ HIGHER_IS_BETTER = (
     ("answers", "answered"),
     ("answers", "card_precision"),
     ("answers", "offtopic_fallback"),
+    ("followups", "answered"),
+    ("context", "in_first_k"),
     ("gates", "validation", "pass_rate"),
     ("gates", "critic", "pass_rate"),
 )

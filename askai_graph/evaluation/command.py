@@ -1,11 +1,13 @@
-"""``askai eval QUESTIONS.jsonl [--json] [--out DIR] [--baseline REPORT.json] [--retrieval MODES]``.
+"""``askai eval QUESTIONS.jsonl [--followups PAIRS.jsonl] [--json] [--out DIR] [--baseline REPORT.json] ...``.
 
 Runs every question through the graph as configured (offline defaults or a model, the
 configured corpus and retrieval), writes ``report.json``, ``report.md`` and
 ``report.png`` into ``--out``, and prints the table (or, with ``--json``, the metrics as
-JSON). ``--retrieval bm25,dense,hybrid`` runs the set once per retrieval mode, each
-into ``--out/<mode>/``, and prints (and writes to ``comparison.md``) one row per mode;
-with ``--baseline``, every mode is held to the baseline. Exit status: 0, or 1 when a
+JSON). Follow-up pairs (in the set, or every line of ``--followups``) run on a thread
+each and are reported as "follow-up answered". ``--retrieval bm25,dense,hybrid`` runs
+the set once per retrieval mode, each into ``--out/<mode>/``, and prints (and writes to
+``comparison.md``) one row per mode; with ``--baseline``, every mode is held to the
+baseline. Exit status: 0, or 1 when a
 promise metric fails (a false source card, an off-topic question with sources) or
 ``--baseline`` finds a regression; 2 for bad input (one line on stderr).
 """
@@ -39,6 +41,11 @@ class EvalUsageError(ValueError):
 def add_arguments(cmd: argparse.ArgumentParser) -> None:
     """Add the arguments of the ``eval`` subcommand to its parser ``cmd``."""
     cmd.add_argument("questions", type=Path, help="JSONL file: one {question, expected_urls?, kind?, must_mention?}")
+    cmd.add_argument(
+        "--followups",
+        type=Path,
+        help="JSONL file of follow-up pairs: one {question, follow_up, expected_urls, must_mention?}",
+    )
     cmd.add_argument("--json", action="store_true", help="print the metrics as JSON instead of the table")
     cmd.add_argument("--out", type=Path, default=Path("askai-eval"), help="report folder (default ./askai-eval)")
     cmd.add_argument("--baseline", type=Path, help="an earlier report.json; exit 1 if a metric regresses")
@@ -67,6 +74,15 @@ def _retrieval_modes(text: str) -> list[str]:
     return modes
 
 
+def _load(path: Path, *, pairs_only: bool = False) -> list[EvalQuestion]:
+    from askai_graph.evaluation.dataset import DatasetError, load_questions
+
+    try:
+        return load_questions(path, pairs_only=pairs_only)
+    except DatasetError as exc:
+        raise EvalUsageError(f"{path}: {exc}" if str(exc).startswith("line") else str(exc)) from exc
+
+
 def _load_baseline(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -77,7 +93,9 @@ def _load_baseline(path: Path) -> dict[str, Any]:
     return data
 
 
-def _default_graph(settings: Settings) -> tuple[StreamableGraph, dict[str, Any]]:
+def _default_graph(settings: Settings, *, threads: bool = False) -> tuple[StreamableGraph, dict[str, Any]]:
+    from langgraph.checkpoint.memory import InMemorySaver
+
     from askai_graph.graph import build_graph
     from askai_graph.models.providers import default_retriever
     from askai_graph.retrieval.embeddings import model_key
@@ -96,7 +114,9 @@ def _default_graph(settings: Settings) -> tuple[StreamableGraph, dict[str, Any]]
         "critic": settings.critic_model or settings.model or "offline",
         "max_attempts": settings.max_attempts,
     }
-    return build_graph(retriever=retriever, settings=settings), config
+    # Follow-up pairs need threads: a checkpointer (each single question gets a thread of its own).
+    checkpointer = InMemorySaver() if threads else None
+    return build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer), config
 
 
 def _with_retrieval(settings: Settings, mode: str) -> Settings:
@@ -126,13 +146,13 @@ def run_eval(
     """
     from askai_graph.evaluation.baseline import changed_outcomes
     from askai_graph.evaluation.comparison import render_comparison_markdown, render_comparison_table
-    from askai_graph.evaluation.dataset import DatasetError, load_questions
     from askai_graph.evaluation.report import render_table
 
-    try:
-        questions = load_questions(args.questions)
-    except DatasetError as exc:
-        raise EvalUsageError(f"{args.questions}: {exc}" if str(exc).startswith("line") else str(exc)) from exc
+    questions = _load(args.questions)
+    followups: Path | None = getattr(args, "followups", None)
+    if followups is not None:
+        questions += _load(followups, pairs_only=True)
+    threads = any(question.follow_up is not None for question in questions)
     baseline = _load_baseline(args.baseline) if args.baseline else None
     modes: list[str] | None = getattr(args, "retrieval", None)
     if graph is not None and modes:
@@ -146,7 +166,9 @@ def run_eval(
         if graph is not None:
             run_graph = graph
         else:
-            run_graph, config = (graphs or _default_graph)(run_settings)
+            run_graph, config = graphs(run_settings) if graphs else _default_graph(run_settings, threads=threads)
+        if threads and getattr(run_graph, "checkpointer", "") is None:
+            raise EvalUsageError("follow-up pairs need a graph with a checkpointer (threads)")
         out = args.out / mode if mode else args.out
         report = _run(run_graph, questions, run_settings, config, out, baseline, label=mode)
         metrics_by_run[mode] = report["metrics"]

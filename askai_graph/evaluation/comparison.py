@@ -14,7 +14,7 @@ from typing import Any
 COLUMNS = (
     "retrieval", "recall@{k}", "MRR", "nDCG@{k}", "accepted & cites expected", "answered",
     "false accepts", "card precision", "off-topic fallback", "false fallback",
-    "retrieval p50", "retrieval p95", "false source cards",
+    "follow-up answered", "section in Writer's first 5", "retrieval p50", "retrieval p95", "false source cards",
 )  # fmt: skip
 
 
@@ -33,12 +33,21 @@ def comparison_rows(metrics_by_run: Mapping[str, Mapping[str, Any]]) -> tuple[li
                 f"{retrieval['ndcg_at_k']:.3f}",
                 f"{metrics['citations']['accepted_citing_expected']:.1%}",
                 *_answer_cells(metrics),
+                *_followup_context_cells(metrics),
                 f"{latency['p50'] * 1000:.1f} ms",
                 f"{latency['p95'] * 1000:.1f} ms",
                 str(metrics["false_source_cards"]),
             ]
         )
     return header, rows
+
+
+def _followup_context_cells(metrics: Mapping[str, Any]) -> list[str]:
+    followups, context = metrics.get("followups"), metrics.get("context")  # absent when not measured
+    return [
+        f"{followups['answered_count']}/{followups['pairs']} ({followups['answered']:.1%})" if followups else "-",
+        f"{context['in_first_k_count']}/{context['judged']} ({context['in_first_k']:.1%})" if context else "-",
+    ]
 
 
 def _answer_cells(metrics: Mapping[str, Any]) -> list[str]:

@@ -1,9 +1,11 @@
 """Labelled questions for ``askai eval``: one JSON object per line, checked line by line.
 
 A line is ``{"question", "expected_urls"?: [...], "kind"?: "answer"|"catalog"|"offtopic",
-"must_mention"?: [...]}``. Blank lines and lines starting with ``#`` are skipped. Any other
-line that is not such an object stops the load with its line number, so a typo in a
-hand-written set is found at once instead of silently shrinking the evaluation.
+"must_mention"?: [...]}``, or a follow-up pair ``{"question", "follow_up", "expected_urls",
+"must_mention"?}``: ``question`` is asked first, then ``follow_up`` on the same thread, and
+the labels are the follow-up's (its ``kind`` is ``followup``). Blank lines and lines
+starting with ``#`` are skipped. Any other line that is not such an object stops the load
+with its line number, so a typo in a hand-written set is found at once instead of silently shrinking the evaluation.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from askai_graph.settings.answer import LOCALE_PATTERN, VERSION_PATTERN
 
-Kind = Literal["answer", "catalog", "offtopic"]
+Kind = Literal["answer", "catalog", "offtopic", "followup"]
 
 
 class DatasetError(ValueError):
@@ -34,7 +36,10 @@ class EvalQuestion(BaseModel):
     """Pages that answer it (relevant documents for the retrieval and citation metrics)."""
     kind: Kind = "answer"
     """``answer`` (a topical question), ``catalog`` (asks what content exists) or
-    ``offtopic`` (the site cannot answer it: it must end without source cards)."""
+    ``offtopic`` (the site cannot answer it: it must end without source cards) or
+    ``followup`` (a pair: ``question``, then ``follow_up`` on its thread; set by ``follow_up``)."""
+    follow_up: str | None = Field(None, min_length=1)
+    """A follow-up pair's second question, asked on the first one's thread; the labels are its."""
     must_mention: tuple[str, ...] = ()
     """Terms a shown answer must contain (case-insensitive)."""
     version: str | None = Field(None, pattern=VERSION_PATTERN)
@@ -74,6 +79,8 @@ def parse_line(text: str, line: int) -> EvalQuestion:
         raise DatasetError(f"line {line}: expected a JSON object, got {type(data).__name__}")
     if "line" in data:
         raise DatasetError(f"line {line}: unknown field 'line'")
+    if "follow_up" in data:
+        data = {"kind": "followup", **data}
     try:
         question = EvalQuestion.model_validate({**data, "line": line})
     except ValidationError as exc:
@@ -82,11 +89,15 @@ def parse_line(text: str, line: int) -> EvalQuestion:
         raise DatasetError(f"line {line}: {where}: {error['msg']}") from exc
     if question.kind == "offtopic" and question.expected_urls:
         raise DatasetError(f"line {line}: an offtopic question cannot have expected_urls")
+    if (question.kind == "followup") != (question.follow_up is not None):
+        raise DatasetError(f"line {line}: a follow-up pair needs both kind followup and follow_up")
+    if question.follow_up is not None and not (question.follow_up.strip() and question.expected_urls):
+        raise DatasetError(f"line {line}: a follow-up pair needs a follow_up and its expected_urls")
     return question
 
 
-def load_questions(path: Path) -> list[EvalQuestion]:
-    """Read every question of a JSONL file.
+def load_questions(path: Path, *, pairs_only: bool = False) -> list[EvalQuestion]:
+    """Read every question of a JSONL file (``pairs_only``: every line must be a follow-up pair).
 
     Raises:
         DatasetError: the file is missing or unreadable, empty, or has a bad line.
@@ -102,4 +113,6 @@ def load_questions(path: Path) -> list[EvalQuestion]:
     ]
     if not questions:
         raise DatasetError(f"{path} has no questions")
+    if pairs_only and (single := next((q for q in questions if q.follow_up is None), None)):
+        raise DatasetError(f"line {single.line}: not a follow-up pair (no follow_up)")
     return questions

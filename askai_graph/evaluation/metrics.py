@@ -28,6 +28,11 @@ Definitions (each a share in [0, 1] unless it says otherwise):
   key terms and numbers, and *shown_support_rate*, the same over answers shown with
   cards; *anchor_accuracy*, the share of labelled questions whose answer shows cards
   and every ``must_mention`` term where a card's anchored passage holds them all;
+- **followups** (``evaluation.answers``, only when the set has follow-up pairs): follow-up
+  answered; the pairs count in no other metric;
+- **context** (only when labelled answer questions have ``must_mention``): the share whose
+  answering section is among the first ``CONTEXT_K`` sections of a model Writer's context
+  (``evaluation.context``), from the first Research pass;
 - **latency**: p50/p95 seconds per question, per stage, and of *retrieval* (the first
   Research pass: the question as asked, before any retry).
 """
@@ -40,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from askai_graph.evaluation.answers import answer_scores, mentions_all
+from askai_graph.evaluation.answers import answer_scores, followup_scores, mentions_all
+from askai_graph.evaluation.context import CONTEXT_K
 from askai_graph.evaluation.runner import QuestionResult
 
 OUTCOMES = ("accepted", "accepted_early", "degraded", "fallback")
@@ -138,8 +144,22 @@ def _stage_rank(stage: str) -> tuple[int, str]:
     return (STAGE_ORDER.index(stage) if stage in STAGE_ORDER else len(STAGE_ORDER), stage)
 
 
+def context_scores(results: Sequence[QuestionResult]) -> dict[str, Any]:
+    """Return how many judged questions had their answering section in a model Writer's first sections."""
+    judged = [result for result in results if result.context_judged]
+    within = sum(1 for r in judged if r.context_rank is not None and r.context_rank < CONTEXT_K)
+    return {
+        "k": CONTEXT_K,
+        "judged": len(judged),
+        "in_first_k_count": within,
+        "in_first_k": within / len(judged) if judged else 0.0,
+    }
+
+
 def compute_metrics(results: Sequence[QuestionResult], *, k: int) -> dict[str, Any]:
     """Return every metric of the evaluation (see the module doc for definitions)."""
+    pairs = [result for result in results if result.kind == "followup"]
+    results = [result for result in results if result.kind != "followup"]
     n = len(results)
     outcome_counts = Counter(result.outcome for result in results)
     labelled = [result for result in results if _labelled(result)]
@@ -152,6 +172,11 @@ def compute_metrics(results: Sequence[QuestionResult], *, k: int) -> dict[str, A
     for result in results:
         for stage, seconds in result.stage_seconds.items():
             stages.setdefault(stage, []).append(seconds)
+    extra: dict[str, Any] = {}
+    if pairs:
+        extra["followups"] = followup_scores(pairs)
+    if any(result.context_judged for result in results):
+        extra["context"] = context_scores(results)
     return {
         "questions": n,
         "kinds": dict(sorted(Counter(result.kind for result in results).items())),
@@ -185,6 +210,7 @@ def compute_metrics(results: Sequence[QuestionResult], *, k: int) -> dict[str, A
             "rate": _mean([1.0 if mentions_all(r) else 0.0 for r in mentioning]) if mentioning else 1.0,
         },
         "evidence": evidence_scores(results),
+        **extra,
         "latency": {
             "question": _percentiles([result.seconds for result in results]),
             "retrieval": _percentiles([r.retrieval_seconds for r in results if r.retrieval_seconds is not None]),

@@ -18,7 +18,12 @@ def build_report(
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "config": dict(config or {}),
         "metrics": compute_metrics(results, k=k),
-        "results": [result.model_dump(mode="json") for result in results],
+        "results": [result.model_dump(mode="json") for result in results if result.kind != "followup"],
+        **(
+            {"followup_results": [result.model_dump(mode="json") for result in pairs]}
+            if (pairs := [result for result in results if result.kind == "followup"])
+            else {}
+        ),
     }
 
 
@@ -58,6 +63,7 @@ def summary_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("false source cards", f"{metrics['false_source_cards']} (must be 0)"),
         ("must_mention satisfied", _pct(metrics["must_mention"]["rate"])),
         *answer_rows(metrics),
+        *followup_context_rows(metrics),
         *evidence_rows(metrics),
         ("latency per question", _p50_p95(metrics["latency"]["question"])),
         ("retrieval per question", _p50_p95(metrics["latency"]["retrieval"])),
@@ -78,6 +84,26 @@ def evidence_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+def followup_context_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Return follow-up answered and the model Writer's context recall (absent when not measured)."""
+    rows = []
+    if followups := metrics.get("followups"):
+        rows.append(
+            (
+                "follow-up answered",
+                f"{followups['answered_count']} of {followups['pairs']} ({_pct(followups['answered'])})",
+            )
+        )
+    if context := metrics.get("context"):
+        rows.append(
+            (
+                f"answering section in the Writer's first {context['k']}",
+                f"{context['in_first_k_count']} of {context['judged']} ({_pct(context['in_first_k'])})",
+            )
+        )
+    return rows
+
+
 def answer_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Return the rows that say whether accepted means answered (absent from reports made before them)."""
     answers = metrics.get("answers")
@@ -93,8 +119,12 @@ def answer_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("card precision", f"{answers['card_precision']:.3f} of {answers['cards_shown']} cards shown"),
         ("off-topic ending fallback", _pct(answers["offtopic_fallback"])),
         *(
-            [("false fallback (answerable)", f"{answers['false_fallbacks']} of {answers['labelled']} "
-              f"({_pct(answers['false_fallback'])})")]
+            [
+                (
+                    "false fallback (answerable)",
+                    f"{answers['false_fallbacks']} of {answers['labelled']} ({_pct(answers['false_fallback'])})",
+                )
+            ]
             if "false_fallback" in answers
             else []
         ),

@@ -6,16 +6,23 @@ asked), every gate verdict of every draft, and how long each stage took: a stage
 is the wall time between the update before it and its own update (the graph runs its
 stages one after another). The first Research stage's time is also kept on its own: it
 is what retrieval costs for the question as asked, whatever the retries add.
+
+A follow-up pair runs its first question on a fresh thread, then the follow-up on the
+same thread; the follow-up's run is the result (the graph needs a checkpointer). A
+labelled answer question also gets its answering section's rank among the first
+Research pass's sections in a model Writer's order (``evaluation.context``).
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from askai_graph.evaluation.context import context_rank
 from askai_graph.evaluation.dataset import EvalQuestion, Kind
 from askai_graph.evaluation.evidence import anchor_holds, sentence_support
 from askai_graph.rules.gates import critic_passed
@@ -27,9 +34,9 @@ class StreamableGraph(Protocol):
     """What the runner needs of a graph: LangGraph's synchronous ``stream``."""
 
     def stream(
-        self, input: Any, *, stream_mode: Any = ..., output_keys: Any = None, context: Any = None
+        self, input: Any, config: Any = None, *, stream_mode: Any = ..., output_keys: Any = None, context: Any = None
     ) -> Iterable[Any]:
-        """Stream the run's progress (``output_keys=STATE_KEYS``: internals included)."""
+        """Stream the run's progress (``output_keys=STATE_KEYS``: internals included; ``config``: the thread)."""
         ...
 
 
@@ -52,6 +59,9 @@ class QuestionResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     question: str
+    """The question asked (a pair's follow-up)."""
+    previous: str = ""
+    """A follow-up pair's first question, asked before it on the same thread ('' otherwise)."""
     kind: Kind = "answer"
     expected_urls: tuple[str, ...] = ()
     must_mention: tuple[str, ...] = ()
@@ -84,6 +94,11 @@ class QuestionResult(BaseModel):
     anchor_holds_mention: bool | None = None
     """Whether a card's anchored passage holds every ``must_mention`` term (``None``: not judged,
     no cards, no ``must_mention``, or the answer lacks one of them)."""
+    context_rank: int | None = None
+    """Where the answering section ranks (from 0) among the first Research pass's sections in a
+    model Writer's order (``None``: no section holds it, or not judged)."""
+    context_judged: bool = False
+    """Whether ``context_rank`` was judged: a labelled answer question with ``must_mention``."""
 
 
 def _verdict(node: str, update: Mapping[str, Any], state: Mapping[str, Any]) -> GateVerdict | None:
@@ -98,10 +113,29 @@ def _verdict(node: str, update: Mapping[str, Any], state: Mapping[str, Any]) -> 
 
 
 def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
-    """Run one question and collect its result."""
+    """Run one question (a follow-up pair: both, on one fresh thread) and collect its result."""
+    if item.follow_up is None:  # a graph with a checkpointer needs a thread: a fresh one, no history
+        return _run_one(graph, item, item.question, _thread() if getattr(graph, "checkpointer", None) else None)
+    thread = _thread()
+    more = _scope(item)
+    final_state(graph.stream({"question": item.question}, thread, stream_mode=["updates", "values"], **more))
+    return _run_one(graph, item, item.follow_up, thread)
+
+
+def _thread() -> dict[str, Any]:
+    return {"configurable": {"thread_id": f"askai-eval-{uuid.uuid4().hex}"}}
+
+
+def _scope(item: EvalQuestion) -> dict[str, Any]:
+    scope = {name: value for name in ("version", "locale") if (value := getattr(item, name))}
+    return {"context": scope} if scope else {}  # a graph from elsewhere may take no context
+
+
+def _run_one(graph: StreamableGraph, item: EvalQuestion, question: str, thread: Any) -> QuestionResult:
     verdicts: list[GateVerdict] = []
     stage_seconds: dict[str, float] = {}
     ranking: tuple[str, ...] | None = None
+    first_results: list[Any] = []
     retrieval_seconds: float | None = None
     start = last = time.perf_counter()
 
@@ -113,25 +147,28 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
             if not isinstance(update, Mapping):
                 continue
             if node == "research" and ranking is None:
-                ranking = tuple(result.source_url for result in update.get("search_results") or [])
+                first_results[:] = update.get("search_results") or []
+                ranking = tuple(result.source_url for result in first_results)
                 retrieval_seconds = now - last
             verdict = _verdict(node, update, {**state, **update})
             if verdict is not None:
                 verdicts.append(verdict)
         last = now
 
-    scope = {name: value for name in ("version", "locale") if (value := getattr(item, name))}
-    more = {"context": scope} if scope else {}  # a graph from elsewhere may take no context
-    stream = graph.stream(
-        {"question": item.question}, stream_mode=["updates", "values"], output_keys=STATE_KEYS, **more
-    )
+    more = _scope(item)
+    if thread is not None:
+        more["config"] = thread
+    stream = graph.stream({"question": question}, stream_mode=["updates", "values"], output_keys=STATE_KEYS, **more)
     final = final_state(stream, on_updates)
     summary = RunSummary.from_state(final, seconds=time.perf_counter() - start, stage_seconds=stage_seconds)
     cards = tuple(source.url for source in summary.sources)
     citations = list(final.get("citations") or []) if summary.outcome != "fallback" else []
     judged = bool(cards and item.must_mention) and all(t.lower() in summary.answer.lower() for t in item.must_mention)
+    context_judged = item.kind == "answer" and bool(item.expected_urls and item.must_mention)
+    researched = final.get("standalone_question") or question
     return QuestionResult(
-        question=item.question,
+        question=question,
+        previous=item.question if item.follow_up is not None else "",
         kind=item.kind,
         expected_urls=item.expected_urls,
         must_mention=item.must_mention,
@@ -150,6 +187,10 @@ def run_one(graph: StreamableGraph, item: EvalQuestion) -> QuestionResult:
         retrieval_seconds=retrieval_seconds,
         citation_support=sentence_support(citations),
         anchor_holds_mention=anchor_holds(citations, cards, item.must_mention) if judged else None,
+        context_rank=(
+            context_rank(researched, first_results, item.expected_urls, item.must_mention) if context_judged else None
+        ),
+        context_judged=context_judged,
     )
 
 
