@@ -8,6 +8,7 @@ cannot download here; a missing browser fails the test with the command that fix
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -133,9 +134,11 @@ def host_page(target: Any, base: str, attributes: str = "", path: str = "/page")
     html = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A page of the site</title>
     </head><body><main><h1>A page of the site</h1><p>Some text and <a href="#top">a link</a>.</p>
     <askai-widget {attributes}></askai-widget></main><script src="{base}/widget.js"></script></body></html>"""
+    # A pattern, not a Python predicate: Playwright must hold every request of the page for a
+    # predicate until the test's thread next calls into it, so a request sent while the test
+    # waits on something else (a server event) stalls, and may be aborted before it leaves.
     target.route(
-        lambda url: url.startswith(f"{base}{path}"),
-        lambda route: route.fulfill(content_type="text/html", body=html),
+        re.compile("^" + re.escape(f"{base}{path}")), lambda route: route.fulfill(content_type="text/html", body=html)
     )
     return f"{base}{path}"
 

@@ -34,12 +34,14 @@ class Delayed:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self.release = threading.Event()
+        self.received = threading.Event()
         self.answered = threading.Event()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         slow = scope["type"] == "http" and scope["path"] == "/api/search"
         slow = slow and scope["query_string"] == f"q={SLOW}".encode()
         if slow:
+            self.received.set()
             await asyncio.get_running_loop().run_in_executor(None, self.release.wait, 30)
         await self.app(scope, receive, send)
         if slow:
@@ -152,10 +154,15 @@ def test_a_question_asked_from_the_results_names_their_search(page: Any, served:
 def test_a_late_response_never_overwrites_a_newer_one(page: Any, served: tuple[str, Delayed]) -> None:
     base, server = served
     server.release.clear()
+    server.received.clear()
     server.answered.clear()
     open_box(page, base)
     with page.expect_request(lambda request: f"q={SLOW}" in request.url and request.url.endswith(SLOW)):
         page.keyboard.type(SLOW)
+    # The page has sent it; the server must hold it before the next words are typed, or the
+    # widget aborts it on the way and there is no late response to drop (a loaded machine
+    # did that once, when the page's requests waited on a Playwright route predicate).
+    assert server.received.wait(10)
     page.keyboard.type("tic models")
     expect(page.locator(RESULTS).first).to_contain_text("Validation with Pydantic")
     expect(page.locator(ASK_ROW)).to_have_text("Ask AI: pydantic models")
