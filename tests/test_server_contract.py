@@ -150,7 +150,9 @@ def test_provider_failure_is_a_gate_failure_and_a_fallback_not_an_error_event(se
     assert writer.calls == settings.max_attempts
 
 
-def test_cache_hit_streams_only_tokens_and_done_with_cached_true(settings: Settings, serve: Serve) -> None:
+def test_cache_hit_streams_only_tokens_and_done_with_cached_true(
+    settings: Settings, serve: Serve, graph_host: GraphHost
+) -> None:
     writer = replies(cited_draft(1, 2))
     with serve(settings, writer, replies(PASSING), 1, 2) as base:
         first = sse_events(base, "What is semantic caching?")
@@ -164,7 +166,11 @@ def test_cache_hit_streams_only_tokens_and_done_with_cached_true(settings: Setti
         "cached": True,
         "gates": first[-1][1]["gates"],
     }
-    assert writer.calls == 1
+    # In process the hit is looked up before any run, so the Writer drafts once. A LangGraph
+    # Server's graph condenses on the server: the hit is found once its Condense step has
+    # streamed, and the run is stopped then; on a loaded machine the server has sometimes
+    # started the Writer by the time the stop arrives (seen once in four fresh-clone runs).
+    assert writer.calls == 1 if not graph_host.remote else writer.calls in (1, 2)
 
 
 def test_cache_does_not_serve_a_different_question_sharing_words(settings: Settings, serve: Serve) -> None:
