@@ -18,6 +18,7 @@ import pytest
 import askai_graph
 from askai_graph.evidence.results import EvidencePassage, SearchResult
 from askai_graph.models.offline import critic
+from askai_graph.rules import answer_form
 from askai_graph.server import same_question
 from askai_graph.text import terms
 
@@ -35,11 +36,19 @@ def _passage(n: int) -> EvidencePassage:
     return EvidencePassage(result=result, text=sentence * 8)
 
 
+def _sentence(n: int) -> str:
+    return f"Set the threshold of answer {n} so that a paraphrase within it is served from the cache."
+
+
 CASES: list[tuple[str, Callable[..., Any], int, Callable[[int], tuple[Any, ...]], float]] = [
     ("question tokens", same_question._tokens, same_question.TOKENS_CACHED, lambda n: (_question(n),), 0.5),
     ("short text terms", terms._short_text_terms, terms.SHORT_TEXTS_CACHED, lambda n: (_question(n),), 4.0),
     ("stems", terms.stem, terms.STEMS_CACHED, lambda n: (f"reader{n:06x}",), 2.5),
     ("critic passage terms", critic._passage_terms, critic.PASSAGES_CACHED, lambda n: (_passage(n).text, ""), 2.0),
+    ("question forms", answer_form.question_form, answer_form.QUESTIONS_CACHED, lambda n: (_question(n),), 0.5),
+    ("asked verbs", answer_form.asked_verb, answer_form.QUESTIONS_CACHED, lambda n: (_question(n),), 0.5),
+    ("sentence splits", terms._short_sentences, terms.SHORT_TEXTS_CACHED, lambda n: (_passage(n).text,), 6.0),
+    ("instruction marks", answer_form._instruction_marks, terms.SHORT_TEXTS_CACHED, lambda n: (_sentence(n), ""), 2.0),
 ]
 
 

@@ -216,7 +216,7 @@ def _cached_passages(
     # ``language`` is the one being read (``terms.reading``): the page's sections are read in it too.
     page_terms = frozenset(content_terms(f"{owner_title} {owner_summary}", language or "en"))
     page = SearchResult(title=title, source_url="", content=content)
-    return tuple((section, frozenset(section.terms) | page_terms) for section in page_sections([page]))
+    return tuple((section, section.term_set | page_terms) for section in page_sections([page]))
 
 
 def _prose_paragraphs(draft: str) -> Iterable[str]:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from types import MappingProxyType
 
 from askai_graph.evidence.results import SearchResult
 from askai_graph.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
@@ -78,6 +79,16 @@ class Section:
     """Its fenced code blocks, in order."""
     terms: tuple[str, ...]
     """Its BM25 terms: page title and heading twice, then the text (prose and code)."""
+
+    @cached_property
+    def term_set(self) -> frozenset[str]:
+        """Its distinct terms (made once: a run's readers ask which question terms a section has)."""
+        return frozenset(self.terms)
+
+    @cached_property
+    def term_counts(self) -> Mapping[str, int]:
+        """How often each term occurs (made once, read by every BM25 pass over the run's sections)."""
+        return MappingProxyType(Counter(self.terms))
 
 
 def code_blocks(markdown: str) -> tuple[CodeBlock, ...]:
@@ -152,11 +163,20 @@ def _page_sections(
 
 def page_sections(results: list[SearchResult]) -> list[Section]:
     """Return every section of every retrieved page, pages in retrieval order."""
+    language = reading_language()
     return [
-        Section(post, heading, text, code, terms)
+        section
         for post, result in enumerate(results)
-        for heading, text, code, terms in _page_sections(result.title, result.content, reading_language())
+        for section in _sections_at(post, result.title, result.content, language)
     ]
+
+
+# The Writer, Validation's anchoring and the Critic each read a run's sections: the
+# (frozen) sections of a page at a rank are made once, not once per reader.
+@lru_cache(maxsize=4096)
+def _sections_at(post: int, title: str, content: str, language: str) -> tuple[Section, ...]:
+    made = _page_sections(title, content, language)
+    return tuple(Section(post, heading, text, code, terms) for heading, text, code, terms in made)
 
 
 def rank_sections(
@@ -187,12 +207,22 @@ def rank_sections(
     return ranked
 
 
+class _AnyOf:
+    """The terms any of several sets holds, asked term by term (a question's few, not a union of all)."""
+
+    def __init__(self, sets: Sequence[frozenset[str]]) -> None:
+        self.sets = sets
+
+    def __contains__(self, term: object) -> bool:
+        return any(term in found for found in self.sets)
+
+
 def _bm25_sections(question: str, sections: list[Section]) -> list[tuple[Section, float]]:
     wanted = list(dict.fromkeys(content_terms(question)))
     if not wanted or not sections:
         return []
-    counts = [Counter(section.terms) for section in sections]
-    spelled = set().union(*counts)
+    counts = [section.term_counts for section in sections]
+    spelled = _AnyOf([section.term_set for section in sections])
     # A question word no section has meets its comparative or superlative ("tall": "tallest").
     wanted = list(dict.fromkeys(known_form(term, spelled) for term in wanted))
     average = sum(len(section.terms) for section in sections) / len(sections) or 1.0
@@ -255,7 +285,8 @@ def term_rarity(terms: Sequence[str], sections: Sequence[Section]) -> dict[str, 
 
     A term no section has is left out: it is a gap, not a topic a draft can miss.
     """
-    frequency = Counter(term for section in sections for term in set(section.terms) & set(terms))
+    wanted = set(terms)
+    frequency = Counter(term for section in sections for term in section.term_set & wanted)
     n = len(sections)
     return {term: math.log(1 + n / frequency[term]) for term in dict.fromkeys(terms) if frequency[term]}
 
@@ -267,5 +298,5 @@ def topic_coverage(rarity: dict[str, float], section: Section) -> float:
     ("test" on a test runner's docs) and misses the distinctive one ("TypeScript").
     """
     total = sum(rarity.values())
-    present = set(section.terms)
+    present = section.term_set
     return sum(weight for term, weight in rarity.items() if term in present) / total if total else 1.0

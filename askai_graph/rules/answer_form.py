@@ -29,9 +29,16 @@ every language (a Spanish page quotes ``True`` and English code comments).
 from __future__ import annotations
 
 import re
-from typing import Literal
+from functools import lru_cache
+from typing import Literal, NamedTuple
 
-from askai_graph.text.terms import STOP_WORDS, content_terms, reading_language, stem
+from askai_graph.text.terms import (
+    SHORT_TEXTS_CACHED,
+    STOP_WORDS,
+    content_terms,
+    reading_language,
+    stem,
+)
 
 AnswerForm = Literal["instruction", "value", "reason", "explanation"]
 
@@ -159,6 +166,11 @@ GAPS: dict[AnswerForm, str] = {
 """The search phrase a draft missing each form hands the next Research pass."""
 
 
+QUESTIONS_CACHED = 1_024
+"""Questions whose form and asked verb are kept: a run asks them for every sentence it weighs."""
+
+
+@lru_cache(maxsize=QUESTIONS_CACHED)
 def question_form(question: str) -> AnswerForm:
     """Return the form of answer ``question`` asks for (see the module docstring)."""
     if _REASON_Q.search(question) or _REASON_Q_OTHER.search(question):
@@ -170,6 +182,7 @@ def question_form(question: str) -> AnswerForm:
     return "explanation"
 
 
+@lru_cache(maxsize=QUESTIONS_CACHED)
 def asked_verb(question: str) -> str | None:
     """Return the stem of the verb a how-to question asks about ("How do I *treat* water?"), if any."""
     match = _ASKED_VERB.search(question)
@@ -207,31 +220,84 @@ def has_instruction(text: str, question: str) -> bool:
     with the very verb the question asks about ("Treat water..." for "How do I treat
     water?"), and names a question term.
     """
-    if _FENCE.search(text) or _CODE_SPAN.search(text) or _OPTION.search(text) or _COMMAND.search(text):
-        return True
-    if _NAMED.search(text):
+    marks = _instruction_marks(text, reading_language()) if len(text) <= SENTENCE_CHARS else _marks(text)
+    if marks.markup:
         return True
     # A setting's value is an instruction too ("values between 1.2 and 2.0"), unless
     # the number is the question's own ("HTTP/2" in "How do I enable HTTP/2?").
-    if set(_NUMBER.findall(text)) - set(_NUMBER.findall(question)):
+    if set(marks.numbers) - set(_NUMBER.findall(question)):
         return True
     terms = set(content_terms(question))
     verb = asked_verb(question)
-    for sentence in re.split(r"(?<=[.!?])\s+|\n", text):
-        if not terms & set(content_terms(sentence)):
+    for sentence in marks.sentences:
+        if terms.isdisjoint(sentence.terms):
             continue
-        if _YOU_CAN.search(sentence):
+        if sentence.you_can or sentence.imperative or verb in sentence.opening_stems:
             return True
+    return False
+
+
+class _Sentence(NamedTuple):
+    """What a sentence offers an instruction, whatever the question: its terms and how it opens."""
+
+    terms: tuple[str, ...]
+    you_can: bool
+    """It gives a step the docs' way: "you can declare ...", "you need to set ..."."""
+    imperative: bool
+    """It, or its clause after a comma, opens with a common instruction verb."""
+    opening_stems: tuple[str, ...]
+    """The stems of its opening words: a step with the verb the question asks about."""
+
+
+class _Marks(NamedTuple):
+    markup: bool
+    """A code block or span, an option, a command line, or prose naming the thing to use."""
+    numbers: tuple[str, ...]
+    sentences: tuple[_Sentence, ...]
+
+
+SENTENCE_CHARS = 400
+"""Texts up to this length (a sentence) have what they offer an instruction cached.
+
+Page sentences are read question after question, by the Writer and the Critic: what
+they offer an instruction is worked out once per sentence, the question's part per call.
+A whole draft is read once and not kept.
+"""
+
+
+@lru_cache(maxsize=SHORT_TEXTS_CACHED)
+def _instruction_marks(text: str, language: str) -> _Marks:
+    return _marks(text)
+
+
+def _marks(text: str) -> _Marks:
+    markup = bool(
+        _FENCE.search(text) or _CODE_SPAN.search(text) or _OPTION.search(text) or _COMMAND.search(text)
+        or _NAMED.search(text)
+    )
+    if markup:  # nothing else is asked of the text
+        return _Marks(True, (), ())
+    found = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", text):
         # An imperative opens the sentence, or follows a leading clause ("After
         # generation, parse every citation").
+        openings = []
         for clause in (sentence, sentence.partition(",")[2]):
             first = clause.strip().split(maxsplit=2)
             word = first[0].strip("*_:").lower() if first else ""
             if word in _CONNECTIVES and len(first) > 1:  # "..., so choose k equal to ..."
                 word = first[1].strip("*_:").lower()
-            if word and (word in _IMPERATIVE or stem(word) == verb):
-                return True
-    return False
+            if word:
+                openings.append(word)
+        found.append(
+            _Sentence(
+                terms=tuple(dict.fromkeys(content_terms(sentence))),
+                you_can=bool(_YOU_CAN.search(sentence)),
+                imperative=any(word in _IMPERATIVE for word in openings),
+                opening_stems=tuple(stem(word) for word in openings),
+            )
+        )
+    return _Marks(False, tuple(dict.fromkeys(_NUMBER.findall(text))), tuple(found))
 
 
 _STEP = re.compile(r"^ {0,3}\d{1,2}[.)]\s+\S.*$", re.MULTILINE)

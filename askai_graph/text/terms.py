@@ -232,6 +232,17 @@ def _content_terms(text: str) -> list[str]:
 
 def sentences(text: str) -> list[str]:
     """Split prose into sentences; headings, list markers and code fences are dropped."""
+    # A draft's paragraphs are split by anchoring and three of the Critic's rules, and an
+    # extractive draft's are page paragraphs that recur: short ones are split once.
+    return list(_short_sentences(text)) if len(text) <= SHORT_TEXT_CHARS else _sentences(text)
+
+
+@lru_cache(maxsize=SHORT_TEXTS_CACHED)
+def _short_sentences(text: str) -> tuple[str, ...]:
+    return tuple(_sentences(text))
+
+
+def _sentences(text: str) -> list[str]:
     prose: list[str] = []
     in_fence = False
     for line in text.splitlines():

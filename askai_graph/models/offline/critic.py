@@ -151,7 +151,7 @@ def _announces(paragraph: str) -> bool:
 
 def _best_section(terms: set[str], sections: list[Section]) -> Section:
     """Return the section sharing the most of ``terms`` (the first on a tie): where a quoted sentence comes from."""
-    return max(sections, key=lambda section: len(terms & set(section.terms)))
+    return max(sections, key=lambda section: len(terms & section.term_set))
 
 
 class LexicalCritic:
@@ -308,7 +308,7 @@ class LexicalCritic:
                     section = _best_section(terms, by_url[url])
                     # The evidence may hold only part of a page: a section sharing few of
                     # the claim's terms is not where it comes from.
-                    if len(terms & set(section.terms)) >= self.min_support * len(terms):
+                    if len(terms & section.term_set) >= self.min_support * len(terms):
                         found.append(section)
         return found
 
@@ -383,7 +383,7 @@ class LexicalCritic:
         best = sources[0]
         if topic_coverage(rarity, best) >= self.min_topic_coverage:
             return []
-        present = set(best.terms)
+        present = best.term_set
         return [term for term in sorted(rarity, key=lambda t: -rarity[t]) if term not in present]
 
     @staticmethod

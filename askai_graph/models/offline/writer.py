@@ -157,7 +157,7 @@ class ExtractiveWriter:
         row = table_row(question, best, wanted) if form in CODE_FORMS else ""
         if not lead and not code and not row:
             return NOTHING_FOUND
-        covered = wanted & (set(best.terms) if code or row else set().union(*(terms for _, terms in lead)))
+        covered = wanted & (best.term_set if code or row else set().union(*(terms for _, terms in lead)))
         extra_form: list[str] = []
         if form in CODE_FORMS and not has_form(form, "\n".join([*(s for s, _ in lead), *code]), question):
             # The lead talks about the topic without the value or step asked for ("How many
@@ -175,7 +175,7 @@ class ExtractiveWriter:
         # Another section (of this page or another) only for a question term the first
         # one leaves uncovered; a section repeating covered terms is a passing mention.
         for section, score in ranked[1:]:
-            uncovered = (wanted - covered) & set(section.terms)
+            uncovered = (wanted - covered) & section.term_set
             if not uncovered or score < MIN_RELATIVE_SCORE * best_score:
                 continue
             extra = self._sentences(question, section, wanted, covered, self.max_per_post, must=uncovered)
