@@ -12,9 +12,10 @@ handed on (answer not among the sections) lose before the Writer starts.
 
 With ``--context`` it ranks the sections as a model Writer's context is filled instead
 (``retrieval.sections.section_slice``'s order: BM25 over the sections, no API-name
-weight): "rank 1" to "rank 4-5" together are the answering section's presence in the
-first five sections a model Writer receives (``askai eval`` prints that share as "answering
-section in the Writer's first 5", from the run's own first Research pass).
+weight, weighed by the retriever's passage order): "rank 1" to "rank 4-5" together are
+the answering section's presence in the first five sections a model Writer receives
+(``askai eval`` prints that share as "answering section in the Writer's first 5", from
+the run's own first Research pass).
 """
 
 from __future__ import annotations

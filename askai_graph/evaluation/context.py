@@ -1,10 +1,11 @@
 """Context recall: where the section that answers a question ranks among a model Writer's sections.
 
 A model Writer reads the retrieved pages' sections in the order ``section_slice`` fills its
-context (``retrieval.sections.rank_sections``: BM25 over the sections, no API-name
-weight). The **answering section** is the first one on an expected page that holds every
-``must_mention`` term (heading or text, case-insensitive). ``askai eval`` reports the share
-of labelled answer questions whose answering section is among the first ``CONTEXT_K``;
+context (``retrieval.sections.context_sections``: BM25 over the sections, no API-name
+weight, weighed by the retriever's passage order). The **answering section** is the first
+one on an expected page that holds every ``must_mention`` term (heading or text,
+case-insensitive). ``askai eval`` reports the share of labelled answer questions whose
+answering section is among the first ``CONTEXT_K``;
 ``bench/section_rank.py`` buckets the same rank (and the extractive Writer's).
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from askai_graph.evidence.results import SearchResult
-from askai_graph.retrieval.sections import Section, page_sections, rank_sections
+from askai_graph.retrieval.sections import Section, context_sections
 
 CONTEXT_K = 5
 """The first sections a model Writer receives that the context-recall figure counts."""
@@ -40,7 +41,7 @@ def answering_rank(
 
 def context_ranking(question: str, results: list[SearchResult]) -> list[tuple[Section, float]]:
     """Return the sections of ``results`` in the order a model Writer's context is filled."""
-    return rank_sections(question, page_sections(results))
+    return context_sections(question, results)
 
 
 def context_rank(

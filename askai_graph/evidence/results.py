@@ -56,6 +56,10 @@ class SearchResult(BaseModel):
     """The page's headings and their anchors, when its site reader knew them (empty otherwise)."""
     fallback_locale: str = ""
     """The page's language when it stands in for a page not translated into the reader's yet ('' otherwise)."""
+    passage_order: tuple[tuple[int, int], ...] = ()
+    """For a page handed as several passages: each passage's start in ``content`` and its rank
+    among the page's passages in the retriever's order (0: the best); empty when the page is
+    handed whole or the retriever gave no order."""
 
 
 INLINE_CHARS = 100_000

@@ -52,10 +52,23 @@ def to_search_results(documents: list[Document], top_k: int) -> list[SearchResul
             section=str(meta.get("section") or ""),
             site_pages=int(meta.get("site_pages") or 0),
             fallback_locale=str(meta.get("locale") or "") if meta.get("untranslated") is True else "",
+            passage_order=_passage_order(meta.get("passage_order")),
         )
         if len(results) == top_k:
             break
     return list(results.values())
+
+
+def _passage_order(value: Any) -> tuple[tuple[int, int], ...]:
+    """Read a Document's ``passage_order`` (``[start, rank]`` pairs); anything else is no order."""
+    if not isinstance(value, list | tuple):
+        return ()
+    pairs = []
+    for item in value:
+        if not (isinstance(item, list | tuple) and len(item) == 2 and all(type(n) is int and n >= 0 for n in item)):
+            return ()
+        pairs.append((item[0], item[1]))
+    return tuple(pairs)
 
 
 def _anchors(value: Any, url: str) -> tuple[HeadingAnchor, ...]:

@@ -74,6 +74,24 @@ def page_to_document(post: Page, content: str | None = None) -> Document:
     return document
 
 
+def passage_order(texts: Sequence[str], ranked: Sequence[int], in_page_order: Sequence[int]) -> list[list[int]]:
+    """Return ``[start, rank]`` for each passage a Document joins, in page order.
+
+    ``start`` is where the passage begins in the Document's text (``texts`` joined by a
+    blank line), ``rank`` its place among the page's passages in the retriever's order
+    (``ranked``, best first; 0: the best). A model Writer's context weighs a section by it
+    (``retrieval.sections.passage_weight``): the retriever ranked the passages with the
+    whole site's statistics and, in hybrid mode, their meaning, which the per-request
+    section ranking cannot see.
+    """
+    rank = {doc: position for position, doc in enumerate(ranked)}
+    order, start = [], 0
+    for text, doc in zip(texts, in_page_order, strict=True):
+        order.append([start, rank[doc]])
+        start += len(text) + 2
+    return order
+
+
 class PageRetriever(BaseRetriever):
     """Base of the page retrievers: ranks passages (``_rank``), returns one Document per page.
 
@@ -261,6 +279,9 @@ class PageRetriever(BaseRetriever):
             document = page_to_document(post, None if whole else "\n\n".join(found[doc].text for doc in best))
             document.metadata["score"] = hit.score
             document.metadata["sections"] = [found[doc].heading for doc in best]
+            if not whole:
+                texts = [found[doc].text for doc in best]
+                document.metadata["passage_order"] = passage_order(texts, hit.passages, best)
             if scope is not None and hit.post_id in scope.fallback:
                 document.metadata["untranslated"] = True
             documents.append(document)

@@ -79,6 +79,9 @@ class Section:
     """Its fenced code blocks, in order."""
     terms: tuple[str, ...]
     """Its BM25 terms: page title and heading twice, then the text (prose and code)."""
+    passage: int = 0
+    """The rank of the retrieved passage it sits in among its page's passages, in the
+    retriever's order (``SearchResult.passage_order``; 0: the best, or no order known)."""
 
     @cached_property
     def term_set(self) -> frozenset[str]:
@@ -152,13 +155,28 @@ def _cells(row: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def _page_sections(
     title: str, content: str, language: str
-) -> tuple[tuple[str, str, tuple[CodeBlock, ...], tuple[str, ...]], ...]:
+) -> tuple[tuple[str, str, tuple[CodeBlock, ...], tuple[str, ...], int], ...]:
     sections = []
+    cursor = 0
     for passage in split_sections(content):
         lead = f"{title} {passage.heading} {passage.heading}"
         terms = tuple(content_terms(f"{lead} {lead} {passage.text}", language or "en"))
-        sections.append((passage.heading, passage.text, code_blocks(passage.text), terms))
+        # Where the section starts in the page's text: its first line, found after the last one's.
+        found = content.find(passage.text.partition("\n")[0], cursor)
+        start = found if found >= 0 else cursor
+        cursor = start
+        sections.append((passage.heading, passage.text, code_blocks(passage.text), terms, start))
     return tuple(sections)
+
+
+def _passage_rank(order: Sequence[tuple[int, int]], start: int) -> int:
+    """Return the rank of the passage holding the character at ``start`` (0 without an order)."""
+    rank = 0
+    for begin, passage_rank in order:
+        if begin > start:
+            break
+        rank = passage_rank
+    return rank
 
 
 def page_sections(results: list[SearchResult]) -> list[Section]:
@@ -167,16 +185,48 @@ def page_sections(results: list[SearchResult]) -> list[Section]:
     return [
         section
         for post, result in enumerate(results)
-        for section in _sections_at(post, result.title, result.content, language)
+        for section in _sections_at(post, result.title, result.content, language, result.passage_order)
     ]
 
 
 # The Writer, Validation's anchoring and the Critic each read a run's sections: the
 # (frozen) sections of a page at a rank are made once, not once per reader.
 @lru_cache(maxsize=4096)
-def _sections_at(post: int, title: str, content: str, language: str) -> tuple[Section, ...]:
-    made = _page_sections(title, content, language)
-    return tuple(Section(post, heading, text, code, terms) for heading, text, code, terms in made)
+def _sections_at(
+    post: int, title: str, content: str, language: str, order: tuple[tuple[int, int], ...]
+) -> tuple[Section, ...]:
+    return tuple(
+        Section(post, heading, text, code, terms, _passage_rank(order, start))
+        for heading, text, code, terms, start in _page_sections(title, content, language)
+    )
+
+
+PASSAGE_PRIOR = 0.8
+"""Share of a section's score a model Writer's context takes off at ``PASSAGE_REACH`` (``passage_weight``)."""
+PASSAGE_REACH = 10
+"""The passage rank at which ``PASSAGE_PRIOR`` is reached; later passages lose no more."""
+
+
+def passage_weight(section: Section) -> float:
+    """Weigh a section by its passage's rank among its page's passages in the retriever's order.
+
+    The retriever ranked the passages with the whole site's term statistics and, in hybrid
+    mode, the embedding model's vectors; the per-request section ranking sees neither. A
+    long reference page comes back with dozens of passages, and its small entries sharing
+    one common word of the question outrank, on request-local BM25, the entry the
+    retriever found best (``testPathIgnorePatterns`` for "looking for tests in certain
+    folders"). 1 for the best passage, down to ``1 - PASSAGE_PRIOR`` at ``PASSAGE_REACH``.
+    """
+    return 1 - PASSAGE_PRIOR * min(section.passage, PASSAGE_REACH) / PASSAGE_REACH
+
+
+def context_sections(question: str, results: list[SearchResult]) -> list[tuple[Section, float]]:
+    """Return the sections of ``results`` in the order a model Writer's context is filled, best first.
+
+    BM25 over the request's sections with the page-order prior (``rank_sections``), weighed
+    by the retriever's passage order (``passage_weight``).
+    """
+    return rank_sections(question, page_sections(results), weight=passage_weight)
 
 
 def rank_sections(
@@ -253,7 +303,7 @@ def section_slice(question: str, results: list[SearchResult], budget_chars: int)
     sections = page_sections(results)
     picked: dict[int, list[Section]] = {}
     spent = 0
-    for section, _ in rank_sections(question, sections):
+    for section, _ in rank_sections(question, sections, weight=passage_weight):
         if spent + len(section.text) > budget_chars:
             continue
         picked.setdefault(section.post, []).append(section)
