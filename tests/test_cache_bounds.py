@@ -18,7 +18,7 @@ import pytest
 import askai_graph
 from askai_graph.evidence.results import EvidencePassage, SearchResult
 from askai_graph.models.offline import critic
-from askai_graph.rules import answer_form
+from askai_graph.rules import answer_form, catalog
 from askai_graph.server import same_question
 from askai_graph.text import terms
 
@@ -47,6 +47,7 @@ CASES: list[tuple[str, Callable[..., Any], int, Callable[[int], tuple[Any, ...]]
     ("critic passage terms", critic._passage_terms, critic.PASSAGES_CACHED, lambda n: (_passage(n).text, ""), 2.0),
     ("question forms", answer_form.question_form, answer_form.QUESTIONS_CACHED, lambda n: (_question(n),), 0.5),
     ("asked verbs", answer_form.asked_verb, answer_form.QUESTIONS_CACHED, lambda n: (_question(n),), 0.5),
+    ("catalog questions", catalog.is_catalog_question, catalog.QUESTIONS_CACHED, lambda n: (_question(n),), 0.5),
     ("sentence splits", terms._short_sentences, terms.SHORT_TEXTS_CACHED, lambda n: (_passage(n).text,), 6.0),
     ("instruction marks", answer_form._instruction_marks, terms.SHORT_TEXTS_CACHED, lambda n: (_sentence(n), ""), 2.0),
 ]

@@ -29,6 +29,7 @@ listed, "and N more" with a link to the site's index page if that page was liste
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 from langchain_core.documents import Document
@@ -73,6 +74,11 @@ def normalize_question(question: str) -> str:
     return " ".join(re.sub(r"[^\w\s']", " ", question.lower()).split())
 
 
+QUESTIONS_CACHED = 1_024
+"""Questions whose catalog verdict is kept: Research, its result limit, the Critic and a router ask it of a run."""
+
+
+@lru_cache(maxsize=QUESTIONS_CACHED)
 def is_catalog_question(question: str) -> bool:
     """Return whether ``question`` asks for the catalog of the site's content."""
     text = normalize_question(question)
