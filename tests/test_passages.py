@@ -13,7 +13,7 @@ from askai_graph.indexing import build_index
 from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, top_documents
 from askai_graph.retrieval.corpus import Page
 from askai_graph.retrieval.pages import BM25Retriever
-from askai_graph.retrieval.passages import passage_terms, split_passages
+from askai_graph.retrieval.passages import TITLE_REPEATS, passage_terms, split_passages
 from askai_graph.text.terms import content_terms
 
 SITES = Path(__file__).parent / "data" / "sites"
@@ -50,6 +50,15 @@ def test_passage_terms_carry_the_page_title_and_section_heading() -> None:
     passage = split_passages(LONG, 600)[2]
     terms = passage_terms(post, passage, first=False)
     assert {"start", "part"} <= set(terms)
+
+
+def test_the_page_title_counts_more_than_the_section_heading_in_passage_terms() -> None:
+    post = Page(title="Testing", url="https://s.example/", body=LONG)
+    passage = split_passages(LONG, 600)[2]  # heading "Part 2"
+    terms = passage_terms(post, passage, first=False)
+    body_terms = content_terms(passage.text)
+    assert terms.count("test") - body_terms.count("test") == TITLE_REPEATS == 3
+    assert terms.count("part") - body_terms.count("part") == 2  # the heading counts twice
 
 
 def test_query_matching_one_section_returns_that_section_as_the_page_evidence(tmp_path: Path) -> None:
