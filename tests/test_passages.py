@@ -97,7 +97,7 @@ def test_vectorised_bm25_matches_bm25s_own_index(chunk: int) -> None:
     documents = [content_terms(post.body) for post in corpus.posts]
     vocabulary = Vocabulary()
     ours = build_bm25([vocabulary.encode(d) for d in documents], vocabulary, chunk=chunk)
-    reference = bm25s.BM25()
+    reference = bm25s.BM25(k1=1.5, b=0.65)
     reference.index(documents, show_progress=False)
     for query in ("semantic cache hit", "bm25 saturation k1", "retries timeouts fallbacks"):
         terms = content_terms(query)
@@ -105,6 +105,16 @@ def test_vectorised_bm25_matches_bm25s_own_index(chunk: int) -> None:
         found = top_documents(ours, terms, 5)
         assert [doc for doc, _ in found] == ids[0].tolist()
         assert np.allclose([score for _, score in found], scores[0], rtol=1e-5)
+
+
+def test_bm25_normalises_passage_length_with_b_065() -> None:
+    # One term, once in a 2-term and once in an 8-term document (average length 5).
+    vocabulary = Vocabulary()
+    documents = [["alpha", "pad"], ["alpha"] + [f"w{i}" for i in range(7)]]
+    index = build_bm25([vocabulary.encode(d) for d in documents], vocabulary)
+    scores = dict(top_documents(index, ["alpha"], 2))
+    norm = [1.5 * (1 - 0.65 + 0.65 * length / 5) for length in (2, 8)]
+    assert scores[0] / scores[1] == pytest.approx((1 + norm[1]) / (1 + norm[0]), rel=1e-5)
 
 
 def test_encoding_text_equals_encoding_its_content_terms() -> None:
