@@ -13,7 +13,7 @@ from askai_graph.indexing import build_index
 from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, top_documents
 from askai_graph.retrieval.corpus import Page
 from askai_graph.retrieval.pages import BM25Retriever
-from askai_graph.retrieval.passages import passage_terms, split_passages
+from askai_graph.retrieval.passages import TITLE_REPEATS, passage_terms, split_passages
 from askai_graph.text.terms import content_terms
 
 SITES = Path(__file__).parent / "data" / "sites"
@@ -52,6 +52,15 @@ def test_passage_terms_carry_the_page_title_and_section_heading() -> None:
     assert {"start", "part"} <= set(terms)
 
 
+def test_the_page_title_counts_more_than_the_section_heading_in_passage_terms() -> None:
+    post = Page(title="Testing", url="https://s.example/", body=LONG)
+    passage = split_passages(LONG, 600)[2]  # heading "Part 2"
+    terms = passage_terms(post, passage, first=False)
+    body_terms = content_terms(passage.text)
+    assert terms.count("test") - body_terms.count("test") == TITLE_REPEATS == 3
+    assert terms.count("part") - body_terms.count("part") == 2  # the heading counts twice
+
+
 def test_query_matching_one_section_returns_that_section_as_the_page_evidence(tmp_path: Path) -> None:
     build_index(SITES / "mkdocs", tmp_path / "index", base_url="https://docs.example/")
     (top, *_) = BM25Retriever(corpus=load_corpus(tmp_path / "index"), k=3).invoke("purge finished jobs retention")
@@ -88,7 +97,7 @@ def test_vectorised_bm25_matches_bm25s_own_index(chunk: int) -> None:
     documents = [content_terms(post.body) for post in corpus.posts]
     vocabulary = Vocabulary()
     ours = build_bm25([vocabulary.encode(d) for d in documents], vocabulary, chunk=chunk)
-    reference = bm25s.BM25()
+    reference = bm25s.BM25(k1=1.5, b=0.65)
     reference.index(documents, show_progress=False)
     for query in ("semantic cache hit", "bm25 saturation k1", "retries timeouts fallbacks"):
         terms = content_terms(query)
@@ -96,6 +105,16 @@ def test_vectorised_bm25_matches_bm25s_own_index(chunk: int) -> None:
         found = top_documents(ours, terms, 5)
         assert [doc for doc, _ in found] == ids[0].tolist()
         assert np.allclose([score for _, score in found], scores[0], rtol=1e-5)
+
+
+def test_bm25_normalises_passage_length_with_b_065() -> None:
+    # One term, once in a 2-term and once in an 8-term document (average length 5).
+    vocabulary = Vocabulary()
+    documents = [["alpha", "pad"], ["alpha"] + [f"w{i}" for i in range(7)]]
+    index = build_bm25([vocabulary.encode(d) for d in documents], vocabulary)
+    scores = dict(top_documents(index, ["alpha"], 2))
+    norm = [1.5 * (1 - 0.65 + 0.65 * length / 5) for length in (2, 8)]
+    assert scores[0] / scores[1] == pytest.approx((1 + norm[1]) / (1 + norm[0]), rel=1e-5)
 
 
 def test_encoding_text_equals_encoding_its_content_terms() -> None:

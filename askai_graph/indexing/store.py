@@ -42,8 +42,9 @@ DOCS = "documents.npy"
 POSTS = "posts.npy"
 EMBEDDINGS = "embeddings.npy"
 FORMAT = "askai-index"
-VERSION = 6  # 3: posts keep their headings' anchors; 4: tab labels over their code; 5: version and locale;
-# 6: passages as search shows them (table ``shown``)
+VERSION = 8  # 3: posts keep their headings' anchors; 4: tab labels over their code; 5: version and locale;
+# 6: passages as search shows them (table ``shown``); 7: the page title counts three times in BM25 terms;
+# 8: BM25 length normalisation b = 0.65
 
 MMAP_BYTES = 1 << 34
 """How much of the database a reader maps (SQLite caps it at its build's limit, 2 GB by default)."""

@@ -48,7 +48,8 @@ MAX_SCOPES = 64
 """Readers' scopes (version, language) kept per retriever; a site has a few."""
 INLINE_PASSAGES = 10_000
 """Largest corpus in memory whose BM25 ranking runs on the event loop in an async query."""
-_CACHE_FORMAT = "p3"  # p2: camelCase identifiers are indexed with their parts; p3: CJK bigrams, pages' languages
+_CACHE_FORMAT = "p5"  # p2: camelCase identifiers are indexed with their parts; p3: CJK bigrams, pages' languages;
+# p4: the page title counts three times (``passages.TITLE_REPEATS``); p5: b = 0.65 (``bm25.B``)
 
 
 def default_cache_dir() -> Path:

@@ -3,8 +3,9 @@
 A page whose body fits in ``max_chars`` is one passage. A longer one is cut before each
 Markdown heading (outside code fences); a section still longer than ``max_chars`` is cut
 again between paragraphs. Every passage keeps the heading of its section, and its index
-terms carry the page title too, so "install" finds the *Install* section of a page called
-*Getting started*. Citations and source cards never see passages: they stay the page URL.
+terms carry the page title too (``TITLE_REPEATS``), so "install" finds the *Install*
+section of a page called *Getting started*. Citations and source cards never see
+passages: they stay the page URL.
 """
 
 from __future__ import annotations
@@ -46,14 +47,23 @@ def split_sections(body: str) -> list[Passage]:
     return [Passage(heading, text) for heading, text in _sections(body)] or [Passage("", body)]
 
 
-def passage_text(post: Page, passage: Passage, first: bool) -> str:
-    """Return the text BM25 indexes for ``passage``: its own, plus title and heading counted twice.
+TITLE_REPEATS = 3
+"""Times the page title counts in each passage's BM25 terms (the heading and summary count twice).
 
-    The page's summary is indexed with its first passage only, so a long page does not
-    outrank short ones merely by repeating its summary in every passage.
+The title names what the whole page is about, so it weighs a little more than the
+section heading: measured on three real docs sites (recall@6 FastAPI 0.886 -> 0.909,
+Jest MRR 0.683 -> 0.696, Pydantic and the bundled site unchanged; docs/benchmarks.md).
+"""
+
+
+def passage_text(post: Page, passage: Passage, first: bool) -> str:
+    """Return the text BM25 indexes for ``passage``: its own, the page title three times, heading twice.
+
+    The page's summary (counted twice) is indexed with its first passage only, so a long page
+    does not outrank short ones merely by repeating its summary in every passage.
     """
-    lead = f"{post.title} {passage.heading} " + (post.summary if first else "")
-    return f"{lead} {lead} {passage.text}"
+    summary = post.summary if first else ""
+    return " ".join([post.title] * TITLE_REPEATS + [passage.heading, summary] * 2 + [passage.text])
 
 
 def dense_text(title: str, summary: str, text: str) -> str:
