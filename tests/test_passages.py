@@ -10,7 +10,7 @@ import pytest
 
 from askai_graph import Settings, build_graph, load_corpus
 from askai_graph.indexing import build_index
-from askai_graph.retrieval.bm25 import BM25Index, Vocabulary, build_bm25, top_documents
+from askai_graph.retrieval.bm25 import K1, B, BM25Index, Vocabulary, build_bm25, top_documents
 from askai_graph.retrieval.corpus import Page
 from askai_graph.retrieval.pages import BM25Retriever
 from askai_graph.retrieval.passages import TITLE_REPEATS, passage_terms, split_passages
@@ -97,7 +97,7 @@ def test_vectorised_bm25_matches_bm25s_own_index(chunk: int) -> None:
     documents = [content_terms(post.body) for post in corpus.posts]
     vocabulary = Vocabulary()
     ours = build_bm25([vocabulary.encode(d) for d in documents], vocabulary, chunk=chunk)
-    reference = bm25s.BM25(k1=1.5, b=0.65)
+    reference = bm25s.BM25(k1=K1, b=B)
     reference.index(documents, show_progress=False)
     for query in ("semantic cache hit", "bm25 saturation k1", "retries timeouts fallbacks"):
         terms = content_terms(query)

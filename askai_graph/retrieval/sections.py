@@ -303,7 +303,7 @@ def section_slice(question: str, results: list[SearchResult], budget_chars: int)
     sections = page_sections(results)
     picked: dict[int, list[Section]] = {}
     spent = 0
-    for section, _ in rank_sections(question, sections, weight=passage_weight):
+    for section, _ in context_sections(question, results):
         if spent + len(section.text) > budget_chars:
             continue
         picked.setdefault(section.post, []).append(section)
