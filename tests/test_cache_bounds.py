@@ -18,6 +18,7 @@ import pytest
 import askai_graph
 from askai_graph.evidence.results import EvidencePassage, SearchResult
 from askai_graph.models.offline import critic
+from askai_graph.retrieval import sections
 from askai_graph.rules import answer_form, catalog
 from askai_graph.server import same_question
 from askai_graph.text import terms
@@ -45,6 +46,13 @@ CASES: list[tuple[str, Callable[..., Any], int, Callable[[int], tuple[Any, ...]]
     ("short text terms", terms._short_text_terms, terms.SHORT_TEXTS_CACHED, lambda n: (_question(n),), 4.0),
     ("stems", terms.stem, terms.STEMS_CACHED, lambda n: (f"reader{n:06x}",), 2.5),
     ("critic passage terms", critic._passage_terms, critic.PASSAGES_CACHED, lambda n: (_passage(n).text, ""), 2.0),
+    (
+        "quoted headings",
+        sections._heading_terms,
+        sections.HEADINGS_CACHED,
+        lambda n: ("Caching", "## Thresholds\n\nCaching.", _passage(n).text, ""),
+        2.0,
+    ),
     ("question forms", answer_form.question_form, answer_form.QUESTIONS_CACHED, lambda n: (_question(n),), 0.5),
     ("asked verbs", answer_form.asked_verb, answer_form.QUESTIONS_CACHED, lambda n: (_question(n),), 0.5),
     ("catalog questions", catalog.is_catalog_question, catalog.QUESTIONS_CACHED, lambda n: (_question(n),), 0.5),

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from askai_graph.evidence.results import SearchResult
 from askai_graph.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 from askai_graph.retrieval.passages import split_sections
-from askai_graph.text.terms import content_terms, known_form, reading_language
+from askai_graph.text.terms import content_terms, known_form, reading_language, sentences
 
 K1 = 1.2
 B = 0.75
@@ -167,6 +167,29 @@ def _page_sections(
         cursor = start
         sections.append((passage.heading, passage.text, code_blocks(passage.text), terms, start))
     return tuple(sections)
+
+
+def heading_terms(title: str, content: str, quoted: str) -> frozenset[str]:
+    """Return the content terms of the headings over the page's sections that ``quoted``'s sentences come from.
+
+    Sentence splitting drops heading lines, yet docs name a section's subject there and
+    often nowhere else: "The wire format" heads the section on ``text/event-stream``.
+    """
+    return _heading_terms(title, content, quoted, reading_language())
+
+
+HEADINGS_CACHED = 256
+"""Quoted passages whose headings' terms are kept: like the Critic's passage terms, one
+question's drafts and retries read them again, later questions seldom do."""
+
+
+@lru_cache(maxsize=HEADINGS_CACHED)
+def _heading_terms(title: str, content: str, quoted: str, language: str) -> frozenset[str]:
+    said = set(sentences(quoted))
+    headings = " ".join(
+        heading for heading, text, *_ in _page_sections(title, content, language) if said.intersection(sentences(text))
+    )
+    return frozenset(content_terms(headings, language or "en"))
 
 
 def _passage_rank(order: Sequence[tuple[int, int]], start: int) -> int:

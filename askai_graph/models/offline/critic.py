@@ -47,7 +47,14 @@ from functools import lru_cache
 from askai_graph.evidence.results import EvidencePassage
 from askai_graph.models.offline.grounding import claim_support
 from askai_graph.models.reviewing import ReviewRequest
-from askai_graph.retrieval.sections import Section, code_blocks, page_sections, term_rarity, topic_coverage
+from askai_graph.retrieval.sections import (
+    Section,
+    code_blocks,
+    heading_terms,
+    page_sections,
+    term_rarity,
+    topic_coverage,
+)
 from askai_graph.rules.answer_form import (
     FRAMING_TERMS,
     GAPS,
@@ -134,13 +141,20 @@ def _passage_terms(text: str, language: str) -> frozenset[str]:
 
 
 def _evidence_terms(passage: EvidencePassage) -> frozenset[str]:
-    """Return the content terms of a passage and its post's title and summary.
+    """Return the content terms of a passage, its post's title and summary, and the headings over what it quotes.
 
     Cached: the same posts (and mostly the same passages) come back request after
     request; tokenising and stemming them again on every review is wasted work.
     """
     language = reading_language()
-    return _post_terms(passage.result.title, passage.result.summary, language) | _passage_terms(passage.text, language)
+    result = passage.result
+    # A heading is the page's own word for what its section covers, as the title is for
+    # the page, and sentence splitting drops it: "wire" only heads "The wire format".
+    return (
+        _post_terms(result.title, result.summary, language)
+        | _passage_terms(passage.text, language)
+        | heading_terms(result.title, result.content, passage.text)
+    )
 
 
 def _announces(paragraph: str) -> bool:
