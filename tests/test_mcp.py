@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ACCEPTED = "How does BM25 rank documents?"
 OFF_TOPIC = "How do I bake sourdough bread?"
 # Retried to the limit by the offline Critic, then degraded (see tests/test_studio.py).
-CRITIC_FAILS = "Why is fine-tuning a poor knowledge store?"
+CRITIC_FAILS = "Can token probabilities reveal unsupported claims?"
 URL = re.compile(r"https?://", re.IGNORECASE)
 
 Target = str | StdioServerParameters

@@ -28,7 +28,8 @@ GRAPH_TOOL = "askai"
 PUBLIC = set(get_type_hints(OutputState))
 ACCEPTED = "How does BM25 rank documents?"
 OFF_TOPIC = "How do I bake sourdough bread?"
-CRITIC_FAILS = "Why is fine-tuning a poor knowledge store?"  # degraded under the defaults (tests/test_studio.py)
+# Degraded under the defaults (tests/test_studio.py).
+CRITIC_FAILS = "Can token probabilities reveal unsupported claims?"
 _LINK = re.compile(r"\]\((https?://[^)\s]+)\)")
 
 

@@ -51,6 +51,18 @@ class CodeBlock:
 
 
 @dataclass(frozen=True)
+class IntroducedList:
+    """A list and the sentence that introduces it ("Each chunk should carry:" and what it carries)."""
+
+    lead_in: str
+    """The introducing sentence, ending with its colon."""
+    items: tuple[str, ...]
+    """The top-level items' text, markers dropped, in order."""
+    ordered: bool
+    """Whether the items are numbered (steps)."""
+
+
+@dataclass(frozen=True)
 class Table:
     """A Markdown table of a section (an options table: name, default, flag, config key)."""
 
@@ -142,6 +154,58 @@ def tables(markdown: str) -> tuple[Table, ...]:
             found.append(Table(tuple(cells[0]), tuple(tuple(row) for row in cells[2:])))
         run = []
     return tuple(found)
+
+
+_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])\s+(.*)$")
+
+
+def introduced_lists(markdown: str) -> tuple[IntroducedList, ...]:
+    """Return the lists of ``markdown`` that a sentence ending with a colon introduces, outside code fences.
+
+    "Each chunk should carry the identifiers needed to cite it:" says nothing alone; the
+    items below it are the answer. Nested items and an item's further lines are left
+    out: the top-level items are what the sentence announces.
+    """
+    found: list[IntroducedList] = []
+    paragraph: list[str] = []  # the prose paragraph being read, or the one a blank line just ended
+    ended = False
+    current: IntroducedList | None = None
+    in_code = False
+    for line in markdown.splitlines():
+        if _OPEN.match(line) or in_code:
+            in_code = in_code != bool(_OPEN.match(line))
+            _closed(current, found)
+            current, paragraph = None, []
+            continue
+        item = _ITEM.match(line)
+        if not line.strip():
+            ended = True
+        elif current is not None and item:
+            current = IntroducedList(current.lead_in, (*current.items, item.group(1).strip()), current.ordered)
+            ended = False
+        elif current is not None and line[:1].isspace():
+            # An item's own further lines; a nested item, or a paragraph after a blank line, is left out.
+            if not ended and not _ITEM.match(line.strip()):
+                *before, last = current.items
+                current = IntroducedList(current.lead_in, (*before, f"{last} {line.strip()}"), current.ordered)
+        elif item:
+            said = sentences(" ".join(paragraph))
+            if said and said[-1].endswith(":"):
+                current = IntroducedList(said[-1], (item.group(1).strip(),), line.lstrip()[0] not in "-*+")
+            paragraph, ended = [], False
+        else:
+            _closed(current, found)
+            current = None
+            heading_or_table = line.lstrip().startswith(("#", "|", ">"))
+            paragraph = [] if heading_or_table else [*([] if ended else paragraph), line.strip()]
+            ended = False
+    _closed(current, found)
+    return tuple(found)
+
+
+def _closed(current: IntroducedList | None, found: list[IntroducedList]) -> None:
+    if current is not None:
+        found.append(current)
 
 
 def _cells(row: str) -> list[str]:

@@ -157,6 +157,31 @@ def _evidence_terms(passage: EvidencePassage) -> frozenset[str]:
     )
 
 
+_ITEM_LINE = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])\s+")
+
+
+def _introduced(paragraph: str) -> tuple[str, list[str]]:
+    """Split ``paragraph`` into its prose and the list that follows it within the paragraph (each item's text)."""
+    lines = paragraph.splitlines()
+    first = next((i for i, line in enumerate(lines) if _ITEM_LINE.match(line)), len(lines))
+    items = [_ITEM_LINE.sub("", line).strip() for line in lines[first:] if _ITEM_LINE.match(line)]
+    return "\n".join(lines[:first]), items
+
+
+def _sentence_claims(text: str, cited: set[str]) -> list[tuple[str, set[str], set[str]]]:
+    """Return ``text``'s sentences as claims on ``cited`` (see ``LexicalCritic._claims``)."""
+    claims = []
+    for sentence in sentences(text):
+        plain = _LINK.sub(r"\1", sentence).strip()
+        link_titles = {t for t, _ in _LINK.findall(sentence)}
+        # A bare citation like "(Title)" is not a claim of its own, nor is a
+        # lead-in that only announces a list ("Here are the articles I found:").
+        if plain.strip("() ") in link_titles or (plain.endswith(":") and not _LINK.search(sentence)):
+            continue
+        claims.append((plain, cited, set(content_terms(_LINK.sub("", sentence)))))
+    return claims
+
+
 def _announces(paragraph: str) -> bool:
     """Whether ``paragraph`` only announces what follows (a tab's name over its code: ``**npm**:``)."""
     text = paragraph.strip()
@@ -451,19 +476,22 @@ class LexicalCritic:
 
     @staticmethod
     def _claims(draft: str) -> list[tuple[str, set[str], set[str]]]:
-        """Split the draft's prose into (sentence text, cited URLs, content terms); code blocks are no claims."""
+        """Split the draft's prose into (sentence text, cited URLs, content terms); code blocks are no claims.
+
+        A list that a cited sentence announces ("Each chunk should carry ... (Page):")
+        completes that sentence: lead-in and items are one claim, on its citation.
+        """
         claims = []
         for paragraph in prose_paragraphs(draft):
             cited = {url for _, url in _LINK.findall(paragraph)}
-            for sentence in sentences(paragraph):
-                text = _LINK.sub(r"\1", sentence).strip()
-                link_titles = {t for t, _ in _LINK.findall(sentence)}
-                # A bare citation like "(Title)" is not a claim of its own, nor is a
-                # lead-in that only announces a list ("Here are the articles I found:").
-                if text.strip("() ") in link_titles or (text.endswith(":") and not _LINK.search(sentence)):
-                    continue
-                terms = set(content_terms(_LINK.sub("", sentence)))
-                claims.append((text, cited, terms))
+            prose, items = _introduced(paragraph)
+            announced = _sentence_claims(prose, cited) if items else []
+            if announced and announced[-1][0].endswith(":"):
+                text, cited_by, terms = announced[-1]
+                announced[-1] = (f"{text} {'; '.join(items)}", cited_by, terms | set(content_terms(" ".join(items))))
+                claims.extend(announced)
+            else:
+                claims.extend(_sentence_claims(paragraph, cited))
         return claims
 
     @staticmethod

@@ -29,8 +29,10 @@ from askai_graph.evidence.results import SearchResult, analysed_inline
 from askai_graph.models.writing import DraftRequest
 from askai_graph.retrieval.sections import (
     CodeBlock,
+    IntroducedList,
     Section,
     fenced,
+    introduced_lists,
     page_sections,
     rank_sections,
     tables,
@@ -153,10 +155,17 @@ class ExtractiveWriter:
             return NOTHING_FOUND
         best, best_score = ranked[0]
         lead = self._sentences(question, best, wanted, set(), self.max_sentences)
+        label = named(best.heading)
+        if not lead and headed_by(best, wanted):
+            # "Bounding the loop" answers "How do you bound the loop?" in sentences that
+            # never repeat its words: the heading names the topic, its opening answers.
+            lead = [(sentence, terms) for sentence, terms in quotable_sentences(best.text)][:HEADED_SENTENCES]
+            label = label or plain_text(best.heading)
         code = self._code(best, wanted) if form in CODE_FORMS else []
         row = table_row(question, best, wanted) if form in CODE_FORMS else ""
         if not lead and not code and not row:
             return NOTHING_FOUND
+        listed = introduced_list(best, wanted, lead)
         covered = wanted & (best.term_set if code or row else set().union(*(terms for _, terms in lead)))
         extra_form: list[str] = []
         if form in CODE_FORMS and not has_form(form, "\n".join([*(s for s, _ in lead), *code]), question):
@@ -170,7 +179,13 @@ class ExtractiveWriter:
             elif found is not None:
                 extra_form = [self._paragraph(results[found[0].post], [found[1][0]], named(found[0].heading))]
                 covered |= wanted & found[1][1]
-        opening = self._paragraph(results[best.post], [s for s, _ in lead], named(best.heading))
+        if listed is not None:
+            # The section's list answers, under the sentence that announces it.
+            # Under its heading: the lead-in may only say "the following" ("Metadata on every chunk").
+            opening = self._list(results[best.post], listed, plain_text(best.heading))
+            covered |= wanted & set(content_terms(" ".join([listed.lead_in, *listed.items])))
+        else:
+            opening = self._paragraph(results[best.post], [s for s, _ in lead], label)
         parts = [opening, row, *code, *extra_form]
         # Another section (of this page or another) only for a question term the first
         # one leaves uncovered; a section repeating covered terms is a passing mention.
@@ -290,6 +305,15 @@ class ExtractiveWriter:
         return [labelled(block, self.max_code_lines) for _, block in sorted(picked, key=lambda item: item[0])]
 
     @staticmethod
+    def _list(result: SearchResult, listed: IntroducedList, name: str = "") -> str:
+        """Return the list's lead-in, cited, and its items (at most ``MAX_LIST_ITEMS``), as one paragraph."""
+        lead_in = plain_text(listed.lead_in).removesuffix(":").rstrip()
+        marker = "{}." if listed.ordered else "-"
+        items = [f"{marker.format(n)} {plain_text(item)}" for n, item in enumerate(listed.items[:MAX_LIST_ITEMS], 1)]
+        # No blank line: the list continues the lead-in's paragraph, the claim it completes.
+        return "\n".join([f"{name + ': ' if name else ''}{lead_in} ({markdown_link(result)}):", *items])
+
+    @staticmethod
     def _paragraph(result: SearchResult, picked: list[str], name: str = "") -> str:
         if not picked:
             return f"{name}: from {markdown_link(result)}:" if name else f"From {markdown_link(result)}:"
@@ -339,6 +363,48 @@ def table_row(question: str, section: Section, wanted: set[str]) -> str:
     if best is None or found is None:
         return ""
     return found.markdown([best[2]])
+
+
+HEADED_SENTENCES = 2
+"""Opening sentences quoted from a section whose heading alone names the question's terms:
+two, since sentences that never repeat a question word would read as drift beyond that."""
+
+
+def headed_by(section: Section, wanted: set[str]) -> bool:
+    """Whether ``section``'s heading names two of the question's terms (one, for a one-word question)."""
+    shared = wanted & set(content_terms(section.heading))
+    return bool(shared) and len(shared) >= min(MIN_ROW_TERMS, len(wanted))
+
+
+MAX_LIST_ITEMS = 8
+"""Items of an introduced list a draft quotes: a reader scans a short list; a long one is a reference index."""
+MIN_LIST_ITEMS = 2
+"""A "list" of one item is a lead-in to something else (a code block below it)."""
+
+
+def introduced_list(
+    section: Section, wanted: set[str], lead: Sequence[tuple[str, frozenset[str]]]
+) -> IntroducedList | None:
+    """Return the list of ``section`` whose lead-in names the most question terms, when it names as many as ``lead``.
+
+    "What metadata should every chunk carry?" is answered by the items under "Each chunk
+    should carry the identifiers needed to cite and filter it later:", not by the best
+    sentence elsewhere in the section: the lead-in must name at least as many of the
+    question's terms as that sentence, and two at least (one, for a one-word question).
+    """
+    scored = [
+        (len(wanted & set(content_terms(found.lead_in))), found)
+        for found in introduced_lists(section.text)
+        if len(found.items) >= MIN_LIST_ITEMS
+    ]
+    if not scored:
+        return None
+    shared, found = max(scored, key=lambda item: item[0])  # the first on a tie
+    # One shared word is a passing mention ("leaving" for "leave a field out"), as for a table row.
+    best_sentence = max((len(wanted & terms) for _, terms in lead), default=0)
+    if shared < min(MIN_ROW_TERMS, len(wanted)) or shared < best_sentence:
+        return None
+    return found
 
 
 NAMED_BONUS = 1.3
@@ -420,6 +486,9 @@ def quoted_in(section: Section, drafts: Sequence[str]) -> bool:
             return True
         if any(plain_text(sentence) in lead for sentence, _ in quotable_sentences(section.text)):
             return True
+        announced = (plain_text(found.lead_in).removesuffix(":").rstrip() for found in introduced_lists(section.text))
+        if any(lead_in in lead for lead_in in announced):
+            return True
     return False
 
 
@@ -461,7 +530,8 @@ def with_antecedents(picked: list[str], content: str) -> list[str]:
 
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# An inline link, or a reference link ("[`list`][]", MkDocs autorefs) not glued to a word ("x[0][1]").
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|(?<![\w\]])\[([^\]]+)\]\[[^\]]*\]")
 _ANGLE = re.compile(r"<[^>\s]*>|<[a-zA-Z/][^>]*>")
 _BARE_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 
@@ -472,6 +542,6 @@ def plain_text(sentence: str) -> str:
     Retrieved text is untrusted: quoting its URLs would put unreviewed links in a draft.
     """
     sentence = _IMAGE.sub("", sentence)
-    sentence = _LINK.sub(r"\1", sentence)
+    sentence = _LINK.sub(lambda link: link.group(1) if link.group(1) is not None else link.group(2), sentence)
     sentence = _ANGLE.sub("", sentence)
     return " ".join(_BARE_URL.sub("", sentence).split())
