@@ -135,8 +135,13 @@ unit: $(VENV)/.installed-test $(RENDERERS)/node_modules/.installed
 serve: $(VENV)/.installed-app
 	$(BIN)/askai serve
 
+# These read an index of a real docs site (--corpus) or an eval report: run them by hand,
+# as their docstrings and docs/benchmarks.md show.
+SITE_BENCHES := bench/answer_failures.py bench/eval_versions.py bench/section_rank.py bench/section_reader.py \
+	bench/writer.py
+
 bench: $(VENV)/.installed-test chromium
-	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
+	for script in $(filter-out $(SITE_BENCHES),$(wildcard bench/*.py)); do $(BIN)/python $$script || exit 1; done
 
 # Regenerate the committed diagram after changing the wiring (a test checks it).
 diagram: $(VENV)/.installed-test
