@@ -163,8 +163,8 @@ def introduced_lists(markdown: str) -> tuple[IntroducedList, ...]:
     """Return the lists of ``markdown`` that a sentence ending with a colon introduces, outside code fences.
 
     "Each chunk should carry the identifiers needed to cite it:" says nothing alone; the
-    items below it are the answer. Nested items and an item's further lines are left
-    out: the top-level items are what the sentence announces.
+    items below it are the answer. An item's further lines join it; nested items are
+    left out: the top-level items are what the sentence announces.
     """
     found: list[IntroducedList] = []
     paragraph: list[str] = []  # the prose paragraph being read, or the one a blank line just ended

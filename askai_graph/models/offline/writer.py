@@ -180,8 +180,8 @@ class ExtractiveWriter:
                 extra_form = [self._paragraph(results[found[0].post], [found[1][0]], named(found[0].heading))]
                 covered |= wanted & found[1][1]
         if listed is not None:
-            # The section's list answers, under the sentence that announces it.
-            # Under its heading: the lead-in may only say "the following" ("Metadata on every chunk").
+            # The list answers, under the sentence announcing it and the section's heading
+            # (a lead-in may only say "the following"; the heading says of what).
             opening = self._list(results[best.post], listed, plain_text(best.heading))
             covered |= wanted & set(content_terms(" ".join([listed.lead_in, *listed.items])))
         else:
