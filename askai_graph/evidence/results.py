@@ -115,6 +115,7 @@ def evidence_slice(question: str, draft: str, results: list[SearchResult], budge
     cited_share = max(per_post, (2 * budget_chars // 3) // len(cited)) if cited else per_post
     rest_share = max(120, (budget_chars - cited_share * len(cited)) // max(1, len(ordered) - len(cited)))
     focus = set(content_terms(question)) | set(content_terms(draft))
+    quoted = " ".join(draft.split())
     passages: list[EvidencePassage] = []
     spent = 0
     for position, result in enumerate(ordered):
@@ -123,8 +124,12 @@ def evidence_slice(question: str, draft: str, results: list[SearchResult], budge
         allowance = min(cited_share if position < len(cited) else rest_share, budget_chars - spent)
         analysed = sentence_terms(result.content) or ((result.content, frozenset()),)
         candidates = [sentence for sentence, _ in analysed]
-        shared = [-len(focus.intersection(terms)) for _, terms in analysed]
-        ranked = sorted(range(len(analysed)), key=shared.__getitem__)
+        # What the draft quotes comes first: a long page's sentences sharing more words
+        # with the question would otherwise crowd out the very ones it is judged on.
+        ranked = sorted(
+            range(len(analysed)),
+            key=lambda i: (" ".join(candidates[i].split()) not in quoted, -len(focus.intersection(analysed[i][1]))),
+        )
         chosen: list[int] = []
         used = 0
         for i in ranked:
