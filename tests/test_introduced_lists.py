@@ -7,11 +7,11 @@ from typing import Any
 
 from askai_graph import LexicalCritic
 from askai_graph.evidence.results import evidence_slice
-from askai_graph.models.offline.writer import ExtractiveWriter, plain_text
+from askai_graph.models.offline.writer import ExtractiveWriter, plain_text, quoted_in
 from askai_graph.models.reviewing import ReviewRequest
 from askai_graph.models.writing import DraftRequest
 from askai_graph.nodes.research import to_search_results
-from askai_graph.retrieval.sections import IntroducedList, introduced_lists
+from askai_graph.retrieval.sections import IntroducedList, introduced_lists, page_sections
 from tests.fakes import post, url
 
 # The items name nothing the question says; the sentence announcing them does.
@@ -105,6 +105,15 @@ def test_a_list_of_one_item_is_not_the_answer() -> None:
 def test_a_retry_after_a_refused_list_answers_from_another_section() -> None:
     first = draft_for(QUESTION, CHUNKS)
     assert "identifiers needed" not in draft_for(QUESTION, CHUNKS, rejected=(first,))
+
+
+def test_a_draft_opening_with_the_lead_in_alone_did_not_quote_the_list() -> None:
+    # "For example" opens many sentences: without the list's first item after it, no list was quoted.
+    page = "## Caching\n\nFor example:\n\n- a cache keyed by question\n- a cache keyed by embedding\n"
+    (section,) = [s for s in page_sections(found(page)) if s.heading == "Caching"]
+    assert not quoted_in(section, [f"For example (a cache helps) ([Page 1]({url(1)}))."])
+    listed = f"Caching: For example ([Page 1]({url(1)})):\n- a cache keyed by question\n- a cache keyed by embedding"
+    assert quoted_in(section, [listed])
 
 
 def test_the_critic_reads_the_items_with_the_sentence_that_announces_them() -> None:

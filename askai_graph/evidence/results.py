@@ -115,7 +115,7 @@ def evidence_slice(question: str, draft: str, results: list[SearchResult], budge
     cited_share = max(per_post, (2 * budget_chars // 3) // len(cited)) if cited else per_post
     rest_share = max(120, (budget_chars - cited_share * len(cited)) // max(1, len(ordered) - len(cited)))
     focus = set(content_terms(question)) | set(content_terms(draft))
-    quoted = " ".join(draft.split())
+    quoted = " ".join(draft.split())  # as ``sentences`` normalises the page's whitespace
     passages: list[EvidencePassage] = []
     spent = 0
     for position, result in enumerate(ordered):
@@ -128,7 +128,7 @@ def evidence_slice(question: str, draft: str, results: list[SearchResult], budge
         # with the question would otherwise crowd out the very ones it is judged on.
         ranked = sorted(
             range(len(analysed)),
-            key=lambda i: (" ".join(candidates[i].split()) not in quoted, -len(focus.intersection(analysed[i][1]))),
+            key=lambda i: (candidates[i] not in quoted, -len(focus.intersection(analysed[i][1]))),
         )
         chosen: list[int] = []
         used = 0

@@ -101,6 +101,11 @@ class Section:
         return frozenset(self.terms)
 
     @cached_property
+    def lists(self) -> tuple[IntroducedList, ...]:
+        """Its lists a sentence announces (``introduced_lists``), parsed once: a retry asks of every section."""
+        return introduced_lists(self.text)
+
+    @cached_property
     def term_counts(self) -> Mapping[str, int]:
         """How often each term occurs (made once, read by every BM25 pass over the run's sections)."""
         return MappingProxyType(Counter(self.terms))
@@ -250,10 +255,16 @@ question's drafts and retries read them again, later questions seldom do."""
 @lru_cache(maxsize=HEADINGS_CACHED)
 def _heading_terms(title: str, content: str, quoted: str, language: str) -> frozenset[str]:
     said = set(sentences(quoted))
-    headings = " ".join(
-        heading for heading, text, *_ in _page_sections(title, content, language) if said.intersection(sentences(text))
-    )
+    sections = _section_sentences(title, content, language)
+    headings = " ".join(heading for heading, own in sections if not said.isdisjoint(own))
     return frozenset(content_terms(headings, language or "en"))
+
+
+# Split once per page, as its sections are: every review of a draft citing it asks again.
+@lru_cache(maxsize=4096)
+def _section_sentences(title: str, content: str, language: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    sections = _page_sections(title, content, language)
+    return tuple((heading, frozenset(sentences(text))) for heading, text, *_ in sections)
 
 
 def _passage_rank(order: Sequence[tuple[int, int]], start: int) -> int:

@@ -141,20 +141,34 @@ def _passage_terms(text: str, language: str) -> frozenset[str]:
 
 
 def _evidence_terms(passage: EvidencePassage) -> frozenset[str]:
-    """Return the content terms of a passage, its post's title and summary, and the headings over what it quotes.
+    """Return the content terms of a passage and its post's title and summary.
 
     Cached: the same posts (and mostly the same passages) come back request after
     request; tokenising and stemming them again on every review is wasted work.
     """
     language = reading_language()
-    result = passage.result
-    # A heading is the page's own word for what its section covers, as the title is for
-    # the page, and sentence splitting drops it: "wire" only heads "The wire format".
-    return (
-        _post_terms(result.title, result.summary, language)
-        | _passage_terms(passage.text, language)
-        | heading_terms(result.title, result.content, passage.text)
-    )
+    return _post_terms(passage.result.title, passage.result.summary, language) | _passage_terms(passage.text, language)
+
+
+def _with_headings(
+    question: str, evidence: list[EvidencePassage], by_url: dict[str, frozenset[str]]
+) -> dict[str, frozenset[str]]:
+    """Return ``by_url`` with the terms of the headings over what each passage quotes, when the question needs them.
+
+    A heading is the page's own word for what its section covers, as the title is for the
+    page, and sentence splitting drops it: "wire" only heads "The wire format". Headings
+    only ever cover question words (a citing claim is judged on its anchored section,
+    heading included), so a review whose question words the sentences already hold skips
+    reading them.
+    """
+    found = set().union(*by_url.values()) if by_url else set()
+    if all(known_form(term, found) in found for term in content_terms(question)):
+        return by_url
+    # Per passage, as ``by_url`` was made: of two passages of one page, the last one's.
+    return {
+        p.result.source_url: by_url[p.result.source_url] | heading_terms(p.result.title, p.result.content, p.text)
+        for p in evidence
+    }
 
 
 _ITEM_LINE = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])\s+")
@@ -232,6 +246,7 @@ class LexicalCritic:
         if question_terms - FRAMING_TERMS:
             question_terms -= FRAMING_TERMS
         evidence_by_url = {p.result.source_url: _evidence_terms(p) for p in request.evidence}
+        evidence_by_url = _with_headings(request.question, request.evidence, evidence_by_url)
         all_evidence = set().union(*evidence_by_url.values()) if evidence_by_url else set()
         # "tall" is covered by a page that says "tallest" (``text.close_forms``).
         question_terms = {known_form(term, all_evidence) for term in question_terms}

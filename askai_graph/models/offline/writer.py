@@ -32,7 +32,6 @@ from askai_graph.retrieval.sections import (
     IntroducedList,
     Section,
     fenced,
-    introduced_lists,
     page_sections,
     rank_sections,
     tables,
@@ -307,7 +306,7 @@ class ExtractiveWriter:
     @staticmethod
     def _list(result: SearchResult, listed: IntroducedList, name: str = "") -> str:
         """Return the list's lead-in, cited, and its items (at most ``MAX_LIST_ITEMS``), as one paragraph."""
-        lead_in = plain_text(listed.lead_in).removesuffix(":").rstrip()
+        lead_in = _lead_in(listed)
         marker = "{}." if listed.ordered else "-"
         items = [f"{marker.format(n)} {plain_text(item)}" for n, item in enumerate(listed.items[:MAX_LIST_ITEMS], 1)]
         # No blank line: the list continues the lead-in's paragraph, the claim it completes.
@@ -394,7 +393,7 @@ def introduced_list(
     """
     scored = [
         (len(wanted & set(content_terms(found.lead_in))), found)
-        for found in introduced_lists(section.text)
+        for found in section.lists
         if len(found.items) >= MIN_LIST_ITEMS
     ]
     if not scored:
@@ -405,6 +404,11 @@ def introduced_list(
     if shared < min(MIN_ROW_TERMS, len(wanted)) or shared < best_sentence:
         return None
     return found
+
+
+def _lead_in(listed: IntroducedList) -> str:
+    """Return the list's lead-in as a draft quotes it: plain text, its colon after the citation."""
+    return plain_text(listed.lead_in).removesuffix(":").rstrip()
 
 
 NAMED_BONUS = 1.3
@@ -486,8 +490,8 @@ def quoted_in(section: Section, drafts: Sequence[str]) -> bool:
             return True
         if any(plain_text(sentence) in lead for sentence, _ in quotable_sentences(section.text)):
             return True
-        announced = (plain_text(found.lead_in).removesuffix(":").rstrip() for found in introduced_lists(section.text))
-        if any(lead_in in lead for lead_in in announced):
+        # A lead-in alone ("For example:") may open any draft: its first item must follow it.
+        if any(f"{_lead_in(found)} (" in lead and plain_text(found.items[0]) in lead for found in section.lists):
             return True
     return False
 
