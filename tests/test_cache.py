@@ -171,6 +171,18 @@ def test_a_question_without_content_words_is_never_stored_or_hit() -> None:
     asyncio.run(scenario())
 
 
+def test_a_question_whose_only_topic_words_have_antonyms_is_stored_and_hit() -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(8)
+        semantic = cache(store)
+        await ask(semantic, "How do I make async requests?", "Use the async client.")
+        hit = await ask(semantic, "How do I make async requests?")
+        assert len(store) == 1 and hit is not None and hit.answer == "Use the async client."
+        assert await ask(semantic, "How do I make sync requests?") is None
+
+    asyncio.run(scenario())
+
+
 class ConstantEmbeddings(Embeddings):
     """The worst paraphrase model: every question is identical to every other."""
 

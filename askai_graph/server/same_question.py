@@ -222,6 +222,9 @@ _IGNORABLE = frozenset({"a", "an", "the"})
 CRITICAL = NEGATIONS | MODALS | QUANTIFIERS | NUMBER_WORDS | QUESTION_WORDS | PRONOUNS | PARTICLES | COMPARATIVES
 CRITICAL |= ANTONYMS | frozenset(TENSE)
 _COMMON_WORDS = STOP_WORDS | CRITICAL  # words a capitalised spelling can be told apart from
+# Words that carry no topic of their own. An antonym is CRITICAL (``async`` must never meet
+# ``sync``) but it is a topic word all the same: "How do I make async requests?" has content.
+_FUNCTION_WORDS = STOP_WORDS | (CRITICAL - ANTONYMS)
 
 
 def _latin_only(token: str) -> bool:
@@ -280,7 +283,7 @@ def loose_key(question: str) -> str:
     only in a conversation: it is never cached.
     """
     folded = meaningful(question)
-    if not any(token not in CRITICAL and token not in STOP_WORDS for token in folded):
+    if not any(token not in _FUNCTION_WORDS for token in folded):
         return ""
     return " ".join(folded)
 
