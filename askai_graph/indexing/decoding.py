@@ -10,8 +10,7 @@ The compressed bytes are counted too, so a stream that never inflates cannot run
 The crawler asks only for the encodings decoded here (``accept_encoding``): gzip and
 deflate always, zstd when ``zstandard`` is installed (it usually is: langsmith needs
 it), its window limited to the 8 MiB RFC 9659 sets for HTTP. A server that answers
-with anything else is refused, not decoded unbounded. ``gunzip`` is the same gzip
-layer for a file that is itself gzipped (``sitemap.xml.gz``).
+with anything else is refused, not decoded unbounded.
 """
 
 from __future__ import annotations
@@ -195,9 +194,3 @@ class BoundedDecoder:
                 raise BodyTooLarge(f"larger than {self.max_bytes} bytes decoded")
             yield piece
 
-
-def gunzip(data: bytes, max_bytes: int) -> bytes:
-    """Return the gzipped ``data`` inflated, at most ``max_bytes`` of it (``BodyTooLarge``, ``BadEncoding``)."""
-    decoder = BoundedDecoder("gzip", max_bytes)
-    decoder.raw = -len(data)  # the compressed size is its own matter here: the caller read it bounded
-    return b"".join([*decoder.decode(data), *decoder.finish()])

@@ -123,11 +123,6 @@ def read_generator_markdown(rel: str, body: str, url: str, title: str, summary: 
         return Skip(rel, str(exc))
 
 
-def generator_body(rel: str, body: str, site: SiteProfile) -> str:
-    """Return the page body as its generator renders it (see the module docstring)."""
-    return clean_prose(generator_markdown(rel, body, site))
-
-
 def generator_markdown(rel: str, body: str, site: SiteProfile) -> str:
     """Return the page body in plain Markdown, attribute lists (custom heading ids) still in it."""
     if site.snippets is not None:

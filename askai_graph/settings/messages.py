@@ -66,11 +66,6 @@ def messages_for(messages: dict[str, LocaleMessages], locale: str | None) -> Loc
     return by_key.get(key) or by_key.get(key.split("-")[0]) or LocaleMessages()
 
 
-def locale_variable(locale: str) -> str:
-    """Return the variable holding ``locale``'s texts: ``pt-BR`` is ``ASKAI_MESSAGES_PT_BR``."""
-    return "ASKAI_MESSAGES_" + locale_key(locale).replace("-", "_").upper()
-
-
 class PerLocaleMessages(PydanticBaseSettingsSource):
     """The ``messages`` that ``ASKAI_MESSAGES_<LOCALE>`` variables give, one locale each.
 
