@@ -238,6 +238,30 @@ def reader_scope(args: argparse.Namespace, settings: Settings) -> Settings:
                          ) from None
 
 
+def versioned_retriever(settings: Settings) -> Any:
+    """Return the corpus's retriever when the reader named a version the index has; ``None`` when none is named.
+
+    A version the index lacks is refused before anything runs, as ``/api/chat`` refuses it
+    (422): answering it from another version's pages would be a wrong answer with a card.
+
+    Raises:
+        UsageError: the index keeps no versions, or not this one.
+    """
+    if not settings.version:
+        return None
+    from askai_graph.models.providers import default_retriever
+    from askai_graph.retrieval.scope import ScopeError
+
+    retriever = default_retriever(settings)
+    if not retriever.variants.versions:
+        raise UsageError(f"--version {settings.version!r}: this site's index keeps no versions")
+    try:
+        retriever.variants.version(settings.version)
+    except ScopeError as exc:
+        raise UsageError(f"--{exc}") from None
+    return retriever
+
+
 def ask(args: argparse.Namespace, settings: Settings) -> int:
     """Answer one question (on a new thread, or ``--thread ID``) and print the result."""
     question = check_question(args.question, settings)
@@ -246,8 +270,9 @@ def ask(args: argparse.Namespace, settings: Settings) -> int:
         from askai_graph.graph import build_graph
         from askai_graph.stores.checkpoints import open_checkpointer
 
+        retriever = versioned_retriever(settings)
         with open_checkpointer(threads_url(settings)) as checkpointer:
-            graph = build_graph(settings=settings, checkpointer=checkpointer)
+            graph = build_graph(settings=settings, checkpointer=checkpointer, retriever=retriever)
             thread = continued_thread(graph, args.thread, args.thread_token, settings)
             summary = answer_turn(graph, question, thread, verbose=args.verbose)
     keep_token(threads_url(settings), *thread)
@@ -283,9 +308,9 @@ def index(args: argparse.Namespace, settings: Settings) -> int:
             default_version=args.default_version,
         )
     except StrictIndexError as exc:
-        print(render_index_summary(exc.summary, written=False))
+        print(render_index_summary(exc.summary, written=False, quiet=args.quiet))
         raise
-    print(render_index_summary(summary, written=True))
+    print(render_index_summary(summary, written=True, quiet=args.quiet))
     return 0
 
 
@@ -306,14 +331,18 @@ def index_site(args: argparse.Namespace, settings: Settings) -> int:
             embeddings=embeddings_for(settings, batch=True), embeddings_model=model_key(settings),
         )
     except StrictIndexError as exc:
-        print(render_index_summary(exc.summary, written=False))
+        print(render_index_summary(exc.summary, written=False, quiet=args.quiet))
         raise
-    print(render_index_summary(summary, written=True))
+    print(render_index_summary(summary, written=True, quiet=args.quiet))
     return 0
 
 
-def render_index_summary(summary: Any, *, written: bool) -> str:
-    """Return the report of an ``askai index`` run: counts, changes, skips with reasons, time."""
+def render_index_summary(summary: Any, *, written: bool, quiet: bool = False) -> str:
+    """Return the report of an ``askai index`` run: counts, changes, skips with reasons, time.
+
+    ``quiet`` keeps the totals and the skips (what a script must still see) and drops the
+    per-page lines, the notes and the hint.
+    """
     drafts = [skip for skip in summary.skips if skip.draft]
     files = "pages" if summary.kind == "crawl" else "files"
     from askai_graph.text.plain import printable  # file names are shown escaped: a name can hold a newline
@@ -328,17 +357,19 @@ def render_index_summary(summary: Any, *, written: bool) -> str:
     if summary.embeddings_model:
         lines.append(f"  embedded {summary.embedded} passages with {summary.embeddings_model}, the rest unchanged")
     for label, urls in (("added", summary.added), ("changed", summary.changed), ("removed", summary.removed)):
+        if quiet:
+            break
         lines += [f"  {label}: {printable(url)}" for url in urls[:20]]
         if len(urls) > 20:
             lines.append(f"  ... and {len(urls) - 20} more {label}")
-    lines += [f"  {printable(line)}" for line in getattr(summary, "report", [])]
+    lines += [f"  {printable(line)}" for line in getattr(summary, "report", []) if not quiet]
     lines.append(f"  skipped {len(summary.errors)} {files}" + (f" and {len(drafts)} drafts" if drafts else ""))
     lines += [f"  skipped {printable(skip.where)}: {printable(skip.reason)}" for skip in summary.skips]
-    notes = getattr(summary, "notes", [])
+    notes = [] if quiet else getattr(summary, "notes", [])
     lines += [f"  note {printable(note.where)}: {printable(note.reason)}" for note in notes[:10]]
     if len(notes) > 10:
         lines.append(f"  ... and {len(notes) - 10} more notes (the index's askai-index.json lists them all)")
-    if written:
+    if written and not quiet:
         embedded = f" ASKAI_EMBEDDINGS={summary.embeddings_model.split(':')[0]}" if summary.embeddings_model else ""
         lines.append(f'serve it: ASKAI_CORPUS={summary.out}{embedded} askai ask "QUESTION"')
     return "\n".join(lines)
@@ -372,11 +403,12 @@ def chat(args: argparse.Namespace, settings: Settings) -> int:
     from askai_graph.stores.checkpoints import open_checkpointer
 
     settings = reader_scope(args, settings)
+    retriever = versioned_retriever(settings)
     interactive = sys.stdin.isatty()
     if interactive:
         import readline  # noqa: F401  (line editing and history for input())
     with open_checkpointer(threads_url(settings)) as checkpointer:
-        graph = build_graph(settings=settings, checkpointer=checkpointer)
+        graph = build_graph(settings=settings, checkpointer=checkpointer, retriever=retriever)
         thread = continued_thread(graph, args.thread, args.thread_token, settings)
         keep_token(threads_url(settings), *thread)
         print(f"{CHAT_HELP}\n{_named(thread)}", file=sys.stderr)
@@ -623,7 +655,9 @@ def parser() -> argparse.ArgumentParser:
     )
     index_cmd.add_argument("--out", default="askai-index", help="index folder to write or update (default askai-index)")
     index_cmd.add_argument("--strict", action="store_true", help="fail (and keep the old index) if any file is skipped")
-    index_cmd.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    index_cmd.add_argument(
+        "-q", "--quiet", action="store_true", help="only the totals and skips: no progress bar, no per-page lines"
+    )
     index_cmd.set_defaults(run=index)
     chat_cmd = commands.add_parser("chat", help="a conversation in the terminal (/new starts over, Ctrl-D quits)")
     chat_cmd.add_argument("--thread", metavar="ID", help="continue this conversation")

@@ -162,6 +162,16 @@ def test_cli_index_prints_counts_changes_and_each_skip(tmp_path: Path, capsys: p
     assert f"serve it: ASKAI_CORPUS={out} askai ask" in text
 
 
+def test_cli_index_quiet_prints_the_totals_and_skips_but_no_page(
+    hugo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["index", str(hugo), "--base-url", BASE, "--out", str(tmp_path / "index"), "-q"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("indexed ") and lines[1].startswith("  added ")
+    assert not [line for line in lines if line.startswith(("  added: ", "  note ", "serve it: "))], lines
+    assert lines[-1].startswith("  skipped ")
+
+
 def test_cli_index_strict_exits_non_zero_with_one_error_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

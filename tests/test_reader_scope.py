@@ -123,6 +123,34 @@ def test_a_malformed_version_for_askai_ask_is_one_line_and_a_non_zero_exit(capsy
     assert len(err.splitlines()) == 1 and "--version '1.0;rm' is not a version label" in err
 
 
+def test_a_version_the_index_lacks_for_askai_ask_is_one_line_naming_its_versions(
+    built: BM25Retriever, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ASKAI_CORPUS", str(built.corpus.index.path))
+    capsys.readouterr()
+    assert main(["ask", "--version", "28", QUESTION]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "askai: error: --version '28' is not a version of this site (2.0, 1.0, next)\n"
+
+
+def test_a_version_on_an_index_without_versions_is_refused_for_askai_ask(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("ASKAI_CORPUS", raising=False)  # the bundled site keeps one version
+    assert main(["ask", "--version", "1.0", QUESTION]) == 2
+    assert capsys.readouterr().err == "askai: error: --version '1.0': this site's index keeps no versions\n"
+
+
+def test_a_version_the_index_lacks_for_askai_chat_is_refused_before_the_first_question(
+    built: BM25Retriever, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ASKAI_CORPUS", str(built.corpus.index.path))
+    monkeypatch.setattr("sys.stdin", io.StringIO(QUESTION + "\n"))
+    assert main(["chat", "--version", "28"]) == 2
+    assert "is not a version of this site" in capsys.readouterr().err
+
+
 def test_askai_chat_answers_from_the_version_it_names(
     built: BM25Retriever, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
