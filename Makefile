@@ -137,7 +137,7 @@ serve: $(VENV)/.installed-app
 
 # These read an index of a real docs site (--corpus) or an eval report: run them by hand,
 # as their docstrings and docs/benchmarks.md show.
-SITE_BENCHES := bench/answer_failures.py bench/eval_versions.py bench/section_rank.py bench/section_reader.py \
+SITE_BENCHES := bench/answer_failures.py bench/eval_versions.py bench/search_prefixes.py bench/section_rank.py bench/section_reader.py \
 	bench/writer.py
 
 bench: $(VENV)/.installed-test chromium

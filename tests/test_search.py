@@ -95,6 +95,14 @@ def test_the_word_being_typed_matches_as_a_prefix(retriever: BM25Retriever) -> N
     assert len(search(retriever, "migr", 5)) == 3
 
 
+@pytest.mark.parametrize(("typed", "page"), [("configura", "start"), ("installa", "install"), ("validatio", "install")])
+def test_a_word_being_typed_past_its_stem_finds_the_pages_of_that_stem(
+    retriever: BM25Retriever, typed: str, page: str
+) -> None:
+    # The index holds "configur", "instal", "valid": a prefix of the typed word, not the other way round.
+    assert urls(search(retriever, typed, 5))[:1] == [f"{DOCS}/{page}/"]
+
+
 def test_a_misspelt_long_word_finds_the_word_within_the_edit_bound(retriever: BM25Retriever) -> None:
     found = search(retriever, "pydnatic models ", 5)
     assert urls(found) == [f"{DOCS}/install/"]

@@ -9,7 +9,10 @@ kinds, each looked up in the index's own vocabulary (its stems):
   ``PREFIX_TERMS`` most frequent of them, as long as together they are in at most
   ``PREFIX_POSTINGS_SHARE`` of the passages (the most frequent one always): a
   two-letter prefix of common words would otherwise score most of the index (the
-  search's slowest queries at 100k pages), for terms too common to rank by;
+  search's slowest queries at 100k pages), for terms too common to rank by. The index
+  holds stems, often shorter than what is typed (``configura`` is on its way to
+  ``configuration``, whose stem is ``configur``), so the word being typed also stands for
+  the stem of each of its usual completions (``COMPLETIONS``) that it already contains;
 - a word of ``TYPO_MIN_CHARS`` letters or more that the index does not hold stands for
   the terms within a small edit distance of its stem (one edit below eight letters, two
   from eight on; a swap of two neighbours is one edit), via rapidfuzz's optimal string
@@ -45,6 +48,11 @@ PREFIX_POSTINGS_FLOOR = 10_000
 """Postings the word being typed may always reach: on a small site every prefix term costs nothing."""
 PREFIX_MIN_CHARS = 2
 """A word being typed expands to the terms it begins once it has this many letters."""
+COMPLETIONS = (
+    "", "e", "s", "d", "n", "g", "t", "y", "ng", "on", "ed", "es", "er", "al", "ce", "cy", "nt",
+    "ion", "ing", "ies", "ent", "nce", "ncy", "ity", "ive", "ment", "ence", "tion", "ation",
+)  # fmt: skip
+"""Endings that complete a word being typed into one whose stem it may already hold (``testin`` + ``g``)."""
 TYPO_MIN_CHARS = 5
 """Words shorter than this are never corrected: too many short words are one edit apart."""
 TYPO_TERMS = 3
@@ -111,7 +119,7 @@ class Lexicon:
         if own in vocab:
             terms[own] = 1.0
         if typing and len(word) >= PREFIX_MIN_CHARS:
-            for term in self.beginning(word):
+            for term in self.beginning(word) + self.completed(word):
                 terms.setdefault(term, 0.8)
         if not terms and len(word) >= TYPO_MIN_CHARS:
             for term in self.close(stem(word)):
@@ -133,6 +141,12 @@ class Lexicon:
         within = np.cumsum(counts[best]) <= budget
         within[0] = True
         return [candidates[i] for i in best[within]]
+
+    def completed(self, word: str) -> list[str]:
+        """Return the stems, already typed in full, of the words that ``word`` is on its way to (``COMPLETIONS``)."""
+        vocab = self.index.vocab_dict
+        found = dict.fromkeys(known_form(stem(word + ending), vocab) for ending in COMPLETIONS)
+        return [term for term in found if term in vocab and word.startswith(term) and term != word]
 
     def close(self, term: str) -> list[str]:
         """Return up to ``TYPO_TERMS`` terms within the typo bound of ``term``, closest (then most frequent) first."""
