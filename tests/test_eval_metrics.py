@@ -201,6 +201,20 @@ def test_answer_scores_count_false_accepts_answered_card_precision_and_offtopic_
     assert scores["offtopic_fallback"] == 0.5
 
 
+def test_answering_cards_count_the_shown_cards_that_are_an_expected_page() -> None:
+    from askai_graph.evaluation.answers import answer_scores
+
+    results = [
+        answer_result("right card", "accepted", "Run jest --watch."),
+        answer_result("a cited card on another page", "accepted", "Use --watch.", cited=(A, B), sources=(A, B)),
+        answer_result("no card", "degraded", "Use --watch.", sources=()),
+        QuestionResult(question="off", kind="offtopic", outcome="accepted", sources=(X,), cited=(X,)),  # not labelled
+    ]
+    scores = answer_scores(results)
+    assert scores["card_precision"] == 1.0  # every card is cited: it cannot tell a wrong card
+    assert (scores["labelled_cards_shown"], scores["answering_cards"]) == (3, pytest.approx(2 / 3))
+
+
 def test_a_labelled_answer_question_ending_in_fallback_is_a_false_fallback_beside_offtopic_fallback() -> None:
     from askai_graph.evaluation.answers import answer_scores
     from askai_graph.evaluation.report import answer_rows

@@ -9,7 +9,11 @@ Definitions:
   ``expected_urls``) whose answer was accepted, cites an expected page and contains
   every ``must_mention`` term: what a reader asking it actually got.
 - **card precision**: over every question that shows source cards, the cards the answer
-  cites divided by the cards shown (micro-averaged; 1 when no card is shown).
+  cites divided by the cards shown (micro-averaged; 1 when no card is shown). It holds by
+  construction (a card is a cited page), so it says nothing of whether a card answers;
+- **answering cards**: over labelled answer questions that show source cards, the cards
+  that are an expected page (a page that answers the question) divided by the cards shown
+  (micro-averaged; 1 when no card is shown): what a reader clicking a card finds.
 - **off-topic fallback**: the share of off-topic questions that ended in ``fallback``
   (the fixed message, no site text at all), stricter than ending without cards.
 - **false fallback**: its mirror, the share of labelled answer questions that ended in
@@ -44,12 +48,14 @@ def is_answered(result: QuestionResult) -> bool:
 
 
 def answer_scores(results: Sequence[QuestionResult]) -> dict[str, Any]:
-    """Return false accepts, answered, card precision, off-topic and false fallback (see the module doc)."""
+    """Return false accepts, answered, card precision, answering cards, off-topic and false fallback (module doc)."""
     accepted = [r for r in results if r.outcome in ACCEPTED and r.must_mention and r.kind == "answer"]
     false_accepts = [r for r in accepted if not mentions_all(r)]
     labelled = [r for r in results if r.kind == "answer" and r.expected_urls]
     shown = sum(len(set(r.sources)) for r in results)
     cited_cards = sum(len(set(r.sources) & set(r.cited)) for r in results)
+    labelled_cards = sum(len(set(r.sources)) for r in labelled)
+    answering_cards = sum(len(set(r.sources) & set(r.expected_urls)) for r in labelled)
     offtopic = [r for r in results if r.kind == "offtopic"]
     false_fallbacks = [r for r in labelled if r.outcome == "fallback"]
     return {
@@ -61,6 +67,8 @@ def answer_scores(results: Sequence[QuestionResult]) -> dict[str, Any]:
         "answered": sum(1 for r in labelled if is_answered(r)) / len(labelled) if labelled else 0.0,
         "cards_shown": shown,
         "card_precision": cited_cards / shown if shown else 1.0,
+        "labelled_cards_shown": labelled_cards,
+        "answering_cards": answering_cards / labelled_cards if labelled_cards else 1.0,
         "offtopic_fallback": sum(1 for r in offtopic if r.outcome == "fallback") / len(offtopic) if offtopic else 1.0,
         "false_fallbacks": len(false_fallbacks),
         "false_fallback": len(false_fallbacks) / len(labelled) if labelled else 0.0,

@@ -24,6 +24,7 @@ HIGHER_IS_BETTER = (
     ("must_mention", "rate"),
     ("answers", "answered"),
     ("answers", "card_precision"),
+    ("answers", "answering_cards"),
     ("answers", "offtopic_fallback"),
     ("followups", "answered"),
     ("context", "in_first_k"),

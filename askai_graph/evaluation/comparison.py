@@ -13,7 +13,7 @@ from typing import Any
 
 COLUMNS = (
     "retrieval", "recall@{k}", "MRR", "nDCG@{k}", "accepted & cites expected", "answered",
-    "false accepts", "card precision", "off-topic fallback", "false fallback",
+    "false accepts", "card precision", "answering cards", "off-topic fallback", "false fallback",
     "follow-up answered", "section in Writer's first 5", "retrieval p50", "retrieval p95", "false source cards",
 )  # fmt: skip
 
@@ -53,11 +53,12 @@ def _followup_context_cells(metrics: Mapping[str, Any]) -> list[str]:
 def _answer_cells(metrics: Mapping[str, Any]) -> list[str]:
     answers = metrics.get("answers")
     if answers is None:  # a report made before these metrics existed
-        return ["-"] * 5
+        return ["-"] * 6
     return [
         f"{answers['answered']:.1%}",
         f"{answers['false_accepts']}/{answers['accepted_with_must_mention']} ({answers['false_accept_rate']:.1%})",
         f"{answers['card_precision']:.3f}",
+        f"{answers['answering_cards']:.3f}" if "answering_cards" in answers else "-",
         f"{answers['offtopic_fallback']:.0%}",
         f"{answers['false_fallback']:.0%}" if "false_fallback" in answers else "-",
     ]

@@ -117,6 +117,11 @@ def answer_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
             f"({_pct(answers['false_accept_rate'])})",
         ),
         ("card precision", f"{answers['card_precision']:.3f} of {answers['cards_shown']} cards shown"),
+        *(
+            [("answering cards", f"{answers['answering_cards']:.3f} of {answers['labelled_cards_shown']} cards shown")]
+            if "answering_cards" in answers
+            else []
+        ),
         ("off-topic ending fallback", _pct(answers["offtopic_fallback"])),
         *(
             [
