@@ -6,9 +6,10 @@ Without the token no route exists (``404``). With it:
 GET  /admin/login     the sign-in form
 POST /admin/login     ``token=...``: the right token sets the session cookie and
                       redirects (303) to ``/admin``; a wrong one is ``401``; a POST from
-                      another origin ``403``
-POST /admin/logout    ``csrf=...``: drops the cookie (``403`` without the session's CSRF
-                      token or from another origin)
+                      another origin ``403``; past the sign-in throttle (``admin_throttle``)
+                      ``429`` with ``Retry-After``, the token not compared
+POST /admin/logout    ``csrf=...``: ends the session (revoked here) and drops the cookie
+                      (``403`` without the session's CSRF token or from another origin)
 GET  /admin           the overview (``?days=1|7|30|90``, default 7); signed out: 303 to
                       the sign-in form
 GET  /admin/api/overview  the same as JSON; signed out: ``401``
@@ -59,9 +60,12 @@ from askai_graph.server.admin_session import (
     same_origin,
     set_session_cookie,
 )
+from askai_graph.server.admin_throttle import SignInThrottle, sign_in_throttle
+from askai_graph.server.limits import client_address
 from askai_graph.server.pools import bookkeeping
 from askai_graph.server.request import BadRequest, read_body
 from askai_graph.settings import Settings
+from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable
 from askai_graph.stores.runlog.coverage import UNFOUND_SEARCHES, GapGroup, SearchGaps, group_gaps
 from askai_graph.stores.runlog.overview import Overview, RunQuery
@@ -77,12 +81,16 @@ PAGE_RUNS = 20_000
 """Answers the pages view counts at most (the newest): about 0.03 ms each (``bench/admin_overview.py``)."""
 
 
-def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
-    """Return the dashboard's routes (none when ``admin_token`` is unset: ``/admin`` is then a 404)."""
+def router(settings: Settings, *, run_log: RunLog | None, sign_ins: SignInThrottle | None = None) -> APIRouter:
+    """Return the dashboard's routes (none when ``admin_token`` is unset: ``/admin`` is then a 404).
+
+    ``sign_ins`` counts sign-in attempts (counted in process when ``None``).
+    """
     routes = APIRouter(include_in_schema=False)
     if settings.admin_token is None:
         return routes
     sessions = AdminSessions(settings.admin_token)
+    throttle = sign_ins or sign_in_throttle(None, ReaderHash(settings.reader_hash_key))
 
     async def form(request: Request) -> dict[str, str]:
         if not same_origin(request):
@@ -123,6 +131,11 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
     @routes.post("/admin/login")
     async def login(request: Request) -> Response:
         fields = await form(request)
+        wait = await throttle.admit(client_address(request))
+        if wait is not None:
+            throttled = html(login_page(f"Too many sign-in attempts; try again in {wait} s."), status=429)
+            throttled.headers["Retry-After"] = str(wait)
+            return throttled
         if not sessions.token_matches(fields.get("token", "")):
             return html(login_page("That is not the admin token."), status=401)
         response = RedirectResponse("/admin", status_code=303, headers=ADMIN_HEADERS)
@@ -135,6 +148,7 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
         session = sessions.session_of(request)
         if session is None or not sessions.csrf_matches(session, fields.get("csrf", "")):
             raise BadRequest(403, "sign-out refused: missing or wrong CSRF token")
+        sessions.revoke(session)
         response = RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
         clear_session_cookie(response, request)
         return response

@@ -9,7 +9,13 @@ the request came over https, and scoped to ``/admin``.
 Every POST under ``/admin`` is checked twice against cross-site forgery: the
 ``Origin`` header, when the browser sends one, must be this server's, and a signed-in
 POST carries the session's CSRF token (an HMAC of the session) in its form.
-Comparisons of secrets use ``hmac.compare_digest``.
+Comparisons of secrets use ``hmac.compare_digest`` on bytes: on ``str`` it raises for
+any character beyond ASCII, and a cookie is whatever a client sends.
+
+Signing out revokes the session here, not only in the browser: its nonce is recorded
+until the session would have expired, and a revoked session is no session. The record
+is this process's (a server with ``--workers`` keeps one per worker, as it does its
+caps without Redis); it holds only sessions signed out, each signed in first.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ class AdminSessions:
         """Sign with a key derived from ``token`` (never the token itself)."""
         self._token_digest = hashlib.sha256(token.get_secret_value().encode()).digest()
         self._key = hashlib.sha256(b"askai-admin-session\0" + token.get_secret_value().encode()).digest()
+        self._revoked: dict[str, float] = {}  # nonce -> the session's expiry
 
     def token_matches(self, given: str) -> bool:
         """Whether ``given`` is the admin token (compared as digests, in constant time)."""
@@ -50,9 +57,17 @@ class AdminSessions:
         if not session or session.count(".") != 2:
             return False
         expiry, nonce, signature = session.split(".")
-        if not hmac.compare_digest(signature, self._sign("session", f"{expiry}.{nonce}")):
+        if not hmac.compare_digest(signature.encode(), self._sign("session", f"{expiry}.{nonce}").encode()):
             return False
-        return expiry.isdigit() and int(expiry) > (now or time.time())
+        alive = expiry.isdigit() and int(expiry) > (now or time.time())
+        return alive and nonce not in self._revoked
+
+    def revoke(self, session: str, now: float | None = None) -> None:
+        """End ``session`` (a valid one) here: it is refused from now on, until it would have expired anyway."""
+        now = now or time.time()
+        self._revoked = {nonce: until for nonce, until in self._revoked.items() if until > now}
+        expiry, nonce, _ = session.split(".")
+        self._revoked[nonce] = float(expiry)
 
     def csrf(self, session: str) -> str:
         """Return the CSRF token of ``session`` (what its forms carry)."""
