@@ -16,14 +16,18 @@ HTTP protocols (h11 or httptools) limits that phase:
   File descriptors stay bounded, and a real request, whose head arrives at once,
   always gets a turn.
 
+Every connection also gets ``TCP_NODELAY`` here, whatever the event loop (``serving``).
+
 Body timeouts, the stream cap and the rate limit live in the app (``limits``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import socket
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +57,14 @@ def _raw_response(status: int, detail: str) -> bytes:
     return head.encode() + body
 
 
+def _no_delay(transport: asyncio.Transport) -> None:
+    """Turn Nagle's algorithm off on ``transport``'s TCP socket (asyncio skips a socket made with ``proto`` 0)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):  # the peer may already be gone
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 class _Guard:
     """Mixin over a uvicorn HTTP protocol; see the module docstring."""
 
@@ -65,6 +77,7 @@ class _Guard:
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         super().connection_made(transport)  # type: ignore[misc]
+        _no_delay(transport)
         self._head = bytearray()
         self._seen_cycle: Any = None
         self._header_timer: asyncio.TimerHandle | None = None

@@ -4,6 +4,11 @@ The listening socket is bound *before* the corpus loads, so a port conflict is
 reported at once, and ``--port 0`` picks a free port that is printed before serving.
 uvicorn's own proxy-header handling is off: the app trusts ``X-Forwarded-For`` only
 from ``trusted_proxies`` (see ``limits``), never from 127.0.0.1 by default.
+
+Every accepted connection has ``TCP_NODELAY`` (set by ``protocol``, whatever the event
+loop): a response is a few small writes, and with Nagle's algorithm the last one waited
+for the client's delayed ACK, ~40 ms per request on a kept-alive connection. ``askai
+serve``, each of its ``--workers`` and ``/mcp`` (the same app) accept here.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ def bind(host: str, port: int) -> socket.socket:
         BindError: the address is in use or cannot be bound, with a one-line reason.
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets whose ``proto`` says TCP,
+    # and accepted sockets inherit it (without, every kept-alive response waited ~40 ms on a delayed ACK).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
