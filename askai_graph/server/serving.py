@@ -16,6 +16,7 @@ from __future__ import annotations
 import socket
 from typing import Any
 
+from askai_graph.server.limits import trusted_hosts
 from askai_graph.server.protocol import ConnectionLimits, guarded_protocol
 from askai_graph.settings import Settings
 
@@ -61,6 +62,8 @@ def uvicorn_config(app: Any, settings: Settings, *, parser: str = "auto", log_le
         header_timeout=settings.header_timeout_seconds,
         max_header_bytes=settings.max_header_bytes,
         max_connections=settings.max_connections,
+        max_connections_per_client=settings.max_connections_per_client,
+        trusted_proxies=tuple(trusted_hosts(settings.trusted_proxies)),
     )
     return uvicorn.Config(
         app,

@@ -94,6 +94,13 @@ class ServingSettings(BaseModel):
         le=100_000,
         description="Open connections at most; beyond it the oldest connection still waiting for a request closes.",
     )
+    max_connections_per_client: int = Field(
+        64,
+        ge=1,
+        le=100_000,
+        description="Open connections one client address may hold (per server process); beyond it a new one gets "
+        "503 and is closed at once, before the app. Connections from trusted_proxies are not counted.",
+    )
     max_streams: int = Field(
         64, ge=1, le=100_000, description="Answers streamed at once; beyond it /api/chat answers 503 with Retry-After."
     )
