@@ -6,17 +6,19 @@ Run: ``.venv/bin/python bench/keepalive.py [--requests 200] [--rounds 3] [--loop
 Each run starts a server process the way ``askai serve`` does (``serving.bind``, then
 uvicorn on that socket with ``serving.uvicorn_config``) over the bundled sample site,
 on a free 127.0.0.1 port, with the event loop given (uvicorn picks uvloop when it is
-installed, asyncio otherwise). One client (httpx, one kept-alive connection) sends
-``--requests`` searches back to back after ten to warm up, and the run's p50 and p90
-are taken. With ``--baseline-tree`` (another checkout, e.g. before a change), each round
-runs that tree's server and this one's in turn, so background load falls on both alike;
-printed: the median over the rounds of each figure. A p50 near 40 ms is the delayed-ACK
-stall of a connection without ``TCP_NODELAY``.
+installed, asyncio otherwise). One client (the standard library's ``http.client``, one
+kept-alive connection) sends ``--requests`` searches back to back after ten to warm up,
+and the run's p50 and p90 are taken.
+With ``--baseline-tree`` (another checkout, e.g. before a change), each round runs that
+tree's server and this one's in turn, so background load falls on both alike; printed:
+the median over the rounds of each figure. A p50 near 40 ms is the delayed-ACK stall of
+a connection without ``TCP_NODELAY``.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import importlib.util
 import os
 import statistics
@@ -24,8 +26,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-
-import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = ["cache", "retrieval", "stream", "graph", "token", "bm25", "answer", "index"]
@@ -47,25 +47,35 @@ def measure(tree: Path, loop: str, requests: int) -> tuple[float, float]:
     """Return (p50, p90) in ms of ``requests`` kept-alive searches to a server of ``tree``'s code."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASKAI_")}
     env |= {"PYTHONPATH": str(tree), "ASKAI_SEARCH_PER_MINUTE": "100000", "ASKAI_RUN_LOG": "false"}
-    server = subprocess.Popen([sys.executable, "-c", SERVER, loop], env=env, stdout=subprocess.PIPE, text=True)
+    # In the tree's folder: ``python -c`` puts the working folder first on the path, before PYTHONPATH.
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, loop], cwd=tree, env=env, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert server.stdout is not None
-        base = f"http://127.0.0.1:{server.stdout.readline().strip()}"
+        port = int(server.stdout.readline())
         times = []
-        with httpx.Client(timeout=30) as client:
-            for _ in range(600):  # uvicorn starts serving after the port is printed
-                try:
-                    client.get(f"{base}/healthz")
-                    break
-                except httpx.TransportError:
-                    time.sleep(0.1)
+        for _ in range(600):  # uvicorn starts serving after the port is printed
+            try:
+                client = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                client.request("GET", "/healthz")
+                client.getresponse().read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        try:
             for i in range(10 + requests):
                 started = time.perf_counter()
-                response = client.get(f"{base}/api/search", params={"q": QUERIES[i % len(QUERIES)]})
+                client.request("GET", f"/api/search?q={QUERIES[i % len(QUERIES)]}")
+                response = client.getresponse()
+                response.read()
                 elapsed = (time.perf_counter() - started) * 1000
-                response.raise_for_status()
+                if response.status != 200:
+                    raise RuntimeError(f"GET /api/search: {response.status}")
                 if i >= 10:
                     times.append(elapsed)
+        finally:
+            client.close()
         cuts = statistics.quantiles(times, n=10)
         return statistics.median(times), cuts[8]
     finally:
