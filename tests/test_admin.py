@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import uuid
 from collections.abc import Iterator
@@ -16,9 +17,13 @@ from pydantic import SecretStr, ValidationError
 
 from askai_graph import Settings
 from askai_graph.server import create_app
+from askai_graph.server.admin_revocations import Revocations
 from askai_graph.server.admin_throttle import IN_ALL, PER_CLIENT
+from askai_graph.server.serving import uvicorn_config
 from askai_graph.stores.runlog import RunLog, open_run_log
 from tests.fakes import postgres_database, ungated_graph
+from tests.live import LiveServer, free_port
+from tests.redis_server import RedisServer
 from tests.test_runlog_store import POSTGRES, run
 
 TOKEN = "correct-horse-battery-staple"
@@ -376,3 +381,45 @@ def test_the_coverage_views_read_the_periods_newest_runs_up_to_their_limit(run_l
     use = run_log.page_use(NOW - timedelta(days=1), 2)
     assert use.answers == 2 and sorted(use.cited) == ["https://site.example/1", "https://site.example/2"]
     assert [r.question for r in run_log.unanswered(NOW - timedelta(days=1), 2)] == ["q1", "q2"]
+
+
+@pytest.mark.integration
+@pytest.mark.enable_socket
+def test_a_sign_out_on_one_worker_ends_the_session_on_every_worker_sharing_redis(
+    settings: Settings, redis_server: RedisServer
+) -> None:
+    # Two apps on one Redis stand for two workers of `askai serve --workers 2`.
+    shared = settings.model_copy(update={"admin_token": SecretStr(TOKEN), "cache_url": redis_server.url})
+    one, other = (create_app(ungated_graph("answer"), shared) for _ in range(2))
+    with live(one, shared) as first, live(other, shared) as second:
+        # Each request a client of its own: the cookie is sent as a copy kept past the sign-out would be.
+        signed = httpx.post(f"{first}/admin/login", data={"token": TOKEN}, timeout=10)
+        cookie = {"Cookie": f"askai_admin={signed.cookies['askai_admin']}"}
+        assert httpx.get(f"{second}/admin/api/overview", headers=cookie, timeout=10).status_code == 200
+        page = httpx.get(f"{first}/admin", headers=cookie, timeout=10).text
+        csrf = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+        assert csrf
+        out = httpx.post(f"{first}/admin/logout", headers=cookie, data={"csrf": csrf.group(1)}, timeout=10)
+        assert out.status_code == 303
+        assert httpx.get(f"{second}/admin/api/overview", headers=cookie, timeout=10).status_code == 401
+
+
+def live(application: Any, settings: Settings) -> LiveServer:
+    """``application`` on a real uvicorn, its lifespan on (its Redis clients close with it)."""
+    config = uvicorn_config(application, settings, host="127.0.0.1", port=0, log_level="warning")
+    return LiveServer(application, config)
+
+
+@pytest.mark.integration
+@pytest.mark.enable_socket
+def test_with_redis_unreachable_a_session_is_taken_as_signed_out(caplog: pytest.LogCaptureFixture) -> None:
+    async def ask() -> list[bool]:
+        revocations = Revocations(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+        try:
+            return [await revocations.revoked("nonce") for _ in range(3)]
+        finally:
+            await revocations.aclose()
+
+    with caplog.at_level(logging.WARNING, logger="askai_graph"):
+        assert asyncio.run(ask()) == [True, True, True]
+    assert [r.getMessage().split(" (")[0] for r in caplog.records] == ["dashboard sign-outs: Redis unreachable"]
