@@ -569,8 +569,8 @@ def _unshared_state(settings: Settings) -> list[str]:
         warnings.append("threads are in SQLite: a thread answering on one worker is not refused (409) on another; "
                         "set ASKAI_DATABASE_URL=postgresql://...")
     if not settings.cache_url:
-        warnings.append("each worker keeps its own answer cache, rate limit and stream cap; "
-                        "set ASKAI_CACHE_URL=redis://...")
+        warnings.append("each worker keeps its own answer cache, rate limit and stream cap (and /admin sign-ins "
+                        "and sign-outs); set ASKAI_CACHE_URL=redis://...")
     return warnings
 
 

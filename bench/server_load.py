@@ -161,7 +161,8 @@ def serve(kind: str, port: int, index_cache: str, capacity: int = CAPACITY, rate
         if kind == "askai+limits":
             limits = {"max_streams": capacity, "rate_limit": rate, "trusted_proxies": "127.0.0.1"}
         else:
-            limits = {"max_streams": 100_000, "rate_limit": ""}
+            # Every simulated user connects from 127.0.0.1: one address, not capped per client here.
+            limits = {"max_streams": 100_000, "rate_limit": "", "max_connections_per_client": 100_000}
         settings = Settings(index_cache_dir=Path(index_cache), cache_enabled=kind == "askai+cache", **limits)
         app = create_app(settings=settings)
         config = uvicorn_config(app, settings, host="127.0.0.1", port=port, log_level="warning", access_log=False)
@@ -541,6 +542,7 @@ def deployed_engines() -> Iterator[dict[str, str]]:
                         "ASKAI_INDEX_CACHE_DIR": str(Path(folder) / "index"),
                         "ASKAI_RATE_LIMIT": "",
                         "ASKAI_MAX_STREAMS": "100000",
+                        "ASKAI_MAX_CONNECTIONS_PER_CLIENT": "100000",  # every user is 127.0.0.1
                         "ASKAI_RUN_LOG": "false",
                     }
                 finally:

@@ -322,6 +322,7 @@ def main() -> None:
             "ASKAI_RATE_LIMIT": "",
             "ASKAI_FEEDBACK_PER_MINUTE": "10000",  # every client is 127.0.0.1: one count for all
             "ASKAI_MAX_STREAMS": str(max(64, args.clients * 2)),
+            "ASKAI_MAX_CONNECTIONS_PER_CLIENT": str(max(64, args.clients * 2)),  # every client is 127.0.0.1
             "ASKAI_THREAD_TTL_HOURS": str(args.thread_ttl_hours),
             "ASKAI_THREAD_PRUNE_SECONDS": str(args.prune_seconds),
             "ASKAI_INDEX_CACHE_DIR": str(folder / "index-cache"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -60,14 +61,17 @@ class AskaiServe:
 class LiveServer:
     """A real uvicorn serving ``app`` on a free 127.0.0.1 port, in a thread; ``with`` yields its URL."""
 
-    def __init__(self, app: Any, config: Any = None) -> None:
+    def __init__(self, app: Any, config: Any = None, sockets: list[socket.socket] | None = None) -> None:
+        """Serve ``app`` with ``config``; on ``sockets`` already bound (as ``askai serve`` does) if given."""
         import uvicorn
 
         config = config or uvicorn.Config(
             app, host="127.0.0.1", port=0, log_level="warning", ws="none", lifespan="off", timeout_graceful_shutdown=2
         )
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, name="uvicorn-test", daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": sockets}, name="uvicorn-test", daemon=True
+        )
 
     def __enter__(self) -> str:
         self.thread.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import uuid
 from collections.abc import Iterator
@@ -16,11 +17,18 @@ from pydantic import SecretStr, ValidationError
 
 from askai_graph import Settings
 from askai_graph.server import create_app
+from askai_graph.server.admin_revocations import Revocations
+from askai_graph.server.admin_throttle import IN_ALL, PER_CLIENT
+from askai_graph.server.serving import uvicorn_config
 from askai_graph.stores.runlog import RunLog, open_run_log
 from tests.fakes import postgres_database, ungated_graph
+from tests.live import LiveServer, free_port
+from tests.redis_server import RedisServer
 from tests.test_runlog_store import POSTGRES, run
 
 TOKEN = "correct-horse-battery-staple"
+PER_CLIENT_PER_MINUTE = int(PER_CLIENT.split("/")[0])
+IN_ALL_PER_MINUTE = int(IN_ALL.split("/")[0])
 NOW = datetime.now(UTC)
 
 
@@ -108,6 +116,59 @@ def test_sign_out_needs_the_sessions_csrf_token(settings: Settings, run_log: Run
     assert csrf
     out = call(application, "POST", "/admin/logout", cookies=cookies, data={"csrf": csrf.group(1)})
     assert out.status_code == 303 and 'askai_admin=""' in out.headers["set-cookie"]
+
+
+def csrf_of(application: Any, cookies: dict[str, str]) -> str:
+    """The CSRF token the signed-in overview's forms carry."""
+    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', call(application, "GET", "/admin", cookies=cookies).text)
+    assert found
+    return found.group(1)
+
+
+def test_signing_out_ends_the_session_on_the_server_not_only_in_the_browser(
+    settings: Settings, run_log: RunLog
+) -> None:
+    application = app(settings, run_log)
+    kept = {"askai_admin": signed_in(application)}  # a copy of the cookie, kept past the sign-out
+    other = {"askai_admin": signed_in(application)}
+    out = call(application, "POST", "/admin/logout", cookies=kept, data={"csrf": csrf_of(application, kept)})
+    assert out.status_code == 303
+    page = call(application, "GET", "/admin", cookies=kept)
+    assert page.status_code == 303 and page.headers["location"] == "/admin/login"
+    assert call(application, "GET", "/admin/api/overview", cookies=kept).status_code == 401
+    assert call(application, "GET", "/admin/api/overview", cookies=other).status_code == 200  # only that session
+
+
+def test_a_cookie_beyond_ascii_is_a_redirect_to_sign_in(settings: Settings, run_log: RunLog) -> None:
+    application = app(settings, run_log)
+    headers = {"Cookie": "askai_admin=9999999999.x.ÿÿ".encode()}  # as a client sends it: UTF-8 bytes
+    page = call(application, "GET", "/admin", headers=headers)
+    assert page.status_code == 303 and page.headers["location"] == "/admin/login"
+    assert call(application, "GET", "/admin/api/overview", headers=headers).status_code == 401
+
+
+def test_past_the_per_client_throttle_sign_in_is_429_and_even_the_right_token_is_not_compared(
+    settings: Settings, run_log: RunLog
+) -> None:
+    application = app(settings, run_log)
+    for _ in range(PER_CLIENT_PER_MINUTE):
+        assert call(application, "POST", "/admin/login", data={"token": "wrong-token-guess-00"}).status_code == 401
+    refused = call(application, "POST", "/admin/login", data={"token": TOKEN})
+    assert refused.status_code == 429 and "set-cookie" not in refused.headers
+    assert 1 <= int(refused.headers["retry-after"]) <= 60
+    assert "Too many sign-in attempts" in refused.text
+
+
+def test_guesses_spread_over_many_addresses_are_throttled_in_all(settings: Settings, run_log: RunLog) -> None:
+    application = app(settings.model_copy(update={"trusted_proxies": "127.0.0.1"}), run_log)
+
+    def guess(client: int) -> httpx.Response:
+        headers = {"X-Forwarded-For": f"203.0.113.{client}"}
+        return call(application, "POST", "/admin/login", data={"token": "wrong-token-guess-00"}, headers=headers)
+
+    assert [guess(client).status_code for client in range(IN_ALL_PER_MINUTE)] == [401] * IN_ALL_PER_MINUTE
+    refused = guess(IN_ALL_PER_MINUTE)  # an address never seen before
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
 
 
 def test_every_admin_page_sends_a_strict_csp_and_runs_no_script(settings: Settings, run_log: RunLog) -> None:
@@ -320,3 +381,45 @@ def test_the_coverage_views_read_the_periods_newest_runs_up_to_their_limit(run_l
     use = run_log.page_use(NOW - timedelta(days=1), 2)
     assert use.answers == 2 and sorted(use.cited) == ["https://site.example/1", "https://site.example/2"]
     assert [r.question for r in run_log.unanswered(NOW - timedelta(days=1), 2)] == ["q1", "q2"]
+
+
+@pytest.mark.integration
+@pytest.mark.enable_socket
+def test_a_sign_out_on_one_worker_ends_the_session_on_every_worker_sharing_redis(
+    settings: Settings, redis_server: RedisServer
+) -> None:
+    # Two apps on one Redis stand for two workers of `askai serve --workers 2`.
+    shared = settings.model_copy(update={"admin_token": SecretStr(TOKEN), "cache_url": redis_server.url})
+    one, other = (create_app(ungated_graph("answer"), shared) for _ in range(2))
+    with live(one, shared) as first, live(other, shared) as second:
+        # Each request a client of its own: the cookie is sent as a copy kept past the sign-out would be.
+        signed = httpx.post(f"{first}/admin/login", data={"token": TOKEN}, timeout=10)
+        cookie = {"Cookie": f"askai_admin={signed.cookies['askai_admin']}"}
+        assert httpx.get(f"{second}/admin/api/overview", headers=cookie, timeout=10).status_code == 200
+        page = httpx.get(f"{first}/admin", headers=cookie, timeout=10).text
+        csrf = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+        assert csrf
+        out = httpx.post(f"{first}/admin/logout", headers=cookie, data={"csrf": csrf.group(1)}, timeout=10)
+        assert out.status_code == 303
+        assert httpx.get(f"{second}/admin/api/overview", headers=cookie, timeout=10).status_code == 401
+
+
+def live(application: Any, settings: Settings) -> LiveServer:
+    """``application`` on a real uvicorn, its lifespan on (its Redis clients close with it)."""
+    config = uvicorn_config(application, settings, host="127.0.0.1", port=0, log_level="warning")
+    return LiveServer(application, config)
+
+
+@pytest.mark.integration
+@pytest.mark.enable_socket
+def test_with_redis_unreachable_a_session_is_taken_as_signed_out(caplog: pytest.LogCaptureFixture) -> None:
+    async def ask() -> list[bool]:
+        revocations = Revocations(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+        try:
+            return [await revocations.revoked("nonce") for _ in range(3)]
+        finally:
+            await revocations.aclose()
+
+    with caplog.at_level(logging.WARNING, logger="askai_graph"):
+        assert asyncio.run(ask()) == [True, True, True]
+    assert [r.getMessage().split(" (")[0] for r in caplog.records] == ["dashboard sign-outs: Redis unreachable"]

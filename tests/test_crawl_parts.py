@@ -15,7 +15,7 @@ from askai_graph.indexing.links import decode_html, read_links
 from askai_graph.indexing.pacing import HostPacer
 from askai_graph.indexing.robots import parse_robots
 from askai_graph.indexing.scope import Scope, folder_of, normalize
-from askai_graph.indexing.sitemap import SitemapError, parse_sitemap
+from askai_graph.indexing.sitemap import MAX_LINE_BYTES, SitemapError, SitemapReader, parse_sitemap
 
 URLSET = '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{}</urlset>'
 
@@ -99,6 +99,27 @@ def test_a_text_sitemap_is_one_url_per_line() -> None:
         "https://d.example/a",
         "https://d.example/b",
     ]
+
+
+def test_a_text_sitemap_line_past_the_bound_is_refused_at_the_piece_that_passes_it() -> None:
+    # A body with no newline would otherwise be carried, and copied, whole with every piece.
+    reader = SitemapReader(50_000_000)
+    assert reader.feed(b"https://d.example/" + b"a" * (MAX_LINE_BYTES - 100)).pages == []
+    with pytest.raises(SitemapError, match=f"a line longer than {MAX_LINE_BYTES} bytes"):
+        reader.feed(b"a" * 65_536)
+
+
+def test_a_long_line_inside_one_piece_is_refused_like_one_across_pieces() -> None:
+    body = b"https://d.example/a\nhttps://d.example/" + b"b" * MAX_LINE_BYTES + b"\nhttps://d.example/c\n"
+    with pytest.raises(SitemapError, match="a line longer than"):
+        parse_sitemap(body, 1_000_000)
+
+
+def test_a_sitemap_of_nothing_but_blanks_is_refused_once_past_the_bound() -> None:
+    reader = SitemapReader(50_000_000)
+    assert reader.feed(b" \n" * (MAX_LINE_BYTES // 4)).pages == []
+    with pytest.raises(SitemapError, match="nothing but blanks"):
+        reader.feed(b"\n" * 65_536)
 
 
 def test_a_gzip_bomb_is_inflated_no_further_than_the_bound() -> None:

@@ -6,6 +6,7 @@ import base64
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx2
@@ -16,7 +17,15 @@ from pydantic import ValidationError
 from askai_graph import BM25Retriever, Settings
 from askai_graph.cli import main
 from askai_graph.models.providers import default_retriever
-from askai_graph.retrieval.embeddings import INSTALL_HINT, embeddings_for, min_similarity, model_key
+from askai_graph.retrieval.embeddings import (
+    INSTALL_HINT,
+    EmbeddingsError,
+    LocalEmbeddings,
+    embeddings_for,
+    min_similarity,
+    model_key,
+    torch_device,
+)
 from tests.fakes import ReversingReranker
 
 SITE = Path(__file__).parent / "data" / "sites" / "hugo"
@@ -129,3 +138,74 @@ def test_local_embeddings_without_the_neural_extra_exit_with_one_line_naming_the
     assert line.startswith("askai: error: ASKAI_EMBEDDINGS=local needs the neural extra")
     assert line.endswith(INSTALL_HINT)
     assert not (tmp_path / "index").exists()
+
+
+def fake_torch(cuda: bool, mps: bool | None) -> Any:
+    """A stand-in for ``torch`` that sees a CUDA GPU and Apple's MPS as told (``mps=None``: a build without it)."""
+    backends = SimpleNamespace() if mps is None else SimpleNamespace(mps=SimpleNamespace(is_available=lambda: mps))
+    return SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: cuda), backends=backends)
+
+
+@pytest.mark.parametrize(
+    ("setting", "cuda", "mps", "device"),
+    [
+        ("auto", True, True, "cuda"),
+        ("auto", False, True, "mps"),
+        ("auto", False, False, "cpu"),
+        ("auto", False, None, "cpu"),  # a PyTorch build without MPS
+        ("cpu", True, True, "cpu"),  # an explicit device wins
+        ("cuda:1", False, False, "cuda:1"),
+    ],
+)
+def test_auto_runs_the_local_model_on_a_gpu_when_there_is_one(
+    setting: str, cuda: bool, mps: bool | None, device: str
+) -> None:
+    assert torch_device(setting, fake_torch(cuda, mps)) == device
+
+
+class RecordedModel:
+    """Stands in for ``SentenceTransformer``: records where it was asked to load, loads nothing."""
+
+    def __init__(self, folder: str, *, device: str, local_files_only: bool) -> None:
+        self.folder, self.device, self.local_files_only = folder, device, local_files_only
+
+
+def model_folder(tmp_path: Path) -> Path:
+    (tmp_path / "config.json").write_text("{}")
+    return tmp_path
+
+
+def test_on_a_machine_without_a_gpu_auto_loads_the_local_model_on_the_cpu(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    loaded = LocalEmbeddings.load(model_folder(tmp_path), threads=None, model_class=RecordedModel)
+    assert loaded.model.device == "cpu" and loaded.model.local_files_only
+
+
+def test_a_device_that_is_not_there_is_a_one_line_error(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+
+    class NoCuda(RecordedModel):
+        def __init__(self, folder: str, *, device: str, local_files_only: bool) -> None:
+            raise AssertionError("Torch not compiled with CUDA enabled")  # what a CPU build of torch raises
+
+    with pytest.raises(EmbeddingsError, match=r"^ASKAI_EMBEDDINGS_DEVICE=cuda: not available here \(Torch not"):
+        LocalEmbeddings.load(model_folder(tmp_path), threads=None, device="cuda", model_class=NoCuda)
+
+
+def test_the_device_setting_reaches_the_local_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[dict[str, Any]] = []
+    monkeypatch.setattr(LocalEmbeddings, "load", classmethod(lambda cls, folder, **kwargs: asked.append(kwargs)))
+    embeddings_for(Settings(embeddings="local", embeddings_device="cuda:1"), batch=True)
+    assert asked == [{"threads": None, "device": "cuda:1"}]
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda:x", "cpu;rm", ""])
+def test_an_unknown_device_is_refused_at_startup(device: str) -> None:
+    with pytest.raises(ValidationError, match="embeddings_device"):
+        Settings(embeddings_device=device)
+
+
+def test_the_device_is_read_from_askai_embeddings_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASKAI_EMBEDDINGS_DEVICE", "mps")
+    assert Settings().embeddings_device == "mps"
+    assert Settings.model_fields["embeddings_device"].description

@@ -184,7 +184,9 @@ def test_the_next_request_on_a_connection_is_never_charged_for_a_refused_body(
 def test_streams_beyond_the_cap_get_503_with_retry_after_at_once(settings: Settings) -> None:
     slow = SlowAsyncRetriever(delay=3.0)
     graph = build_graph(writer=replies(cited_draft(1)), critic=replies(PASSING), retriever=slow, settings=settings)
-    with guarded(settings, graph, max_streams=8, max_connections=2000, rate_limit="", cache_enabled=False) as base:
+    # One address plays 1,000 clients here: the per-client connection cap is not under test.
+    overrides = {"max_connections": 2000, "max_connections_per_client": 2000, "rate_limit": "", "cache_enabled": False}
+    with guarded(settings, graph, max_streams=8, **overrides) as base:
 
         async def flood() -> list[httpx.Response]:
             limits = httpx.Limits(max_connections=1000, max_keepalive_connections=0)

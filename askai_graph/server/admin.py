@@ -6,9 +6,10 @@ Without the token no route exists (``404``). With it:
 GET  /admin/login     the sign-in form
 POST /admin/login     ``token=...``: the right token sets the session cookie and
                       redirects (303) to ``/admin``; a wrong one is ``401``; a POST from
-                      another origin ``403``
-POST /admin/logout    ``csrf=...``: drops the cookie (``403`` without the session's CSRF
-                      token or from another origin)
+                      another origin ``403``; past the sign-in throttle (``admin_throttle``)
+                      ``429`` with ``Retry-After``, the token not compared
+POST /admin/logout    ``csrf=...``: ends the session (``admin_revocations``) and drops the cookie
+                      (``403`` without the session's CSRF token or from another origin)
 GET  /admin           the overview (``?days=1|7|30|90``, default 7); signed out: 303 to
                       the sign-in form
 GET  /admin/api/overview  the same as JSON; signed out: ``401``
@@ -53,15 +54,19 @@ from askai_graph.server.admin_pages import (
     questions_page,
     run_page,
 )
+from askai_graph.server.admin_revocations import Revocations
 from askai_graph.server.admin_session import (
     AdminSessions,
     clear_session_cookie,
     same_origin,
     set_session_cookie,
 )
+from askai_graph.server.admin_throttle import SignInThrottle, sign_in_throttle
+from askai_graph.server.limits import client_address
 from askai_graph.server.pools import bookkeeping
 from askai_graph.server.request import BadRequest, read_body
 from askai_graph.settings import Settings
+from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable
 from askai_graph.stores.runlog.coverage import UNFOUND_SEARCHES, GapGroup, SearchGaps, group_gaps
 from askai_graph.stores.runlog.overview import Overview, RunQuery
@@ -77,12 +82,23 @@ PAGE_RUNS = 20_000
 """Answers the pages view counts at most (the newest): about 0.03 ms each (``bench/admin_overview.py``)."""
 
 
-def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
-    """Return the dashboard's routes (none when ``admin_token`` is unset: ``/admin`` is then a 404)."""
+def router(
+    settings: Settings,
+    *,
+    run_log: RunLog | None,
+    sign_ins: SignInThrottle | None = None,
+    sign_outs: Revocations | None = None,
+) -> APIRouter:
+    """Return the dashboard's routes (none when ``admin_token`` is unset: ``/admin`` is then a 404).
+
+    ``sign_ins`` counts sign-in attempts and ``sign_outs`` records sessions signed out
+    (each in process when ``None``).
+    """
     routes = APIRouter(include_in_schema=False)
     if settings.admin_token is None:
         return routes
-    sessions = AdminSessions(settings.admin_token)
+    sessions = AdminSessions(settings.admin_token, sign_outs)
+    throttle = sign_ins or sign_in_throttle(None, ReaderHash(settings.reader_hash_key))
 
     async def form(request: Request) -> dict[str, str]:
         if not same_origin(request):
@@ -123,6 +139,11 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
     @routes.post("/admin/login")
     async def login(request: Request) -> Response:
         fields = await form(request)
+        wait = await throttle.admit(client_address(request))
+        if wait is not None:
+            throttled = html(login_page(f"Too many sign-in attempts; try again in {wait} s."), status=429)
+            throttled.headers["Retry-After"] = str(wait)
+            return throttled
         if not sessions.token_matches(fields.get("token", "")):
             return html(login_page("That is not the admin token."), status=401)
         response = RedirectResponse("/admin", status_code=303, headers=ADMIN_HEADERS)
@@ -132,16 +153,17 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
     @routes.post("/admin/logout")
     async def logout(request: Request) -> Response:
         fields = await form(request)
-        session = sessions.session_of(request)
+        session = await sessions.session_of(request)
         if session is None or not sessions.csrf_matches(session, fields.get("csrf", "")):
             raise BadRequest(403, "sign-out refused: missing or wrong CSRF token")
+        await sessions.revoke(session)
         response = RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
         clear_session_cookie(response, request)
         return response
 
     @routes.get("/admin")
     async def overview_html(request: Request) -> Response:
-        session = sessions.session_of(request)
+        session = await sessions.session_of(request)
         if session is None:
             return RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
         days = days_of(request)
@@ -182,7 +204,7 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
 
     @routes.get("/admin/gaps")
     async def gaps(request: Request) -> Response:
-        session = sessions.session_of(request)
+        session = await sessions.session_of(request)
         if session is None:
             return RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
         days = days_of(request)
@@ -192,7 +214,7 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
 
     @routes.get("/admin/pages")
     async def pages(request: Request) -> Response:
-        session = sessions.session_of(request)
+        session = await sessions.session_of(request)
         if session is None:
             return RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
         days = days_of(request)
@@ -201,7 +223,7 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
 
     @routes.get("/admin/questions")
     async def questions(request: Request) -> Response:
-        session = sessions.session_of(request)
+        session = await sessions.session_of(request)
         if session is None:
             return RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
         runs, query, days = await found_runs(request)
@@ -209,7 +231,7 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
 
     @routes.get("/admin/questions.csv")
     async def questions_export(request: Request) -> Response:
-        if sessions.session_of(request) is None:
+        if await sessions.session_of(request) is None:
             return JSONResponse({"detail": "sign in at /admin/login first"}, status_code=401, headers=ADMIN_HEADERS)
         runs, _, _ = await found_runs(request)
         headers = ADMIN_HEADERS | {"Content-Disposition": 'attachment; filename="askai-questions.csv"'}
@@ -217,7 +239,7 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
 
     @routes.get("/admin/runs/{run_id}")
     async def one_run(request: Request, run_id: str) -> Response:
-        session = sessions.session_of(request)
+        session = await sessions.session_of(request)
         if session is None:
             return RedirectResponse("/admin/login", status_code=303, headers=ADMIN_HEADERS)
         if not is_thread_id(run_id):
@@ -229,7 +251,7 @@ def router(settings: Settings, *, run_log: RunLog | None) -> APIRouter:
 
     @routes.get("/admin/api/overview")
     async def overview_json(request: Request) -> Response:
-        if sessions.session_of(request) is None:
+        if await sessions.session_of(request) is None:
             return JSONResponse({"detail": "sign in at /admin/login first"}, status_code=401, headers=ADMIN_HEADERS)
         found = await overview(days_of(request))
         data: dict[str, Any] = found.model_dump(mode="json")

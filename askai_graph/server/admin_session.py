@@ -9,7 +9,12 @@ the request came over https, and scoped to ``/admin``.
 Every POST under ``/admin`` is checked twice against cross-site forgery: the
 ``Origin`` header, when the browser sends one, must be this server's, and a signed-in
 POST carries the session's CSRF token (an HMAC of the session) in its form.
-Comparisons of secrets use ``hmac.compare_digest``.
+Comparisons of secrets use ``hmac.compare_digest`` on bytes: on ``str`` it raises for
+any character beyond ASCII, and a cookie is whatever a client sends.
+
+Signing out revokes the session on the server, not only in the browser: its nonce is
+recorded until the session would have expired (``admin_revocations``: in process, and
+in Redis with ``cache_url`` so every worker knows), and a revoked session is no session.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from pydantic import SecretStr
 from starlette.requests import Request
 from starlette.responses import Response
 
+from askai_graph.server.admin_revocations import Revocations
+
 COOKIE = "askai_admin"
 SESSION_SECONDS = 8 * 3600
 """How long a sign-in lasts."""
@@ -31,10 +38,11 @@ SESSION_SECONDS = 8 * 3600
 class AdminSessions:
     """Issues and checks the dashboard's sessions and CSRF tokens for one admin token."""
 
-    def __init__(self, token: SecretStr) -> None:
-        """Sign with a key derived from ``token`` (never the token itself)."""
+    def __init__(self, token: SecretStr, revocations: Revocations | None = None) -> None:
+        """Sign with a key derived from ``token`` (never the token itself); record sign-outs in ``revocations``."""
         self._token_digest = hashlib.sha256(token.get_secret_value().encode()).digest()
         self._key = hashlib.sha256(b"askai-admin-session\0" + token.get_secret_value().encode()).digest()
+        self._revocations = revocations or Revocations()
 
     def token_matches(self, given: str) -> bool:
         """Whether ``given`` is the admin token (compared as digests, in constant time)."""
@@ -46,13 +54,18 @@ class AdminSessions:
         return f"{payload}.{self._sign('session', payload)}"
 
     def valid(self, session: str | None, now: float | None = None) -> bool:
-        """Whether ``session`` was issued here and has not expired."""
+        """Whether ``session`` was issued here and has not expired (signed out or not: see ``session_of``)."""
         if not session or session.count(".") != 2:
             return False
         expiry, nonce, signature = session.split(".")
-        if not hmac.compare_digest(signature, self._sign("session", f"{expiry}.{nonce}")):
+        if not hmac.compare_digest(signature.encode(), self._sign("session", f"{expiry}.{nonce}").encode()):
             return False
         return expiry.isdigit() and int(expiry) > (now or time.time())
+
+    async def revoke(self, session: str) -> None:
+        """Sign ``session`` (a valid one) out: refused from now on, until it would have expired anyway."""
+        expiry, nonce, _ = session.split(".")
+        await self._revocations.revoke(nonce, float(expiry))
 
     def csrf(self, session: str) -> str:
         """Return the CSRF token of ``session`` (what its forms carry)."""
@@ -62,10 +75,12 @@ class AdminSessions:
         """Whether ``given`` is ``session``'s CSRF token."""
         return hmac.compare_digest(given.encode(), self.csrf(session).encode())
 
-    def session_of(self, request: Request) -> str | None:
-        """Return the request's valid session, or ``None``."""
+    async def session_of(self, request: Request) -> str | None:
+        """Return the request's session if it is valid and not signed out, else ``None``."""
         session = request.cookies.get(COOKIE)
-        return session if self.valid(session) else None
+        if session is None or not self.valid(session):
+            return None
+        return None if await self._revocations.revoked(session.split(".")[1]) else session
 
     def _sign(self, purpose: str, payload: str) -> str:
         return hmac.new(self._key, f"{purpose}\0{payload}".encode(), hashlib.sha256).hexdigest()

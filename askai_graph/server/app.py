@@ -29,6 +29,8 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from askai_graph.mcp.endpoint import MCPEndpoint
 from askai_graph.server import admin, chat, feedback, health, llms, search, search_click, suggestions, web
+from askai_graph.server.admin_revocations import Revocations
+from askai_graph.server.admin_throttle import sign_in_throttle
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.collector import tune_collector
 from askai_graph.server.leases import ThreadLeases
@@ -107,6 +109,8 @@ def create_app(
     per_minute = f"{settings.search_per_minute}/minute"
     searches = rate_limit_for(per_minute, name="askai-search", cache_url=settings.cache_url, readers=readers)
     slots = _stream_slots(settings)
+    sign_ins = sign_in_throttle(settings.cache_url, readers) if settings.admin_token else None
+    sign_outs = Revocations(settings.cache_url) if settings.admin_token else None
     # The search log keeps the query a reader settled on, not each keystroke's (``search_settle``).
     settled = SearchSettler(run_log.record_search, settings.search_settle_seconds) if run_log is not None else None
     # MCP at /mcp (askai_graph.mcp): the tools share /api/chat's limits, threads, cache and run log.
@@ -119,6 +123,7 @@ def create_app(
         partial(collaborators, settings.collaborator_threads),
         closing(owned_store),
         *served.resources, closing(questions), closing(ratings), closing(searches), closing(slots), mcp.running,
+        closing(sign_ins), closing(sign_outs),
         partial(retention, run_log, settings.runlog_retention_days),
         closing(settled),  # closed first: the searches it holds are queued before the run log stops
     ]
@@ -147,7 +152,7 @@ def create_app(
     app.include_router(health.router(pruned))
     app.include_router(suggestions.router(settings))
     app.include_router(web.router(settings, site=site is not None))
-    app.include_router(admin.router(settings, run_log=run_log))
+    app.include_router(admin.router(settings, run_log=run_log, sign_ins=sign_ins, sign_outs=sign_outs))
     app.include_router(llms.router())
     describe_events(app)
     if site is not None:

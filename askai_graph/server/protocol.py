@@ -10,11 +10,18 @@ HTTP protocols (h11 or httptools) limits that phase:
   start or the end of the previous response; otherwise the connection is closed.
 - ``max_header_bytes``: a larger head gets ``431`` (JSON ``{"detail"}``) and a close,
   counted here from the raw bytes, not by the parser.
+- ``max_connections_per_client``: a connection past one remote address's cap gets
+  ``503`` and a close at once, before the app (``client_connections``), so one client
+  cannot fill the cap below.
 - ``max_connections``: when a new connection would pass the cap, the oldest connection
   still awaiting a request is closed to make room (a slowloris connection, or an idle
   keep-alive one); if every connection is busy with a request, the new one gets ``503``.
   File descriptors stay bounded, and a real request, whose head arrives at once,
   always gets a turn.
+
+Refused connections are logged at most one line per interval (``client_connections.RefusalLog``).
+
+Every connection also gets ``TCP_NODELAY`` here, whatever the event loop (``serving``).
 
 Body timeouts, the stream cap and the rate limit live in the app (``limits``).
 """
@@ -22,10 +29,14 @@ Body timeouts, the stream cap and the rate limit live in the app (``limits``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import socket
 from dataclasses import dataclass
 from typing import Any
+
+from askai_graph.server.client_connections import ClientConnections, RefusalLog, TrustedPeers, peer_host
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +53,10 @@ class ConnectionLimits:
     """Largest request line plus headers, in bytes."""
     max_connections: int
     """Open connections at most."""
+    max_connections_per_client: int | None = None
+    """Open connections one remote address may hold (``client_connections``); ``None``: no cap."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses (or networks, or ``*``) whose connections are not capped per client: reverse proxies."""
 
 
 def _raw_response(status: int, detail: str) -> bytes:
@@ -53,10 +68,20 @@ def _raw_response(status: int, detail: str) -> bytes:
     return head.encode() + body
 
 
+def _no_delay(transport: asyncio.Transport) -> None:
+    """Turn Nagle's algorithm off on ``transport``'s TCP socket (asyncio skips a socket made with ``proto`` 0)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):  # the peer may already be gone
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 class _Guard:
     """Mixin over a uvicorn HTTP protocol; see the module docstring."""
 
     limits: ConnectionLimits
+    clients: ClientConnections
+    refusals: RefusalLog
     # Provided by the uvicorn protocol this is mixed into.
     cycle: Any
     connections: set[Any]
@@ -65,10 +90,17 @@ class _Guard:
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         super().connection_made(transport)  # type: ignore[misc]
+        _no_delay(transport)
         self._head = bytearray()
         self._seen_cycle: Any = None
         self._header_timer: asyncio.TimerHandle | None = None
         self._await_request()
+        self._peer = peer_host(transport)
+        if not self.clients.admit(self._peer):
+            # Refused before making room: one client's flood must never close another client's connection.
+            self.refusals.refused(self.loop, f"over {self.clients.cap} connections from one client address: 503")
+            self._refuse(503, "too many connections from your address; close some and try again")
+            return
         if len(self.connections) > self.limits.max_connections:
             self._make_room()
 
@@ -95,7 +127,7 @@ class _Guard:
             logger.debug("connection cap reached: closing the oldest connection awaiting a request")
             oldest._close()
             return
-        logger.warning("connection cap of %d reached and every connection is busy: 503", self.limits.max_connections)
+        self.refusals.refused(self.loop, f"the cap of {self.limits.max_connections} connections reached, all busy: 503")
         self._refuse(503, "too many connections; try again shortly")
 
     def _close(self) -> None:
@@ -137,6 +169,7 @@ class _Guard:
             self._await_request()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.clients.release(self._peer)
         if self._header_timer is not None:
             self._header_timer.cancel()
             self._header_timer = None
@@ -163,4 +196,7 @@ def guarded_protocol(limits: ConnectionLimits, parser: str = "auto") -> type:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
     else:
         from uvicorn.protocols.http.h11_impl import H11Protocol as base  # type: ignore[assignment]
-    return type(f"Guarded{base.__name__}", (_Guard, base), {"limits": limits})
+    # One count of connections per client, and one refusal log, for every connection of this listener.
+    clients = ClientConnections(limits.max_connections_per_client, TrustedPeers(list(limits.trusted_proxies)))
+    shared = {"limits": limits, "clients": clients, "refusals": RefusalLog(logger)}
+    return type(f"Guarded{base.__name__}", (_Guard, base), shared)

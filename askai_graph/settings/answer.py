@@ -71,7 +71,8 @@ class AnswerSettings(BaseModel):
     embeddings: Literal["", "local", "openai"] = Field(
         "",
         description="Embedding model for dense and hybrid retrieval: '' none (BM25 only), local (all-MiniLM-L6-v2 "
-        "on the CPU, the `neural` extra), openai (any OpenAI-compatible embeddings endpoint at `base_url`).",
+        "on the device `embeddings_device` picks, the `neural` extra), openai (any OpenAI-compatible embeddings "
+        "endpoint at `base_url`).",
     )
     embeddings_model: str | None = Field(
         None,

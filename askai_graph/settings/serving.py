@@ -29,6 +29,13 @@ class ServingSettings(BaseModel):
     api_key: SecretStr | None = Field(None, description="API key for the endpoint (any string for local servers).")
     timeout: float = Field(60.0, gt=0, le=3600, description="Seconds one model request may take.")
     max_retries: int = Field(2, ge=0, le=10, description="Provider retries (with backoff) per model call.")
+    embeddings_device: str = Field(
+        "auto",
+        pattern=r"^(auto|cpu|mps|(cuda|xpu)(:\d{1,2})?)$",
+        description="Where the local embedding model (`embeddings` local) runs: auto (a CUDA GPU when PyTorch "
+        "sees one, else Apple's mps, else cpu), or a PyTorch device: cpu, cuda, cuda:1, mps, xpu. The vectors "
+        "are the same model's wherever it runs, so this is no part of what an answer depends on.",
+    )
     host: str = Field("127.0.0.1", description="Address `askai serve` binds.")
     port: int = Field(4321, ge=0, le=65535, description="Port `askai serve` binds.")
     max_body_bytes: int = Field(
@@ -93,6 +100,13 @@ class ServingSettings(BaseModel):
         ge=2,
         le=100_000,
         description="Open connections at most; beyond it the oldest connection still waiting for a request closes.",
+    )
+    max_connections_per_client: int = Field(
+        64,
+        ge=1,
+        le=100_000,
+        description="Open connections one client address may hold (per server process); beyond it a new one gets "
+        "503 and is closed at once, before the app. Connections from trusted_proxies are not counted.",
     )
     max_streams: int = Field(
         64, ge=1, le=100_000, description="Answers streamed at once; beyond it /api/chat answers 503 with Retry-After."
