@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from askai_graph.text.terms import masking  # noqa: E402
+from askai_graph.text import masking  # noqa: E402
 
 PASTED = " My e-mail is jane.doe@example.org, key sk-proj-A1b2C3d4E5f6G7h8I9j0, card 4111 1111 1111 1111, host 10.2.3.4"
 
