@@ -2,10 +2,11 @@
 
 A property test over real HTTP: questions carrying generated secrets of every masked
 shape (keys without a digit, unsigned and padded JWTs, IDN e-mails, dotted cards,
-``Bearer:``, ``Basic`` credentials, text fragments, phone numbers) are searched, asked,
-followed up and commented on; then the SQLite file's bytes (the WAL included) and
-every decoded row and checkpoint are read back. No random part of a secret may be in
-them, and no part of one, nor a label's word, may be a Critic gap or a Research query.
+``Bearer:``, ``Basic`` credentials, text fragments, phone numbers) are searched, clicked
+(in a result's ``#:~:text=`` fragment), asked, followed up and commented on; then the
+SQLite file's bytes (the WAL included) and every decoded row and checkpoint are read
+back. No random part of a secret may be in them, and no part of one, nor a label's
+word, may be a Critic gap or a Research query.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -141,6 +143,9 @@ def test_no_store_holds_what_a_reader_pasted(tmp_path: Path, index_cache: Path) 
             question = template.format(p=secret.text)
             found = client.get(f"{base}/api/search", params={"q": question})
             assert found.status_code == 200, found.text
+            page = found.json()["results"][0]["url"].partition("#")[0]  # a click quoting the secret in its fragment
+            click = {"query": question, "url": f"{page}#:~:text={quote(secret.text)}"}
+            assert client.post(f"{base}/api/search/click", json=click).status_code == 200
             done = _ask(client, base, {"message": question, "search_id": found.json()["search_id"]})
             thread = {"thread_id": done["thread_id"], "thread_token": done["thread_token"]}
             _ask(client, base, {"message": f"And what if I paste {secret.text} there?", **thread})
