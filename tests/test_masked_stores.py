@@ -122,6 +122,7 @@ QUESTIONS = [
     "How does BM25 rank pages? I tried {p}",
     "{p} - how do I cache answers?",
     "My details are {p}. What is chunking for retrieval?",
+    "I tried {p}: how does streaming work?",
 ]
 
 

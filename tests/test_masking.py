@@ -52,6 +52,7 @@ POSITIVE = [
     ("phone after call", "call me at 4155550100 please", "call me at [phone] please"),
     ("phone long last group", "phone 0049 30 1234567 today", "phone [phone] today"),
     ("phone before a full stop", "my number is 415 555 0100.", "my number is [phone]."),
+    ("phone before a colon", "call +1 415 555 0100: is it right?", "call [phone]: is it right?"),
 ]
 
 NEGATIVE = [

@@ -164,7 +164,9 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "phone",
         re.compile(
-            r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){0,3}[ .-]\d{2,8}(?![\w:-])"
+            r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){0,3}[ .-]\d{2,8}"
+            # Neither a time or an IPv6 group (":30") nor a group cut short: all of the number, or nothing.
+            r"(?![\w-]|:\d|[ .]\d)"
         ),
         _phone,
     ),
