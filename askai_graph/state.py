@@ -17,7 +17,7 @@ from typing_extensions import TypedDict
 from askai_graph.evidence.citations import Citation
 from askai_graph.evidence.critique import Critique
 from askai_graph.evidence.results import SearchResult
-from askai_graph.text.masking import mask, mask_echoes
+from askai_graph.text.masking import mask, mask_echoes, searchable
 from askai_graph.validation import ValidationReport
 
 Outcome = Literal["accepted", "accepted_early", "degraded", "fallback"]
@@ -213,8 +213,8 @@ def new_turn_state() -> dict[str, Any]:
 
 
 def researched_question(state: AskState) -> str:
-    """Return the question Research, Writer, Critic and the catalog rule work on."""
-    return str(state.get("standalone_question") or state["question"])
+    """Return the question Research, Writer, Critic and the catalog rule work on: masked, no label a term."""
+    return searchable(str(state.get("standalone_question") or state["question"]))
 
 
 def retrieved_urls(state: AskState) -> list[str]:

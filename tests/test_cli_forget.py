@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import uuid
 from pathlib import Path
 
 import pytest
 
 from askai_graph.cli import main
+from askai_graph.stores.kept_threads import kept_token
 from askai_graph.stores.runlog import open_run_log
 from askai_graph.stores.runlog.searches import SearchRecord
 from tests.test_runlog_store import run
@@ -100,3 +102,37 @@ def test_forget_needs_exactly_one_of_thread_or_run(database: str) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["forget"])
     assert exit_.value.code == 2
+
+
+def test_forget_thread_drops_its_token_from_the_token_file(database: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "--json", "What is BM25?"]) == 0
+    thread = json.loads(capsys.readouterr().out)["thread_id"]
+    assert main(["ask", "--json", "What is chunking?"]) == 0
+    kept = json.loads(capsys.readouterr().out)["thread_id"]
+    assert kept_token(database, thread) is not None
+    assert main(["forget", "--thread", thread]) == 0
+    assert "token file: removed the thread's token" in capsys.readouterr().out
+    assert kept_token(database, thread) is None
+    assert kept_token(database, kept) is not None  # another thread's token stays
+
+
+def test_what_forget_erases_is_gone_from_the_database_files(database: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = Path(database.removeprefix("sqlite:///"))
+    assert main(["ask", "--json", "What is BM25 zqxwvutsr?"]) == 0
+    thread = json.loads(capsys.readouterr().out)["thread_id"]
+    # A server holds the database open: SQLite then keeps the WAL when the command's connections close.
+    server = sqlite3.connect(path)
+    try:
+        server.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        logged(database, run("How do I tune qzxvwy ranking?", thread_id=thread))
+        assert b"zqxwvutsr" in _stored(path) and b"qzxvwy" in _stored(path), "precondition"
+        assert main(["forget", "--thread", thread]) == 0
+        assert b"zqxwvutsr" not in _stored(path)
+        assert b"qzxvwy" not in _stored(path)
+    finally:
+        server.close()
+
+
+def _stored(path: Path) -> bytes:
+    """The database's bytes as they lie on disk: the main file and its WAL."""
+    return b"".join(p.read_bytes() for p in sorted(path.parent.glob(path.name + "*")) if not p.name.endswith(".json"))

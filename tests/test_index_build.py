@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from askai_graph import Settings, build_graph, load_corpus
 from askai_graph.cli import main
 from askai_graph.indexing import StrictIndexError, build_index, sources, writer
 from askai_graph.indexing.build import STAGING_MARKER
+from askai_graph.indexing.store import is_built_index
 from askai_graph.retrieval.pages import BM25Retriever
 
 SITES = Path(__file__).parent / "data" / "sites"
@@ -256,22 +259,71 @@ def test_a_fifo_named_like_a_page_is_skipped_unopened(hugo: Path, tmp_path: Path
 
 
 def test_a_killed_builds_temp_folder_is_removed_by_the_next_build(hugo: Path, tmp_path: Path) -> None:
-    gone_pid = _exited_pid()
-    left = tmp_path / f".index-{gone_pid}-abcd1234"
-    left.mkdir()
-    (left / STAGING_MARKER).write_text("index")
-    (left / "pages.sqlite3").write_text("half written")
-    aside = tmp_path / f".index-old-{gone_pid}-0f0f0f0f"  # killed between the swap's two renames
-    aside.mkdir()
-    (aside / STAGING_MARKER).write_text("index")
-    (aside / "askai-index.json").write_text("{}")
-    live = tmp_path / f".index-{os.getppid()}-efgh5678"  # a build still running in another process
-    live.mkdir()
-    (live / STAGING_MARKER).write_text("index")
-    build_index(hugo, tmp_path / "index", base_url=BASE)
+    out = tmp_path / "index"
+    _killed_build(hugo, out, at="swap")
+    (left,) = _staged(tmp_path)  # the whole staging folder, marker and all
+    build_index(hugo, out, base_url=BASE)
     assert not left.exists()
+    assert _staged(tmp_path) == []
+
+
+def test_a_running_builds_temp_folder_is_kept(hugo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "index"
+    with subprocess.Popen(
+        _build_command(hugo, out, "hold"), env=_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as running:
+        assert running.stdout is not None and running.stdin is not None
+        assert running.stdout.readline() == "staged\n"  # it waits at the swap until told to go on
+        (live,) = _staged(tmp_path)
+        build_index(hugo, out, base_url=BASE)
+        assert _staged(tmp_path) == [live]
+        running.stdin.close()
+        assert running.wait() == 9
+
+
+def test_an_old_index_left_aside_by_a_killed_swap_is_removed_by_the_next_build(hugo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "index"
+    build_index(hugo, out, base_url=BASE)
+    _killed_build(hugo, out, at="removal")  # killed between the swap's renames and its removal of the old index
+    (aside,) = (p for p in tmp_path.iterdir() if p.name.startswith(".index-old-"))
+    build_index(hugo, out, base_url=BASE)
     assert not aside.exists()
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".index")) == [live.name]
+    assert is_built_index(out)
+
+
+def test_copies_of_a_finished_index_beside_it_survive_the_next_build(hugo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    assert main(["index", str(hugo), "--base-url", BASE, "--out", str(out), "-q"]) == 0
+    copies = [tmp_path / name for name in
+              (".docs-2024-backup2", f".docs-{_exited_pid()}-backup2", ".docs-old-20241201-snapshot")]
+    for copy in copies:
+        subprocess.run(["cp", "-a", str(out), str(copy)], check=True)
+    before = {copy.name: _contents(copy) for copy in copies}
+    assert main(["index", str(hugo), "--base-url", BASE, "--out", str(out), "-q"]) == 0
+    assert {copy.name: _contents(copy) for copy in copies} == before
+
+
+def test_copies_of_an_index_an_earlier_version_built_survive_the_next_build(hugo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    build_index(hugo, out, base_url=BASE)
+    (out / ".askai-staging").write_text("docs")  # the marker earlier versions left in a finished index
+    copy = tmp_path / f".docs-{_exited_pid()}-backup"
+    subprocess.run(["cp", "-a", str(out), str(copy)], check=True)
+    before = _contents(copy)
+    build_index(hugo, out, base_url=BASE)
+    assert _contents(copy) == before
+
+
+def test_a_copy_of_a_killed_builds_temp_folder_is_kept(hugo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "index"
+    _killed_build(hugo, out, at="swap")
+    (left,) = _staged(tmp_path)
+    copy = tmp_path / f".index-{_exited_pid()}-copy"
+    subprocess.run(["cp", "-a", str(left), str(copy)], check=True)
+    before = _contents(copy)
+    build_index(hugo, out, base_url=BASE)
+    assert not left.exists()
+    assert _contents(copy) == before
 
 
 def test_index_out_keeps_a_users_folders_beside_it(hugo: Path, tmp_path: Path) -> None:
@@ -295,20 +347,62 @@ def test_a_dead_builds_name_without_the_marker_is_kept(hugo: Path, tmp_path: Pat
 
 
 def test_a_marked_folder_holding_anything_else_is_kept(hugo: Path, tmp_path: Path) -> None:
-    used = tmp_path / f".index-{_exited_pid()}-abcd1234"
-    used.mkdir()
-    (used / STAGING_MARKER).write_text("index")
+    _killed_build(hugo, tmp_path / "index", at="swap")
+    (used,) = _staged(tmp_path)
     (used / "important.txt").write_text("notes")  # not a file a build writes
     build_index(hugo, tmp_path / "index", base_url=BASE)
     assert (used / "important.txt").read_text() == "notes"
 
 
 def test_a_folder_marked_for_another_out_is_kept(hugo: Path, tmp_path: Path) -> None:
-    other = tmp_path / f".index-{_exited_pid()}-abcd1234"
-    other.mkdir()
-    (other / STAGING_MARKER).write_text("index-2")
+    _killed_build(hugo, tmp_path / "index", at="swap")
+    (other,) = _staged(tmp_path)
+    marker = other / STAGING_MARKER
+    marker.write_text(json.dumps({**json.loads(marker.read_text()), "out": "index-2"}))
     build_index(hugo, tmp_path / "index", base_url=BASE)
     assert other.is_dir()
+
+
+_KILLED_BUILD = """
+import os, sys
+from pathlib import Path
+from askai_graph.indexing import build
+source, out, base_url, at = sys.argv[1:]
+if at == "swap":
+    build._swap = lambda staging, out: os._exit(9)
+elif at == "hold":
+    def hold(staging, out):
+        print("staged", flush=True)
+        sys.stdin.read()
+        os._exit(9)
+    build._swap = hold
+else:
+    build.shutil.rmtree = lambda *args, **kwargs: os._exit(9)
+build.build_index(Path(source), Path(out), base_url=base_url)
+"""
+
+
+def _killed_build(source: Path, out: Path, *, at: str) -> None:
+    """Run a build in another process that dies (no clean-up) at the swap or at the removal of the old index."""
+    assert subprocess.run(_build_command(source, out, at), env=_env(), check=False).returncode == 9
+
+
+def _build_command(source: Path, out: Path, at: str) -> list[str]:
+    return [sys.executable, "-c", _KILLED_BUILD, str(source), str(out), BASE, at]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+
+
+def _staged(folder: Path) -> list[Path]:
+    """The folders a build of ``folder/index`` made beside it."""
+    return [p for p in folder.iterdir() if p.name.startswith(".index-")]
+
+
+def _contents(folder: Path) -> dict[str, bytes | None]:
+    """Every entry under ``folder`` by relative path, with its bytes (``None`` for a folder)."""
+    return {str(p.relative_to(folder)): None if p.is_dir() else p.read_bytes() for p in sorted(folder.rglob("*"))}
 
 
 def _exited_pid() -> int:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from askai_graph.text.masking import findings, luhn_ok, mask, mask_echoes
+from askai_graph.text.masking import LABELS, findings, luhn_ok, mask, mask_echoes, searchable
 
 # A value a key would have, assembled so that no scanner mistakes this file for a leak.
 _KEY = "A1b2C3d4E5f6G7h8I9j0K1l2"
@@ -29,6 +31,28 @@ POSITIVE = [
     ("base64", f"blob {_KEY}{_KEY}== ok", "blob [token] ok"),
     ("credentials", "clone https://bob:s3cret@git.example.com/repo.git", "clone https://[credentials]git.example.com/repo.git"),
     ("credentials", f"clone https://{_KEY}@github.com/o/r", "clone https://[credentials]github.com/o/r"),
+    ("card before a full stop", "my card is 4111111111111111.", "my card is [card]."),
+    ("dotted card", "card 4111.1111.1111.1111 declined", "card [card] declined"),
+    ("idn email", "write to jürgen@münchen.de today", "write to [email] today"),
+    ("unsigned jwt", "jwt eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0In0. is rejected", "jwt [jwt] is rejected"),
+    ("padded jwt", "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0=.c2lnbmF0dXJl== is rejected", "jwt [jwt] is rejected"),
+    (
+        "text fragment",
+        "from https://www.google.com/url?q=https://docs.example/p#:~:text=jane%40example.org,hunter2 ok",
+        "from https://www.google.com/url?q=https://docs.example/p#[fragment] ok",
+    ),
+    ("sk without a digit", "key sk-abcdefghijklmnopqrstuvwxyzABCD fails", "key [secret] fails"),
+    ("ghp without a digit", "token ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ fails", "token [secret] fails"),
+    ("aws without a digit", "id AKIAABCDEFGHIJKLMNOP here", "id [secret] here"),
+    ("stripe", "key sk_live_abcdefghijKLMNOP fails", "key [secret] fails"),
+    ("bearer colon", "header Bearer: abcdefghijklmnop here", "header Bearer: [secret] here"),
+    ("bearer token in prose", f"I send Bearer {_KEY} and get 401", "I send Bearer [secret] and get 401"),
+    ("basic", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [secret]"),
+    ("basic in prose", "it sends Basic YWxhZGRpbjpvcGVuc2VzYW1l each time", "it sends Basic [secret] each time"),
+    ("phone after call", "call me at 4155550100 please", "call me at [phone] please"),
+    ("phone long last group", "phone 0049 30 1234567 today", "phone [phone] today"),
+    ("phone before a full stop", "my number is 415 555 0100.", "my number is [phone]."),
+    ("phone before a colon", "call +1 415 555 0100: is it right?", "call [phone]: is it right?"),
 ]
 
 NEGATIVE = [
@@ -46,6 +70,13 @@ NEGATIVE = [
     ("base64", "antidisestablishmentarianismantidisestablishmentarianism"),
     ("credentials", "see https://example.com/@user/posts"),
     ("time", "meet at 10:30:00 with std::vector"),
+    ("decimal", "pi is 3.14159265358979 to fifteen places"),
+    ("bearer word", "How do I use Bearer authentication in FastAPI?"),
+    ("basic word", "How does Basic authentication work?"),
+    ("sk words", "is it sk-learn-compatible-estimators or not"),
+    ("path", "what is in /usr/local/lib/python3/site-packages/fastapi/applications"),
+    ("big integer", "why does the number 2147483647 overflow"),
+    ("anchor", "see https://docs.example/page#section-2 for more"),
 ]
 
 
@@ -81,3 +112,16 @@ def test_findings_name_what_was_masked() -> None:
         ("email", "a@b.io"),
         ("ip", "203.0.113.9"),
     ]
+
+
+@pytest.mark.parametrize(("shape", "text", "masked"), POSITIVE, ids=[case[0] for case in POSITIVE])
+def test_searchable_text_keeps_no_label_to_search_for(shape: str, text: str, masked: str) -> None:
+    labels = "|".join(LABELS)
+    assert searchable(text) == " ".join(re.sub(rf"\[(?:{labels})\]", " ", masked).split())
+
+
+def test_searchable_text_is_the_masked_text_without_its_labels() -> None:
+    assert searchable("My e-mail is jane@example.org: how does BM25 rank pages?") == (
+        "My e-mail is : how does BM25 rank pages?"
+    )
+    assert searchable("sk-abcdefghijklmnopqrstuvwxyzABCD") == ""

@@ -1,4 +1,4 @@
-"""Over real HTTP: the run answers the question as asked; the run log, the cache and the thread keep it masked."""
+"""Over real HTTP: the run answers the question masked at its first stage; the run log, cache and thread keep it so."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ def test_a_question_differing_only_in_an_email_is_a_cache_hit_and_is_logged_mask
     with LiveServer(create_app(graph, settings, run_log=run_log)) as base, httpx.Client(timeout=20) as client:
         first = ask(client, base, JANE)
         second = ask(client, base, JOE)
-    assert "jane@example.org" in writer.prompts[0]  # the run answered the question as asked
+    assert "jane@example.org" not in writer.prompts[0]  # the run answered the question masked, as it keeps it
+    assert "how does BM25 rank pages?" in writer.prompts[0]
     assert (first["cached"], second["cached"]) == (False, True)
     records = run_log.runs()
     assert [r.question for r in records] == [MASKED, MASKED]

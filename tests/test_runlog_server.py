@@ -13,12 +13,14 @@ from typing import Any
 import httpx
 import pytest
 from limits.aio.storage import MemoryStorage
+from pydantic import SecretStr
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
 from askai_graph.server.bodies import FeedbackBody
 from askai_graph.server.limits import ClientRateLimit
 from askai_graph.server.request import BadRequest, parse_json
+from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog, open_run_log
 from tests.fakes import PASSING, cited_draft, postgres_database, replies, retriever, review, url
 from tests.live import LiveServer, sse_events
@@ -67,16 +69,33 @@ def test_each_answer_is_logged_under_the_run_id_done_carries(settings: Settings,
     assert record.latency_ms > 0 and set(record.stage_ms) >= {"research", "writer", "validation", "critic"}
 
 
-@live
-def test_a_question_asked_from_a_search_is_logged_with_its_search_id(settings: Settings, run_log: RunLog) -> None:
+def _asked_from(settings: Settings, run_log: RunLog, search_id: str) -> str | None:
+    """Ask from the search ``search_id`` (as the client 127.0.0.1); return the search id the run log kept."""
     from httpx_sse import connect_sse
 
-    body = {"message": QUESTION, "search_id": "ab" * 16}
+    body = {"message": QUESTION, "search_id": search_id}
     with serve(settings, run_log) as base, httpx.Client(timeout=20) as client:
         with connect_sse(client, "POST", f"{base}/api/chat", json=body) as source:
             assert [sse.event for sse in source.iter_sse()][-1] == "done"
     (record,) = run_log.runs()
-    assert record.search_id == "ab" * 16
+    return record.search_id
+
+
+@live
+def test_a_question_asked_from_a_search_is_logged_with_its_search_id(settings: Settings, run_log: RunLog) -> None:
+    settings = settings.model_copy(update={"reader_hash_key": SecretStr("k" * 32)})
+    readers = ReaderHash(settings.reader_hash_key)
+    mine = readers.issue(readers("127.0.0.1"))
+    assert _asked_from(settings, run_log, mine) == mine
+
+
+@live
+@pytest.mark.parametrize("whose", ["another reader's", "made up"])
+def test_a_question_cannot_name_a_search_another_reader_made(settings: Settings, run_log: RunLog, whose: str) -> None:
+    settings = settings.model_copy(update={"reader_hash_key": SecretStr("k" * 32)})
+    readers = ReaderHash(settings.reader_hash_key)
+    theirs = readers.issue(readers("203.0.113.9")) if whose == "another reader's" else "ab" * 16
+    assert _asked_from(settings, run_log, theirs) is None  # answered all the same, linked to nothing
 
 
 @live

@@ -166,10 +166,12 @@ def remove_stale_staging(out: Path) -> list[Path]:
 
     A build removes its own folder when it fails or is interrupted, but a process that is
     killed (SIGKILL, out of memory, a power cut) cannot, and each such folder holds a
-    whole index. Only a folder this program made is removed: its name is one a build
-    gives (``.OUT-PID-…``), the process named in it is gone, it holds the staging marker
-    naming ``out``, and nothing but files an index is made of. Anything else beside
-    ``out`` (a user's ``.docs-backup``, a folder of another program) is left alone.
+    whole index. Only a folder a build made is removed: its name is one a build gives
+    (``.OUT-PID-…``), the process named in it is gone, it holds the staging marker naming
+    ``out``, this very folder (its name and inode) and nothing but files an index is made
+    of. A finished index carries no marker (it is removed before the swap), and a copy of
+    a marked folder (``cp -a``) has another inode: neither, nor anything else beside
+    ``out`` (a user's ``.docs-2024-backup2``, a folder of another program), is removed.
     """
     named = re.compile(rf"^\.{re.escape(out.name)}-(?:old-)?(\d+)-[0-9a-z_]+$")
     removed = []
@@ -184,8 +186,13 @@ def remove_stale_staging(out: Path) -> list[Path]:
     return removed
 
 
-STAGING_MARKER = ".askai-staging"
-"""The file a build writes first into each folder it makes, holding the ``--out`` name."""
+STAGING_MARKER = ".askai-building"
+"""The file a build writes first into each folder it makes and removes before the swap.
+
+It names ``--out`` and the folder itself (its name, device and inode). Builds before
+this one wrote ``.askai-staging`` holding only the ``--out`` name, and left it in the
+finished index; such a folder, or a copy of one, is never taken for a build's.
+"""
 
 # What a build writes into its folder, and so all a folder it may remove can hold.
 _INDEX_ENTRIES = frozenset(
@@ -195,15 +202,22 @@ _INDEX_ENTRIES = frozenset(
 
 
 def _mark(folder: Path, out: Path) -> None:
-    (folder / STAGING_MARKER).write_text(out.name, "utf-8")
+    (folder / STAGING_MARKER).write_text(json.dumps(_identity(folder, out)), "utf-8")
+
+
+def _identity(folder: Path, out: Path) -> dict[str, Any]:
+    # A copy (``cp -a``, rsync, a restored backup) gets a new inode and a moved folder a new
+    # name: either makes the marker name another folder, so only the one a build made matches.
+    status = folder.stat()
+    return {"out": out.name, "folder": folder.name, "device": status.st_dev, "inode": status.st_ino}
 
 
 def _made_here(folder: Path, out: Path) -> bool:
     try:
-        if (folder / STAGING_MARKER).read_text("utf-8") != out.name:
+        if json.loads((folder / STAGING_MARKER).read_text("utf-8")) != _identity(folder, out):
             return False
         return all(entry.name in _INDEX_ENTRIES for entry in folder.iterdir())
-    except (OSError, UnicodeDecodeError):
+    except (OSError, ValueError):
         return False
 
 
@@ -266,10 +280,11 @@ def _swap(staging: Path, out: Path) -> None:
     # opened the old one keeps its open files (and memory maps) until it restarts.
     # The aside name is new (a random suffix), so no folder of that name is ever replaced.
     aside = None
+    (staging / STAGING_MARKER).unlink()  # the finished index, and so any copy of it, carries no marker
     if out.exists():
         aside = out.with_name(f".{out.name}-old-{os.getpid()}-{secrets.token_hex(4)}")
         out.rename(aside)
-        _mark(aside, out)  # an index built before the marker existed has none
+        _mark(aside, out)  # so a build killed before the removal below leaves a folder the next one may remove
     staging.rename(out)
     if aside is not None:
         shutil.rmtree(aside, ignore_errors=True)

@@ -8,6 +8,10 @@ stands alone costs no model call. A model's reply that is empty, too long, or a
 provider failure falls back to the deterministic lexical rewrite, so a follow-up is
 never researched on a model's error message.
 
+The reader's text is masked here, at the graph's edge (``masking``): the state keeps
+the question masked from this stage on, so no later stage, model or store sees a
+pasted e-mail, key or card number, or derives a term from one.
+
 A caller that condensed the question before the run (the server, to look its answer
 cache up before any Research) passes the standalone question under ``PRECONDENSED`` in
 the run's ``configurable``: the node then starts the question with it and asks no
@@ -24,6 +28,7 @@ from askai_graph.models.condensing import Condenser, CondenseRequest, recent_tur
 from askai_graph.models.offline.condenser import LexicalCondenser, leans_on_history, needs_context
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, Turn, new_turn_state
+from askai_graph.text.masking import mask
 from askai_graph.text.plain import clean_question
 
 logger = logging.getLogger(__name__)
@@ -42,7 +47,7 @@ def condense_request(state: AskState, settings: Settings) -> CondenseRequest | N
     history = recent_turns(
         state.get("history") or [], max(1, settings.history_prompt_turns), settings.version, settings.locale
     )
-    question = clean_question(state["question"])
+    question = mask(clean_question(state["question"]))  # a condenser model never receives a reader's secret
     if not history or not leans_on_history(question):
         return None
     return CondenseRequest(question=question, history=history)
@@ -66,9 +71,10 @@ def in_scope(state: AskState, settings: Settings) -> bool:
 def started(state: AskState, standalone: str, *, first: bool) -> dict[str, Any]:
     """Return the state update that starts this question."""
     update = new_turn_state()
-    # Every surface (HTTP, CLI, invoke) asks through here: research what the reader saw.
-    update["standalone_question"] = clean_question(standalone)
     update["needs_context"] = first and needs_context(state["question"])
+    # Every surface (HTTP, CLI, invoke) asks through here: research what the reader saw, masked.
+    update["question"] = mask(state["question"])
+    update["standalone_question"] = mask(clean_question(standalone))
     return update
 
 

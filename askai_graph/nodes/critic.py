@@ -14,6 +14,7 @@ from askai_graph.nodes.writer import pages_locale, reads_history
 from askai_graph.rules.gates import review_failures
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, RejectedDraft, ReviewFailure, researched_question, retrieved_urls
+from askai_graph.text.masking import searchable
 from askai_graph.text.terms import reading
 
 logger = logging.getLogger(__name__)
@@ -42,7 +43,9 @@ def judged(reply: Any, settings: Settings) -> dict[str, Any]:
     except MalformedReview as exc:
         failure = ReviewFailure(code=ReviewCode.MALFORMED_REVIEW, message=f"malformed review: {exc}")
         return {"critique": None, "review_failures": [failure], "gaps": []}
-    return {"critique": critique, "review_failures": review_failures(critique, settings), "gaps": critique.gaps}
+    # A gap steers the next Research query and is stored: never a label's word, nor a secret a model echoed.
+    gaps = [gap for gap in map(searchable, critique.gaps) if gap]
+    return {"critique": critique, "review_failures": review_failures(critique, settings), "gaps": gaps}
 
 
 def kept_rejection(state: AskState, update: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import unicodedata
 from urllib.parse import urlencode
 
 from askai_graph.stores.runlog.overview import OUTCOMES, Overview, RunQuery
@@ -254,4 +255,6 @@ def questions_csv(runs: list[RunRecord]) -> str:
 
 def _cell(value: object) -> str:
     text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    # Compatibility forms too: a spreadsheet may read a fullwidth "＝" or "＋" as the formula sign.
+    lead = unicodedata.normalize("NFKC", text[:1])[:1]
+    return "'" + text if lead in ("=", "+", "-", "@", "\t", "\r") else text

@@ -11,6 +11,7 @@ API does not have (``max_attempts``) is never silently ignored. A validator's
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -154,8 +155,12 @@ class FeedbackBody(BaseModel):
     @field_validator("comment")
     @classmethod
     def _within_limit(cls, comment: str | None, info: ValidationInfo) -> str | None:
-        """Return the comment stripped (``None`` when blank), within ``max_feedback_chars``."""
-        comment = _unicode(comment).strip() if comment else None
+        """Return the comment NFKC-normalised and stripped (``None`` when blank), within ``max_feedback_chars``.
+
+        NFKC first: a fullwidth ``＋`` or ``＝`` is the formula sign a spreadsheet may read,
+        and the dashboard's CSV export checks the text as stored.
+        """
+        comment = unicodedata.normalize("NFKC", _unicode(comment)).strip() if comment else None
         limit = _settings(info).max_feedback_chars
         if comment and len(comment) > limit:
             raise ValueError(f"is {len(comment)} characters; the limit is {limit}")

@@ -104,7 +104,8 @@ def router(
             run_log,
             reader,
             body.scope(),
-            search_id=body.search_id,
+            # Another reader's search (its id shared or guessed) is not this question's: the link is dropped.
+            search_id=body.search_id if body.search_id and readers.issued(body.search_id, reader) else None,
         )
 
     return routes

@@ -100,8 +100,10 @@ def router(
             raise BadRequest(422, str(exc)) from None
         response: dict[str, Any] = {"query": query, "results": [_result(page) for page in found]}
         if settled is not None:
-            reader = reader_of(request, readers) if readers is not None else None
-            record = SearchRecord(query=query, result_count=len(found), reader=reader)
+            record = SearchRecord(query=query, result_count=len(found))
+            if readers is not None:  # an id only this reader's question can name (``ReaderHash.issue``)
+                reader = reader_of(request, readers)
+                record = record.model_copy(update={"reader": reader, "search_id": readers.issue(reader)})
             settled.search(record)  # never waits
             response["search_id"] = record.search_id  # a question asked from it names it (POST /api/chat)
         return JSONResponse(response, headers=headers)

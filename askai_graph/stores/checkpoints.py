@@ -27,6 +27,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from askai_graph.state import checkpoint_types
 from askai_graph.stores.schema_lock import SchemaLockTimeout, async_schema_lock, schema_lock
+from askai_graph.stores.sqlite_erasure import SECURE_DELETE
 
 Backend = Literal["sqlite", "postgres"]
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -102,6 +103,7 @@ def open_checkpointer(url: str) -> Iterator[BaseCheckpointSaver[Any]]:
 
         try:
             connection = sqlite3.connect(_sqlite_file(target), check_same_thread=False)
+            connection.execute(SECURE_DELETE)
             saver = SqliteSaver(connection, serde=state_serializer())
             saver.setup()
         except (OSError, sqlite3.Error) as exc:  # a folder that cannot be made, a file that is not SQLite
@@ -137,6 +139,7 @@ async def open_async_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
         async with aiosqlite.connect(_sqlite_file(target)) as connection:
+            await connection.execute(SECURE_DELETE)
             saver = AsyncSqliteSaver(connection, serde=state_serializer())
             await saver.setup()
             yield saver

@@ -49,15 +49,29 @@ def keep_token(database_url: str, thread_id: str, token: str) -> None:
     kept = _read(path)
     kept.pop(thread_id, None)
     kept[thread_id] = token
-    newest = dict(list(kept.items())[-MAX_KEPT:])
+    _write(path, dict(list(kept.items())[-MAX_KEPT:]))
+
+
+def forget_token(database_url: str, thread_id: str) -> bool:
+    """Drop the token kept for ``thread_id`` (``askai forget``); return whether one was kept and is gone."""
+    path = tokens_file(database_url)
+    kept = _read(path)
+    if kept.pop(thread_id, None) is None:
+        return False
+    return _write(path, kept)
+
+
+def _write(path: Path, newest: dict[str, str]) -> bool:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, staging = tempfile.mkstemp(dir=path.parent, prefix=".tokens-")  # created 0600
     except OSError:
-        return  # a read-only home: the follow-up hint still prints the token
+        return False  # a read-only home: the follow-up hint still prints the token
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(newest, out)
         os.replace(staging, path)
     except OSError:
         Path(staging).unlink(missing_ok=True)
+        return False
+    return True

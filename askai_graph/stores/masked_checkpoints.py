@@ -2,7 +2,8 @@
 
 With a checkpointer, the run's final state is written to the threads database: the
 question, its standalone form, the Research query, drafts, the Critic's gaps and the
-answer. The run itself works on the question as asked; what is *written* goes through
+answer. The run masks the question at its first stage (``nodes.condense``), but the
+input the caller passed is written before any stage runs; what is *written* goes through
 ``masked_values``: the questions and the query masked (``masking.mask``), every text a
 model wrote (drafts, answer, gaps, claims) with the reader's own pasted values masked
 where it repeats them (``masking.mask_echoes``). The turns in ``history`` are masked as

@@ -6,6 +6,11 @@ needs the address. Both see ``ReaderHash(key)(address)``, an HMAC-SHA-256 under 
 key is kept (every worker of a server, and across restarts when the key is set), while
 without the key nobody can test an address against it (IPv4 has only 2^32 values, so a
 plain hash would hide nothing).
+
+The same key binds an id to the reader it was issued to (``issue``/``issued``): a
+search's ``search_id`` is 16 random hex digits and 16 of an HMAC over them and the
+reader, so a question names only a search of its own reader; another reader's id (seen
+in a shared link, or guessed) names nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ _PROCESS_KEY = secrets.token_bytes(32)
 
 READER_HASH_CHARS = 32
 """Hex characters kept of the HMAC (128 bits: no two readers of a site collide)."""
+
+ISSUED_CHARS = 32
+"""Hex characters of an id ``ReaderHash.issue`` gives: 64 random bits, then 64 of a tag."""
 
 
 class ReaderHash:
@@ -39,6 +47,21 @@ class ReaderHash:
     def __call__(self, address: str) -> str:
         """Return the reader's hash for ``address``."""
         return hmac.new(self._key, address.encode(), hashlib.sha256).hexdigest()[:READER_HASH_CHARS]
+
+    def issue(self, reader: str) -> str:
+        """Return a new random id (32 hex digits) that only ``reader`` can present (``issued``)."""
+        nonce = secrets.token_hex(ISSUED_CHARS // 4)
+        return nonce + self._tag(nonce, reader)
+
+    def issued(self, issued_id: str, reader: str) -> bool:
+        """Whether ``issued_id`` is one ``issue`` gave ``reader`` (under this key)."""
+        nonce, tag = issued_id[: ISSUED_CHARS // 2], issued_id[ISSUED_CHARS // 2 :]
+        return len(issued_id) == ISSUED_CHARS and hmac.compare_digest(self._tag(nonce, reader).encode(), tag.encode())
+
+    def _tag(self, nonce: str, reader: str) -> str:
+        # Its own message form (a NUL never is in an address): no tag is ever a reader's hash.
+        message = f"issued\0{nonce}\0{reader}".encode()
+        return hmac.new(self._key, message, hashlib.sha256).hexdigest()[: ISSUED_CHARS // 2]
 
     def __repr__(self) -> str:
         """Never show the key."""

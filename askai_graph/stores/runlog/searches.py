@@ -63,20 +63,22 @@ def stored_query(query: str) -> str:
 def insert(cursor: Any, p: str, search: SearchRecord) -> None:
     """Store one search, or attach one click to the reader's newest unclicked search of the same query."""
     query, at = stored_query(search.query), search.created_at.astimezone(UTC).isoformat()
-    if search.clicked_url is not None:
+    # The opened URL is the site's, but its fragment is the reader's: a ``#:~:text=`` carries what they quoted.
+    clicked = None if search.clicked_url is None else mask(search.clicked_url)
+    if clicked is not None:
         reader = "reader IS NULL" if search.reader is None else f"reader = {p}"
         cursor.execute(
             f"UPDATE askai_searches SET clicked_url = {p} WHERE search_id IN (SELECT search_id FROM askai_searches"
             f" WHERE {reader} AND query = {p} AND clicked_url IS NULL AND result_count IS NOT NULL"
             " ORDER BY created_at DESC LIMIT 1)",
-            (search.clicked_url, *([] if search.reader is None else [search.reader]), query),
+            (clicked, *([] if search.reader is None else [search.reader]), query),
         )
         if cursor.rowcount == 1:
             return
     cursor.execute(
         "INSERT INTO askai_searches (search_id, created_at, query, result_count, clicked_url, reader)"
         f" VALUES ({p}, {p}, {p}, {p}, {p}, {p}) ON CONFLICT (search_id) DO NOTHING",
-        (search.search_id, at, query, search.result_count, search.clicked_url, search.reader),
+        (search.search_id, at, query, search.result_count, clicked, search.reader),
     )
 
 

@@ -41,6 +41,7 @@ from askai_graph.stores.runlog import rollups, searches
 from askai_graph.stores.runlog.overview import Overview, RunQuery
 from askai_graph.stores.runlog.record import Rating, RunRecord
 from askai_graph.stores.runlog.searches import SearchRecord
+from askai_graph.stores.sqlite_erasure import SECURE_DELETE
 from askai_graph.text.masking import mask
 
 if TYPE_CHECKING:
@@ -693,6 +694,7 @@ def _open_sqlite(path: Path) -> SqlRunLog:
         # share the file with the threads checkpointer.
         shared = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
         shared.execute("PRAGMA journal_mode=WAL")
+        shared.execute(SECURE_DELETE)
         create_schema(shared)
     except (OSError, sqlite3.Error) as exc:
         raise RunLogError(f"cannot open the run log {path}: {exc}") from exc
