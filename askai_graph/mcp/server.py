@@ -1,9 +1,9 @@
 """The MCP server: the three tools declared on the official SDK's ``MCPServer``, and ``/mcp`` on the app.
 
 ``DocsMCP`` is built over the desk ``create_app`` shares with ``/api/chat``, by the
-first request to ``/mcp`` (``endpoint``, which runs the SDK's streamable-HTTP session
-manager inside the app's lifespan). The same server
-runs on stdin/stdout for ``askai mcp`` (``stdio``).
+first request to ``/mcp`` (``server.mcp_endpoint``, which loads this module by name and
+runs the SDK's streamable-HTTP session manager inside the app's lifespan). The same
+server runs on stdin/stdout for ``askai mcp`` (``stdio``).
 
 ``/mcp`` is stateless (every request stands alone, JSON responses): a conversation is
 carried by ``thread_id`` in the tool arguments, not by an MCP session, so any worker of
@@ -80,7 +80,7 @@ class DocsMCP:
         self.settings = desk.settings
         self.tools = DocsTools(desk)
         self.server = docs_server(self)
-        # Builds the session manager ``endpoint`` hands each /mcp request to (its Starlette app goes unused).
+        # Builds the session manager ``server.mcp_endpoint`` hands each /mcp request to (its Starlette app goes unused).
         self.http = self.server.streamable_http_app(
             streamable_http_path="/mcp",
             stateless_http=True,

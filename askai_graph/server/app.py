@@ -27,7 +27,6 @@ from langchain_core.retrievers import BaseRetriever
 from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from askai_graph.mcp.endpoint import MCPEndpoint
 from askai_graph.server import admin, chat, feedback, health, llms, search, search_click, suggestions, web
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.collector import tune_collector
@@ -35,6 +34,7 @@ from askai_graph.server.desk import Desk
 from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.lifespan import Resource, closing, lifespan
 from askai_graph.server.limits import StreamSlots, rate_limit_for, trusted_hosts
+from askai_graph.server.mcp_endpoint import MCPEndpoint
 from askai_graph.server.openapi import describe_events
 from askai_graph.server.pools import collaborators
 from askai_graph.server.pruning import pruning
@@ -112,7 +112,7 @@ def create_app(
     settled = SearchSettler(run_log.record_search, settings.search_settle_seconds) if run_log is not None else None
     # One desk admits and answers every question, from /api/chat or from MCP's ask_docs at /mcp
     # (askai_graph.mcp): the same limits, threads, cache and run log. The MCP SDK is imported by
-    # the first /mcp request, not here (``mcp.endpoint``).
+    # the first /mcp request, not here (``mcp_endpoint``).
     desk = Desk(
         settings,
         slots=slots,
