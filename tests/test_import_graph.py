@@ -260,3 +260,18 @@ def _reachable(package: str) -> set[str]:
                 seen.add(target)
                 todo.append(target)
     return seen
+
+
+def test_only_the_wiring_reaches_into_langgraphs_private_modules() -> None:
+    # ``wiring.py`` needs LangGraph's own node runnable (docs/ARCHITECTURE.md says why); nothing else may.
+    private = sorted(
+        module
+        for module, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom | ast.Import)
+        and any(
+            name.startswith("langgraph._")
+            for name in ([node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names])
+        )
+    )
+    assert private == ["askai_graph.wiring"]
