@@ -68,7 +68,8 @@ def narrowed(
     The class is narrowed in place, because ``StateGraph.compile`` always builds a
     ``CompiledStateGraph``, its constructor cannot rebuild one (what ``compile`` sets
     after construction, such as the output mapper and the serde allowlist, would be
-    lost), and a wrapper would be no ``Pregel`` for LangGraph Server to load.
+    lost), and a wrapper would be no ``Pregel`` for LangGraph Server to load. The public
+    ``stream_channels`` would cut the ``values`` chunks but the ``updates`` stream too.
     """
     graph.__class__ = AskGraph
     ask = cast(AskGraph, graph)

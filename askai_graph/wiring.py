@@ -17,7 +17,8 @@ from langchain_core.runnables import RunnableConfig
 
 # LangGraph's own node runnable (what add_node wraps a plain function in): it takes a sync
 # and an async variant, so async runs need no thread-pool hop for cheap nodes, and it
-# reads each function's signature once, at build time.
+# reads each function's signature once, at build time. No public API takes both variants
+# (docs/ARCHITECTURE.md, "Traps worth knowing", says what was measured and tried).
 from langgraph._internal._runnable import RunnableCallable
 from langgraph.runtime import Runtime
 

@@ -186,3 +186,92 @@ def test_the_checker_sees_imports_inside_functions_and_enclosing_packages() -> N
     assert "askai_graph.indexing" in GRAPH["askai_graph.models.providers"]  # via askai_graph.indexing.loader
     assert "askai_graph.server.thread_run" in DESIGN_GRAPH["askai_graph.server.answering"]  # under TYPE_CHECKING
     assert "askai_graph.server.thread_run" not in GRAPH["askai_graph.server.answering"]
+
+
+# The packages of the package (``askai_graph.server``, ``askai_graph.mcp``...; a top-level module is its own).
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+PACKAGE_GRAPH: dict[str, set[str]] = {}
+for _module, _targets in DESIGN_GRAPH.items():
+    PACKAGE_GRAPH.setdefault(_package(_module), set()).update(
+        _package(target) for target in _targets | GRAPH[_module] if _package(target) != _package(_module)
+    )
+PACKAGE_GRAPH.pop("askai_graph", None)  # the root's lazy public names are no package of their own
+
+
+def _named_modules(module: str) -> set[str]:
+    """Return the modules of the package that ``module`` names in a string (a load by name, ``importlib``)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    return {
+        node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value in MODULES
+    } - {module}
+
+
+def _defines_router(module: str) -> bool:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    return any(isinstance(node, ast.FunctionDef) and node.name == "router" for node in tree.body)
+
+
+DESK = "askai_graph.server.desk"
+HTTP_ROUTES = {
+    module for module in MODULES if module.startswith("askai_graph.server.") and _defines_router(module)
+} | {"askai_graph.server.mcp_endpoint"}
+MCP_FACE = {module for module in MODULES if _package(module) == "askai_graph.mcp"}
+
+
+def test_no_two_packages_import_each_other() -> None:
+    assert _cycles({package: PACKAGE_GRAPH.get(package, set()) for package in PACKAGE_GRAPH}) == []
+
+
+def test_the_faces_never_import_each_other_and_both_answer_through_the_desk() -> None:
+    both_ways = [(HTTP_ROUTES, MCP_FACE), (MCP_FACE, HTTP_ROUTES)]
+    crossing = sorted(
+        f"{module} imports {target}"
+        for faces, others in both_ways
+        for module in faces
+        for target in GRAPH[module] | DESIGN_GRAPH[module]
+        if target in others
+    )
+    assert crossing == []
+    assert DESK in DESIGN_GRAPH["askai_graph.server.chat"] and DESK in DESIGN_GRAPH["askai_graph.mcp.tools"]
+
+
+def test_the_one_load_by_name_against_the_import_order_is_the_mcp_face_on_first_use() -> None:
+    # A module named in a string and imported by name (``importlib``) is a dependency the
+    # graphs above cannot see. Only one goes against them: ``/mcp`` loads the MCP face on its
+    # first request, so the SDK's half second of imports never lands on a server's start.
+    against = sorted(
+        (module, named)
+        for module in MODULES
+        for named in _named_modules(module)
+        if _package(named) != _package(module) and _package(module) in _reachable(_package(named))
+    )
+    assert against == [("askai_graph.server.mcp_endpoint", "askai_graph.mcp.server")]
+
+
+def _reachable(package: str) -> set[str]:
+    seen, todo = set(), [package]
+    while todo:
+        for target in PACKAGE_GRAPH.get(todo.pop(), set()):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def test_only_the_wiring_reaches_into_langgraphs_private_modules() -> None:
+    # ``wiring.py`` needs LangGraph's own node runnable (docs/ARCHITECTURE.md says why); nothing else may.
+    private = sorted(
+        module
+        for module, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom | ast.Import)
+        and any(
+            name.startswith("langgraph._")
+            for name in ([node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names])
+        )
+    )
+    assert private == ["askai_graph.wiring"]

@@ -1,9 +1,9 @@
 """The MCP server: the three tools declared on the official SDK's ``MCPServer``, and ``/mcp`` on the app.
 
-``DocsMCP`` is built with the limits ``create_app`` shares with ``/api/chat``, by the
-first request to ``/mcp`` (``endpoint``, which runs the SDK's streamable-HTTP session
-manager inside the app's lifespan); ``serve`` gives the tools the app. The same server
-runs on stdin/stdout for ``askai mcp`` (``stdio``).
+``DocsMCP`` is built over the desk ``create_app`` shares with ``/api/chat``, by the
+first request to ``/mcp`` (``server.mcp_endpoint``, which loads this module by name and
+runs the SDK's streamable-HTTP session manager inside the app's lifespan). The same
+server runs on stdin/stdout for ``askai mcp`` (``stdio``).
 
 ``/mcp`` is stateless (every request stands alone, JSON responses): a conversation is
 carried by ``thread_id`` in the tool arguments, not by an MCP session, so any worker of
@@ -18,7 +18,6 @@ from collections.abc import Callable
 from importlib.metadata import version
 from typing import Annotated, Any
 
-from fastapi import FastAPI
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -34,10 +33,8 @@ from askai_graph.mcp.tools import (
     Passage,
     ToolRefused,
 )
-from askai_graph.server.leases import ThreadLeases
-from askai_graph.server.limits import ClientRateLimit, StreamSlots
+from askai_graph.server.desk import Desk
 from askai_graph.settings import Settings
-from askai_graph.stores.runlog import RunLog
 
 logger = logging.getLogger(__name__)
 
@@ -78,37 +75,18 @@ When next_cursor is not null, call again with it as `cursor` for the next pages.
 class DocsMCP:
     """The MCP server over one app's tools (see module docstring)."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        slots: StreamSlots,
-        rate_limit: ClientRateLimit,
-        leases: ThreadLeases,
-        run_log: RunLog | None,
-    ) -> None:
-        """Declare the tools; they answer once ``serve`` has given them the app."""
-        self.settings = settings
-        self.slots, self.rate_limit, self.leases, self.run_log = slots, rate_limit, leases, run_log
-        self.tools: DocsTools | None = None
+    def __init__(self, desk: Desk) -> None:
+        """Declare the tools over ``desk``, the one ``/api/chat`` answers through."""
+        self.settings = desk.settings
+        self.tools = DocsTools(desk)
         self.server = docs_server(self)
-        # Builds the session manager ``endpoint`` hands each /mcp request to (its Starlette app goes unused).
+        # Builds the session manager ``server.mcp_endpoint`` hands each /mcp request to (its Starlette app goes unused).
         self.http = self.server.streamable_http_app(
             streamable_http_path="/mcp",
             stateless_http=True,
             json_response=True,
-            transport_security=transport_security(settings),
+            transport_security=transport_security(self.settings),
         )
-
-    def serve(self, app: FastAPI) -> None:
-        """Answer from what ``app`` serves (``endpoint.MCPEndpoint`` routes ``/mcp`` to this server)."""
-        self.tools = DocsTools(app, self.settings, self.slots, self.rate_limit, self.leases, self.run_log)
-
-    def ready(self) -> DocsTools:
-        """Return the tools (``ToolRefused`` before ``serve``)."""
-        if self.tools is None:
-            raise ToolRefused("the server is starting; retry shortly")
-        return self.tools
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -195,7 +173,7 @@ def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
         version: Annotated[str | None, Field(description=VERSION_HELP)] = None,
         locale: Annotated[str | None, Field(description=LOCALE_HELP)] = None,
     ) -> AskResult:
-        asked = mcp.ready().ask_docs(question, thread_id, client_of(context), thread_token, scope_of(version, locale))
+        asked = mcp.tools.ask_docs(question, thread_id, client_of(context), thread_token, scope_of(version, locale))
         return await _refused_as_tool_error(asked)  # type: ignore[no-any-return]
 
     @server.tool(name="search_docs", description=SEARCH_DOCS, annotations=read_only)
@@ -206,7 +184,7 @@ def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
         version: Annotated[str | None, Field(description=VERSION_HELP)] = None,
         locale: Annotated[str | None, Field(description=LOCALE_HELP)] = None,
     ) -> list[Passage]:
-        searched = mcp.ready().search_docs(query, limit, client_of(context), scope_of(version, locale))
+        searched = mcp.tools.search_docs(query, limit, client_of(context), scope_of(version, locale))
         return await _refused_as_tool_error(searched)  # type: ignore[no-any-return]
 
     @server.tool(name="list_pages", description=LIST_PAGES, annotations=read_only)
@@ -216,6 +194,6 @@ def docs_server(mcp: DocsMCP) -> MCPServer[Any]:
             str | None, Field(description="The next_cursor of the previous call; omit it for the first pages.")
         ] = None,
     ) -> PageList:
-        return await _refused_as_tool_error(mcp.ready().list_pages(client_of(context), cursor))  # type: ignore[no-any-return]
+        return await _refused_as_tool_error(mcp.tools.list_pages(client_of(context), cursor))  # type: ignore[no-any-return]
 
     return server

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import anyio
 
-from askai_graph.mcp.endpoint import MCPEndpoint
+from askai_graph.mcp.server import DocsMCP
 from askai_graph.settings import Settings
 
 
@@ -19,8 +19,7 @@ def serve_stdio(settings: Settings) -> int:
     from askai_graph.server import create_app
 
     app = create_app(settings=settings)
-    endpoint: MCPEndpoint = app.state.mcp
-    mcp = endpoint.load()  # the SDK's server; /mcp's session manager is never started here
+    mcp = DocsMCP(app.state.desk)  # over the app's desk; /mcp's session manager is never started here
 
     async def main() -> None:
         async with app.router.lifespan_context(app):

@@ -1,11 +1,13 @@
 """What each MCP tool does, whatever the transport: ask the site, search it, list its pages.
 
-``DocsTools`` works over what the HTTP app serves now (``reload.live``), with the app's
-own stream cap, per-client rate limit, thread leases, question limit, deadline, answer
-cache and run log: an agent gets no more, and no less, than a reader of ``/api/chat``.
+``DocsTools`` works through the app's answer desk (``server.desk``): what the app serves
+now, with its stream cap, per-client rate limit, thread leases, question limit,
+deadline, answer cache and run log: an agent gets no more, and no less, than a reader of
+``/api/chat``.
 
-- ``ask_docs`` runs ``answering.answer_batches``, the very events the SSE stream frames, and
-  folds them into one result. ``sources`` is in it only when the ``sources`` event was
+- ``ask_docs`` is admitted by the desk in ``/api/chat``'s order (its own input checks in
+  their turn) and runs the desk's events, the very events the SSE stream frames, logged
+  with the reader and folded into one result. ``sources`` is in it only when the ``sources`` event was
   sent, that is when the Source Gate passed.
 - ``search_docs`` returns retrieved passages, each marked ``endorsed: false``: they are
   candidate evidence no gate has checked, not an answer (the same relevance floor as
@@ -16,46 +18,33 @@ cache and run log: an agent gets no more, and no less, than a reader of ``/api/c
 Every tool call counts against the client's rate limit, as a question to ``/api/chat``
 does: an agent listing the site in a loop is refused like a reader asking in one.
 
-Every anticipated failure (a limit, a bad argument, an unknown thread) is a
-``ToolRefused`` with a one-line message; the transport turns it into an MCP tool error.
+Every anticipated failure (a limit, a bad argument, an unknown thread: the desk's
+``Refused`` in its words for an agent) is a ``ToolRefused`` with a one-line message; the
+transport turns it into an MCP tool error.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, cast
 
-from fastapi import FastAPI
 from langchain_core.retrievers import BaseRetriever
 from typing_extensions import TypedDict
 
-from askai_graph.nodes.finish import fallback_answer
 from askai_graph.retrieval.pages import PageRetriever
-from askai_graph.retrieval.scope import ScopeError, SiteVariants
 from askai_graph.rules.catalog import SiteCatalog
 from askai_graph.rules.question import QuestionError, checked_question
-from askai_graph.server.answering import answer_batches
+from askai_graph.server.desk import Asked, Desk, Refused
 from askai_graph.server.events import Event
-from askai_graph.server.leases import ThreadLeases
-from askai_graph.server.limits import ClientRateLimit, StreamSlots
-from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
-from askai_graph.server.recording import RecordingGraph, flat, recorded
-from askai_graph.server.reload import live
-from askai_graph.server.request import BadRequest
-from askai_graph.settings import Settings
+from askai_graph.server.recording import flat
 from askai_graph.settings.answer import LOCALE_PATTERN, VERSION_PATTERN
-from askai_graph.stores.runlog import RunLog
 from askai_graph.stores.thread_tokens import THREAD_TOKEN_FORMAT, is_thread_token
 from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id
 from askai_graph.summary import RunSummary
 from askai_graph.text.plain import plain_text
 from askai_graph.text.unlinking import unlinked as unlink
-
-logger = logging.getLogger(__name__)
 
 SNIPPET_CHARS = 320
 """About how much of a passage ``search_docs`` shows (plain text, cut at a word)."""
@@ -127,22 +116,13 @@ class ToolRefused(Exception):
     """An anticipated failure of a tool call; ``str(error)`` is the one line the agent reads."""
 
 
-@dataclass
 class DocsTools:
-    """The tools over one app's serving state (see module docstring)."""
+    """The tools over the app's desk (see module docstring)."""
 
-    app: FastAPI
-    """The HTTP app whose graph, cache and corpus are served (``reload.live``)."""
-    settings: Settings
-    """The app's settings (limits, deadline)."""
-    slots: StreamSlots
-    """The app's stream cap, shared with ``/api/chat``."""
-    rate_limit: ClientRateLimit
-    """The app's per-client rate limit, shared with ``/api/chat``."""
-    leases: ThreadLeases
-    """One answer at a time per thread, shared with ``/api/chat``."""
-    run_log: RunLog | None
-    """Where answers are logged, if anywhere."""
+    def __init__(self, desk: Desk) -> None:
+        """Answer through ``desk``: the limits, threads, cache and run log ``/api/chat`` answers with."""
+        self.desk = desk
+        self.settings = desk.settings
 
     async def ask_docs(
         self, question: str, thread_id: str | None, client: str, thread_token: str | None = None,
@@ -152,51 +132,26 @@ class DocsTools:
 
         Only the pages of the version and language ``scope`` names (``version``, ``locale``) are read.
         """
-        serving = live(self.app)
-        scope = self._scope(scope or {}, serving.info)
-        graph, cache = serving.graph, serving.cache
-        if graph is None:
-            raise ToolRefused("the threads database is not open yet; retry shortly")
-        # The order of /api/chat: full first (costs no quota), then the rate limit, then the input.
-        if await self.slots.full():
-            raise ToolRefused(_BUSY)
-        await self._admit(client)
-        question = self._question(question)
-        if thread_id is not None and not is_thread_id(thread_id):
-            raise ToolRefused(f"thread_id must be an id ask_docs returned ({THREAD_ID_FORMAT})")
-        if thread_token is not None and not is_thread_token(thread_token):
-            raise ToolRefused(f"thread_token must be {THREAD_TOKEN_FORMAT}")
-        slot = await self.slots.try_acquire()
-        if slot is None:
-            raise ToolRefused(_BUSY)
+
+        async def read() -> Asked:
+            checked = self._question(question)
+            if thread_id is not None and not is_thread_id(thread_id):
+                raise ToolRefused(f"thread_id must be an id ask_docs returned ({THREAD_ID_FORMAT})")
+            if thread_token is not None and not is_thread_token(thread_token):
+                raise ToolRefused(f"thread_token must be {THREAD_TOKEN_FORMAT}")
+            return Asked(checked, thread_id, thread_token, _well_formed(scope or {}))
+
         try:
-            try:
-                thread, release = await self.leases.claim(graph, thread_id, thread_token)
-            except BadRequest as exc:
-                raise ToolRefused(exc.message) from None
-            except Exception as exc:
-                if database_outage(exc):
-                    raise ToolRefused(THREADS_UNREACHABLE) from None
-                raise
-            try:
-                recorder = RecordingGraph(graph)
-                run = answer_batches(
-                    question,
-                    graph=recorder,
-                    cache=cache,
-                    token_chars=self.settings.token_chars,
-                    thread=thread,
-                    deadline_seconds=self.settings.request_timeout_seconds,
-                    scope=scope,
-                    fallback=fallback_answer(self.settings, scope.get("locale")),
-                )
-                log = self.run_log
-                batches = recorded(run, question=question, recorder=recorder, run_log=log, run_id=thread.run_id)
-                return await answer_result(flat(batches))
-            finally:
-                await release()
+            admission = await self.desk.admitted(client, read)
+        except Refused as refusal:
+            raise ToolRefused(refusal.said) from None
+        try:
+            return await answer_result(flat(self.desk.events(admission)))
         finally:
-            await slot.release()
+            try:
+                await admission.release()
+            finally:
+                await admission.slot.release()
 
     async def search_docs(
         self, query: str, limit: int, client: str, scope: Mapping[str, str] | None = None
@@ -207,7 +162,11 @@ class DocsTools:
         """
         await self._admit(client)
         query = self._question(query)
-        scope = self._scope(scope or {}, live(self.app).info)
+        scope = _well_formed(scope or {})
+        try:
+            self.desk.check_version(scope.get("version"), self.desk.serving().info)
+        except Refused as refusal:
+            raise ToolRefused(refusal.said) from None
         retriever = self._retriever()
         limit = max(1, min(limit, MAX_SEARCH_RESULTS))
         # The project's retrievers take ``k`` and the reader's scope (another retriever's ``k`` may mean
@@ -247,9 +206,10 @@ class DocsTools:
         return {"pages": listed, "next_cursor": str(end) if end < pages else None, "total": pages}
 
     async def _admit(self, client: str) -> None:
-        wait = await self.rate_limit.admit(client)
-        if wait is not None:
-            raise ToolRefused(f"rate limit of {self.settings.rate_limit} per client reached; retry in {wait} s")
+        try:
+            await self.desk.counted(client)
+        except Refused as refusal:
+            raise ToolRefused(refusal.said) from None
 
     def _question(self, text: str) -> str:
         try:
@@ -257,30 +217,21 @@ class DocsTools:
         except QuestionError as exc:
             raise ToolRefused(f"the question {exc}") from None
 
-    @staticmethod
-    def _scope(scope: Mapping[str, str], info: Mapping[str, Any]) -> dict[str, str]:
-        """Return the reader's version and language, checked (malformed, or a version the site lacks: refused)."""
-        for name, pattern in (("version", VERSION_PATTERN), ("locale", LOCALE_PATTERN)):
-            value = scope.get(name)
-            if value is not None and not re.fullmatch(pattern, value):
-                raise ToolRefused(f"{name} must match {pattern}")
-        known = info.get("variants")
-        if scope.get("version") and isinstance(known, Mapping):
-            try:
-                SiteVariants.from_manifest(known).version(scope["version"])
-            except ScopeError as exc:
-                raise ToolRefused(str(exc)) from None
-        return dict(scope)
-
     def _retriever(self) -> BaseRetriever:
-        """The retriever of the corpus served now (``None`` when the app was handed a graph)."""
-        reloader = getattr(self.app.state, "reloader", None)
-        if reloader is None:
+        """The retriever of the corpus served now (refused when the app was handed a graph)."""
+        retriever = self.desk.retriever()
+        if retriever is None:
             raise ToolRefused("this server answers from a graph it did not build: it has no corpus to search or list")
-        return reloader.retriever  # type: ignore[no-any-return]
+        return retriever
 
 
-_BUSY = "the server is answering as many questions as it can; retry shortly"
+def _well_formed(scope: Mapping[str, str]) -> dict[str, str]:
+    """Return the reader's version and language, refused when malformed (the desk checks the version exists)."""
+    for name, pattern in (("version", VERSION_PATTERN), ("locale", LOCALE_PATTERN)):
+        value = scope.get(name)
+        if value is not None and not re.fullmatch(pattern, value):
+            raise ToolRefused(f"{name} must match {pattern}")
+    return dict(scope)
 
 
 async def answer_result(events: AsyncGenerator[Event, None]) -> AskResult:

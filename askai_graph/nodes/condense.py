@@ -26,6 +26,7 @@ from typing import Any
 
 from askai_graph.models.condensing import Condenser, CondenseRequest, recent_turns
 from askai_graph.models.offline.condenser import LexicalCondenser, leans_on_history, needs_context
+from askai_graph.nodes.calls import Body, arun, both, run
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, Turn, new_turn_state
 from askai_graph.text.masking import mask
@@ -98,23 +99,18 @@ class Condense:
 
     def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Condense synchronously."""
-        request = condense_request(state, settings)
-        if request is None:
-            return started(state, state["question"], first=not in_scope(state, settings))
-        try:
-            reply = self.condenser.condense(request)
-        except Exception as exc:
-            logger.warning("condenser failed: %r; using the lexical rewrite", exc)
-            reply = _LEXICAL.condense(request)
-        return started(state, checked(reply, request, settings), first=False)
+        return run(self._condense(state, settings))
 
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Condense asynchronously."""
+        return await arun(self._condense(state, settings))
+
+    def _condense(self, state: AskState, settings: Settings) -> Body[dict[str, Any]]:
         request = condense_request(state, settings)
         if request is None:
             return started(state, state["question"], first=not in_scope(state, settings))
         try:
-            reply = await self.condenser.acondense(request)
+            reply = yield both(self.condenser.condense, self.condenser.acondense, request)
         except Exception as exc:
             logger.warning("condenser failed: %r; using the lexical rewrite", exc)
             reply = _LEXICAL.condense(request)

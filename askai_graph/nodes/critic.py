@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -10,6 +9,7 @@ from askai_graph.evidence.critique import MalformedReview, ReviewCode, parse_cri
 from askai_graph.evidence.results import analysed_inline, evidence_slice
 from askai_graph.models.condensing import recent_turns
 from askai_graph.models.reviewing import Critic, ReviewRequest
+from askai_graph.nodes.calls import Body, arun, blocking, both, run
 from askai_graph.nodes.writer import pages_locale, reads_history
 from askai_graph.rules.gates import review_failures
 from askai_graph.settings import Settings
@@ -85,21 +85,21 @@ class Review:
 
     def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review synchronously."""
-        try:
-            reply = self.critic.review(review_request(state, settings))
-        except Exception as exc:
-            return kept_rejection(state, _provider_failed(exc))
-        return kept_rejection(state, judged(reply, settings)) | self._read(state, settings)
+        return run(self._review(state, settings))
 
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Review asynchronously."""
+        return await arun(self._review(state, settings))
+
+    def _review(self, state: AskState, settings: Settings) -> Body[dict[str, Any]]:
         try:
-            # Slicing the evidence analyses every retrieved post: inline when they are small.
+            # Slicing the evidence analyses every retrieved post: inline when they are small
+            # (a worker thread's hop costs more), else off the event loop in an async run.
             if analysed_inline(state.get("search_results", [])):
                 request = review_request(state, settings)
             else:
-                request = await asyncio.to_thread(review_request, state, settings)
-            reply = await self.critic.areview(request)
+                request = yield blocking(review_request, state, settings)
+            reply = yield both(self.critic.review, self.critic.areview, request)
         except Exception as exc:
             return kept_rejection(state, _provider_failed(exc))
         return kept_rejection(state, judged(reply, settings)) | self._read(state, settings)

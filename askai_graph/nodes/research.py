@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -11,6 +10,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ValidationError
 
 from askai_graph.evidence.results import HeadingAnchor, ImageRef, SearchResult
+from askai_graph.nodes.calls import Body, Call, arun, blocking, both, run
 from askai_graph.retrieval.pages import PageRetriever
 from askai_graph.rules.catalog import SiteCatalog, is_catalog_question
 from askai_graph.settings import Settings
@@ -107,38 +107,31 @@ class Research:
 
     def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Retrieve synchronously."""
+        return run(self._research(state, settings))
+
+    async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
+        """Retrieve asynchronously (the retriever's own ``ainvoke``)."""
+        return await arun(self._research(state, settings))
+
+    def _research(self, state: AskState, settings: Settings) -> Body[dict[str, Any]]:
         query = research_query(state)
         if gives_orders(researched_question(state)):
             return researched(state, query, [])
         try:
             if (site := self._site_catalog(state)) is not None:
-                documents = site.catalog(settings.catalog_top_k, **self._scope(settings))
+                # A built index reads its catalog from disk: off the event loop in an async run.
+                documents = yield blocking(site.catalog, settings.catalog_top_k, **self._scope(settings))
             else:
-                documents = self.retriever.invoke(query, None, **self._limit(state, settings))
+                documents = yield self._retrieve(query, state, settings)
                 if not documents and query != (question := researched_question(state)):
-                    documents = self.retriever.invoke(question, None, **self._limit(state, settings))
+                    documents = yield self._retrieve(question, state, settings)
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
         return researched(state, query, to_search_results(documents, result_limit(state, settings)))
 
-    async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
-        """Retrieve asynchronously (the retriever's own ``ainvoke``)."""
-        query = research_query(state)
-        if gives_orders(researched_question(state)):
-            return researched(state, query, [])
-        try:
-            if (site := self._site_catalog(state)) is not None:
-                # A built index reads its catalog from disk: off the event loop.
-                documents = await asyncio.to_thread(site.catalog, settings.catalog_top_k, **self._scope(settings))
-            else:
-                documents = await self.retriever.ainvoke(query, None, **self._limit(state, settings))
-                if not documents and query != (question := researched_question(state)):
-                    documents = await self.retriever.ainvoke(question, None, **self._limit(state, settings))
-        except Exception:
-            logger.exception("retriever failed; continuing with no results")
-            documents = []
-        return researched(state, query, to_search_results(documents, result_limit(state, settings)))
+    def _retrieve(self, query: str, state: AskState, settings: Settings) -> Call:
+        return both(self.retriever.invoke, self.retriever.ainvoke, query, None, **self._limit(state, settings))
 
     def _limit(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Ask the project's own retrievers for the pages this run keeps, no more, of the reader's version and language.

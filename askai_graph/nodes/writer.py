@@ -8,6 +8,7 @@ from typing import Any
 from askai_graph.evidence.results import SearchResult
 from askai_graph.models.condensing import recent_turns
 from askai_graph.models.writing import DraftRequest, Writer
+from askai_graph.nodes.calls import Body, arun, both, run
 from askai_graph.rules.catalog import is_catalog_question
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, researched_question
@@ -93,20 +94,17 @@ class Write:
 
     def __call__(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Draft synchronously."""
-        request = draft_request(state, settings)
-        try:
-            update = _drafted(state, self.writer.write(request), None)
-        except Exception as exc:
-            logger.warning("writer failed: %r", exc)
-            update = _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")
-        return update | self._read(state, request)
+        return run(self._write(state, settings))
 
     async def acall(self, state: AskState, settings: Settings) -> dict[str, Any]:
         """Draft asynchronously."""
+        return await arun(self._write(state, settings))
+
+    def _write(self, state: AskState, settings: Settings) -> Body[dict[str, Any]]:
         # The request is cheap (no evidence slice): the Writer that needs one slices it off the loop.
         request = draft_request(state, settings)
         try:
-            update = _drafted(state, await self.writer.awrite(request), None)
+            update = _drafted(state, (yield both(self.writer.write, self.writer.awrite, request)), None)
         except Exception as exc:
             logger.warning("writer failed: %r", exc)
             update = _drafted(state, "", f"writer failed: {type(exc).__name__}: {exc}")

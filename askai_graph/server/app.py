@@ -27,15 +27,16 @@ from langchain_core.retrievers import BaseRetriever
 from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from askai_graph.mcp.endpoint import MCPEndpoint
 from askai_graph.server import admin, chat, feedback, health, llms, search, search_click, suggestions, web
 from askai_graph.server.admin_revocations import Revocations
 from askai_graph.server.admin_throttle import sign_in_throttle
 from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.collector import tune_collector
+from askai_graph.server.desk import Desk
 from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.lifespan import Resource, closing, lifespan
 from askai_graph.server.limits import StreamSlots, rate_limit_for, trusted_hosts
+from askai_graph.server.mcp_endpoint import MCPEndpoint
 from askai_graph.server.openapi import describe_events
 from askai_graph.server.pools import collaborators
 from askai_graph.server.pruning import pruning
@@ -113,10 +114,21 @@ def create_app(
     sign_outs = Revocations(settings.cache_url) if settings.admin_token else None
     # The search log keeps the query a reader settled on, not each keystroke's (``search_settle``).
     settled = SearchSettler(run_log.record_search, settings.search_settle_seconds) if run_log is not None else None
-    # MCP at /mcp (askai_graph.mcp): the tools share /api/chat's limits, threads, cache and run log.
-    # The SDK is imported by the first /mcp request, not here (``mcp.endpoint``).
-    leases = ThreadLeases(settings)
-    mcp = MCPEndpoint(settings, slots=slots, rate_limit=questions, leases=leases, run_log=run_log)
+    # One desk admits and answers every question, from /api/chat or from MCP's ask_docs at /mcp
+    # (askai_graph.mcp): the same limits, threads, cache and run log. The MCP SDK is imported by
+    # the first /mcp request, not here (``mcp_endpoint``).
+    desk = Desk(
+        settings,
+        slots=slots,
+        rate_limit=questions,
+        leases=ThreadLeases(settings),
+        run_log=run_log,
+        readers=readers,
+        reloader=served.reloader,
+        fixed=served.live,
+        settled=settled,
+    )
+    mcp = MCPEndpoint(desk)
     # Opened in this order when the app starts, closed in the reverse order when it stops.
     # The collaborators' pool first, so it closes last (``pools``: bookkeeping never waits on it).
     resources: list[Resource] = [
@@ -140,10 +152,9 @@ def create_app(
     mcp.mount(app)
     # The one piece of app state: what is served now. The graph (which a threads database
     # opens only in the lifespan), its answer cache and corpus facts, swapped together on reload.
-    app.state.live, app.state.reloader = served.live, served.reloader
+    app.state.live, app.state.reloader, app.state.desk = served.live, served.reloader, desk
     # Every route module is added the same way: a router built from what its routes need.
-    answers = partial(chat.router, settings, slots=slots, leases=leases, run_log=run_log, readers=readers)
-    app.include_router(answers(rate_limit=questions, settled=settled))
+    app.include_router(chat.router(desk))
     app.include_router(feedback.router(settings, rate_limit=ratings, run_log=run_log))
     app.include_router(search.router(settings, rate_limit=searches, settled=settled, readers=readers))
     app.include_router(

@@ -76,6 +76,7 @@ class BadRequest(HTTPException):
         super().__init__(status_code=status, detail=message, headers=headers)
         self.status = status
         self.message = message
+        self.retry_after = retry_after
 
 
 class ClientGone(BadRequest):

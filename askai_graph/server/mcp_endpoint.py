@@ -1,15 +1,17 @@
-"""``/mcp`` on the HTTP app, with the MCP SDK loaded by the first request that asks for it.
+"""``/mcp`` on the HTTP app, with the MCP face (and its SDK) loaded by the first request that asks for it.
 
-Importing the SDK and declaring the tools (``server.DocsMCP``) costs about half a second
-of CPU at start-up, and memory, that a server nobody asks over MCP never needs back.
-``create_app`` mounts this stand-in instead. The first request to ``/mcp`` imports the
-SDK (in the bookkeeping pool, so the streams already running never wait on the import),
-builds the server, and starts its session manager in a task of the app's lifespan
-(``running``), which stops it when the app stops; that request and every later one go
-to the SDK. Nothing about ``/mcp`` changes for a client but the first call's latency.
+Importing the SDK and declaring the tools (``askai_graph.mcp.server.DocsMCP``) costs
+about half a second of CPU at start-up, and memory, that a server nobody asks over MCP
+never needs back. ``create_app`` mounts this stand-in instead. The first request to
+``/mcp`` imports the MCP face by its name (``FACE_MODULE``) and the SDK with it (in the
+bookkeeping pool, so the streams already running never wait on the import), builds the
+server, and starts its session manager in a task of the app's lifespan (``running``),
+which stops it when the app stops; that request and every later one go to the SDK.
+Nothing about ``/mcp`` changes for a client but the first call's latency.
 
-Before the SDK sees a request, ``/mcp`` admits it the way ``/api/chat`` does: a full
-stream cap is a ``503`` with ``Retry-After`` at once, and a body is read here, bounded
+Before the SDK sees a request, ``/mcp`` takes the first two steps of the desk's admission
+(``desk``), as ``/api/chat`` does: a server not ready yet is a ``503``, a full
+stream cap a ``503`` with ``Retry-After``, at once; and a body is read here, bounded
 by ``max_body_bytes`` (``413``) and ``body_timeout_seconds`` (``408``), then handed to
 the SDK whole. A client dripping its body a byte at a time is refused at the deadline
 instead of holding a connection (and the SDK) for as long as it likes; one that leaves
@@ -24,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
@@ -34,37 +36,34 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from askai_graph.server.chat import BUSY
-from askai_graph.server.leases import ThreadLeases
-from askai_graph.server.limits import ClientRateLimit, StreamSlots
+from askai_graph.server.desk import Desk, Refused
 from askai_graph.server.pools import bookkeeping
 from askai_graph.server.request import BadRequest, ClientGone, decode_json, json_type, read_body, refused
-from askai_graph.settings import Settings
-from askai_graph.stores.runlog import RunLog
 
-if TYPE_CHECKING:  # the SDK is imported by the first /mcp request, never at start-up
-    from askai_graph.mcp.server import DocsMCP
+FACE_MODULE = "askai_graph.mcp.server"
+"""The MCP face: the module that imports the SDK and declares the tools over the desk.
 
-SERVER_MODULE = "askai_graph.mcp.server"
-"""The module that imports the MCP SDK and declares the tools."""
+Named, not imported: the HTTP app and the MCP face never import each other (both import
+the desk, ``tests/test_import_graph.py``); the app loads this face by name, on first use.
+"""
+
+
+class DocsMCP(Protocol):
+    """What ``/mcp`` and ``askai mcp`` use of the MCP face's ``DocsMCP``, built over the desk."""
+
+    @property
+    def server(self) -> Any:
+        """The SDK's server: its session manager (streamable HTTP) and ``run_stdio_async``."""
+        ...
 
 
 class MCPEndpoint:
     """The ASGI app of ``/mcp``: the SDK's streamable-HTTP transport, loaded on first use."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        slots: StreamSlots,
-        rate_limit: ClientRateLimit,
-        leases: ThreadLeases,
-        run_log: RunLog | None,
-    ) -> None:
-        """Keep what the tools share with ``/api/chat``; nothing of the SDK is imported yet."""
-        self.settings = settings
-        self._limits: dict[str, Any] = {"slots": slots, "rate_limit": rate_limit, "leases": leases, "run_log": run_log}
-        self._slots = slots
+    def __init__(self, desk: Desk) -> None:
+        """Keep the desk the tools share with ``/api/chat``; nothing of the SDK is imported yet."""
+        self.desk = desk
+        self.settings = desk.settings
         self._app: FastAPI | None = None
         self._docs: DocsMCP | None = None
         # Made by ``running``: anyio's primitives belong to the loop the app runs in.
@@ -85,9 +84,7 @@ class MCPEndpoint:
         if self._docs is None:
             if self._app is None:
                 raise RuntimeError("mount the MCP endpoint on an app before loading it")
-            docs_mcp: type[DocsMCP] = importlib.import_module(SERVER_MODULE).DocsMCP
-            docs = docs_mcp(self.settings, **self._limits)
-            docs.serve(self._app)
+            docs: DocsMCP = importlib.import_module(FACE_MODULE).DocsMCP(self.desk)
             self._docs = docs
         return self._docs
 
@@ -124,9 +121,14 @@ class MCPEndpoint:
         await docs.server.session_manager.handle_request(scope, receive, send)
 
     async def _admit(self, request: Request) -> Receive:
-        """Refuse a request when the stream cap is full; read its body in bounds; return the SDK's ``receive``."""
-        if await self._slots.full():
-            raise BadRequest(503, BUSY, retry_after=self.settings.retry_after_seconds)
+        """Refuse a request before the server is ready or when the stream cap is full; read its body in bounds.
+
+        Returns the SDK's ``receive``.
+        """
+        try:
+            await self.desk.opened()
+        except Refused as refusal:
+            raise BadRequest(refusal.status, refusal.message, retry_after=refusal.retry_after) from None
         headers = request.headers
         if headers.get("content-length", "0").strip() in ("", "0") and "transfer-encoding" not in headers:
             return request.receive  # no body to wait for (GET, DELETE, an empty POST)
@@ -143,7 +145,7 @@ class MCPEndpoint:
         async with starting:  # the first requests may arrive together: one import, one start
             if self._serving and self._docs is not None:
                 return self._docs
-            await bookkeeping(importlib.import_module, SERVER_MODULE)
+            await bookkeeping(importlib.import_module, FACE_MODULE)
             docs = self.load()
             await group.start(self._serve, docs, stop)
             self._serving = True
