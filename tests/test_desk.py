@@ -134,10 +134,12 @@ def test_an_admitted_question_is_answered_on_both_faces(face: str, settings: Set
 
 def test_ask_docs_logs_its_reader_as_api_chat_does(settings: Settings, run_log: RunLog) -> None:
     with TestClient(app_for(settings, run_log), base_url=BASE) as client:
-        assert ask_http(client, QUESTION, search_id="ab" * 16)[0] == 200
+        readers = client.app.state.desk.readers  # type: ignore[attr-defined]
+        search_id = readers.issue(readers("testclient"))  # as /api/search issues this client's search
+        assert ask_http(client, QUESTION, search_id=search_id)[0] == 200
         assert ask_mcp(client, QUESTION + " Briefly.")[0] == 200
     by_question = {record.question: record for record in run_log.runs()}
     http, mcp = by_question[QUESTION], by_question[QUESTION + " Briefly."]
     # One client, one keyed hash, whichever face it asked by; only the launcher's question has a search.
     assert http.reader is not None and mcp.reader == http.reader
-    assert (http.search_id, mcp.search_id) == ("ab" * 16, None)
+    assert (http.search_id, mcp.search_id) == (search_id, None)
