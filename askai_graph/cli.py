@@ -362,7 +362,7 @@ def render_index_summary(summary: Any, *, written: bool, quiet: bool = False) ->
         lines += [f"  {label}: {printable(url)}" for url in urls[:20]]
         if len(urls) > 20:
             lines.append(f"  ... and {len(urls) - 20} more {label}")
-    lines += [f"  {printable(line)}" for line in getattr(summary, "report", []) if not quiet]
+    lines += [f"  {printable(line)}" for line in getattr(summary, "report", [])]  # a crawl's totals
     lines.append(f"  skipped {len(summary.errors)} {files}" + (f" and {len(drafts)} drafts" if drafts else ""))
     lines += [f"  skipped {printable(skip.where)}: {printable(skip.reason)}" for skip in summary.skips]
     notes = [] if quiet else getattr(summary, "notes", [])
