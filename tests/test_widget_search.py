@@ -183,6 +183,29 @@ def test_no_match_says_so_and_offers_to_ask(page: Any, served: tuple[str, Delaye
     expect(page.locator("[data-askai-question]").last).to_have_text("sourdough bread")
 
 
+def test_a_first_letter_is_not_searched_and_never_flashes_no_match(page: Any, served: tuple[str, Delayed]) -> None:
+    searched: list[str] = []
+    page.on("request", lambda request: searched.append(request.url) if "/api/search?" in request.url else None)
+    open_box(page, served[0])
+    # Every "No pages match" the list ever shows, a flash of one frame included.
+    page.evaluate(
+        """() => {
+      window.__askaiEmpty = [];
+      const root = document.querySelector("askai-widget").shadowRoot;
+      new MutationObserver(() => {
+        const empty = root.querySelector("[data-askai-search-empty]");
+        if (empty && !window.__askaiEmpty.includes(empty.textContent)) window.__askaiEmpty.push(empty.textContent);
+      }).observe(root, { subtree: true, childList: true, characterData: true });
+    }"""
+    )
+    page.keyboard.type("i")
+    expect(page.locator(ASK_ROW)).to_have_text("Ask AI: i")
+    page.keyboard.type("nstall")
+    expect(page.locator(RESULTS).first).to_contain_text("Install")
+    assert page.evaluate("window.__askaiEmpty") == []
+    assert not any(url.endswith("q=i") for url in searched), searched
+
+
 def test_recent_searches_are_kept_in_the_tab(page: Any, served: tuple[str, Delayed]) -> None:
     open_box(page, served[0])
     page.keyboard.type("pip")

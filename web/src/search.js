@@ -6,12 +6,16 @@
 // request is in flight, the newest text replaces it after a 30 ms pause in typing (the older
 // is aborted), and a response for any query but the box's current text is dropped. Matched words are marked from the server's offsets
 // (UTF-16 units, as JavaScript indexes strings); every text is set as text, never as HTML.
+// A query shorter than MIN_QUERY_CHARS is not searched (the server matches no one-letter
+// prefix: every first letter would flash "No pages match"); it shows only the Ask row.
 // Hooks: [data-askai-search-result], [data-askai-ask-row], [data-askai-search-empty].
 import { searchPages, sendSearchClick } from "./api.js";
 import { pageScope } from "./page.js";
 import { format } from "./strings.js";
 
 export const DEBOUNCE_MS = 30;
+/** The shortest query searched: the server's shortest prefix match (retrieval.lexicon.PREFIX_MIN_CHARS). */
+export const MIN_QUERY_CHARS = 2;
 const RECENT_KEY = "askai:recent-searches";
 const RECENT_KEPT = 5;
 
@@ -94,6 +98,13 @@ export class Search {
       this.abort();
       this.latest = "";
       return this.showRecent();
+    }
+    if (query.trim().length < MIN_QUERY_CHARS) {
+      // Too short to match a page: no request, no "No pages match", only the Ask row.
+      this.abort();
+      this.latest = query;
+      this.shown = null;
+      return this.show(query, null);
     }
     // Idle: search at once. A request in flight: wait for a pause in typing, then the
     // newest text replaces it (one request at a time either way).
