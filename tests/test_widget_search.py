@@ -206,6 +206,19 @@ def test_a_first_letter_is_not_searched_and_never_flashes_no_match(page: Any, se
     assert not any(url.endswith("q=i") for url in searched), searched
 
 
+def test_escape_closes_the_result_list_before_the_dialog(page: Any, served: tuple[str, Delayed]) -> None:
+    box = open_box(page, served[0])
+    page.keyboard.type("configuration")
+    expect(page.locator(RESULTS).first).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-askai-search]")).to_be_hidden()
+    expect(page.locator("[data-askai]")).to_be_visible()
+    expect(box).to_be_focused()
+    expect(box).to_have_attribute("aria-expanded", "false")
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-askai]")).to_be_hidden()
+
+
 def test_recent_searches_are_kept_in_the_tab(page: Any, served: tuple[str, Delayed]) -> None:
     open_box(page, served[0])
     page.keyboard.type("pip")

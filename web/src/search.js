@@ -8,6 +8,7 @@
 // (UTF-16 units, as JavaScript indexes strings); every text is set as text, never as HTML.
 // A query shorter than MIN_QUERY_CHARS is not searched (the server matches no one-letter
 // prefix: every first letter would flash "No pages match"); it shows only the Ask row.
+// Esc with the list open closes the list; the dialog's own Esc handler then closes the dialog.
 // Hooks: [data-askai-search-result], [data-askai-ask-row], [data-askai-search-empty].
 import { searchPages, sendSearchClick } from "./api.js";
 import { pageScope } from "./page.js";
@@ -250,6 +251,13 @@ export class Search {
       return;
     }
     if (this.list.hidden) return;
+    if (event.key === "Escape") {
+      // The list closes first; the dialog stays open for a second Esc.
+      event.preventDefault();
+      event.stopPropagation();
+      this.hide();
+      return;
+    }
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       const count = this.rows.length;
