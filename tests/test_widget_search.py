@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from askai_graph import Settings
 from askai_graph.server import create_app
 from askai_graph.stores.runlog import open_run_log
-from tests.browser import axe_violations, host_page, settled
+from tests.browser import SERIOUS, axe_violations, host_page, settled
 from tests.live import LiveServer
 from tests.test_search import DOCS, PAGES
 
@@ -259,3 +259,15 @@ def test_axe_finds_nothing_serious_with_results_shown_at_360_px(
         assert axe_violations(page) == []
     finally:
         context.close()
+
+
+def test_axe_finds_no_moderate_violation_with_results_shown_on_a_page_with_its_own_header(
+    page: Any, served: tuple[str, Delayed]
+) -> None:
+    page.goto(host_page(page, served[0], banner=True))
+    page.locator("h1").click()
+    page.keyboard.press("Control+k")
+    page.keyboard.type("configuration")
+    expect(page.locator(RESULTS).first).to_be_visible()
+    page.keyboard.press("ArrowDown")
+    assert axe_violations(page, SERIOUS | {"moderate"}) == []
