@@ -88,7 +88,12 @@ def plain_heading(heading: str) -> str:
     Headings are cut from the page's Markdown as written; a card, the CLI and MCP show
     them as plain text, so their inline markup goes (code spans stay as their text).
     """
-    parts = _CODE_SPAN.split(heading)
+    return plain_inline(heading)
+
+
+def plain_inline(markdown: str) -> str:
+    """Return a line of inline Markdown as a browser shows it: links' text, code spans' text, no emphasis markers."""
+    parts = _CODE_SPAN.split(markdown)
     # split() yields text, fence, code, fence, code, ...: every third item after the first is code.
     shown = []
     for i, part in enumerate(parts):
