@@ -247,6 +247,9 @@ def test_a_cards_section_is_the_headings_plain_text_not_its_markdown() -> None:
         ("snake_case_names stay *as written*", "snake_case_names stay as written"),
         ("<https://example.org/x> and a \\* star", "https://example.org/x and a * star"),
         ("Plain heading", "Plain heading"),
+        # Entities show as their characters, decoded once (Jest's headings; code spans keep theirs).
+        ("`roots` \\[array&lt;string&gt;]", "roots [array<string>]"),
+        ("AT&amp;amp;T and `&lt;b&gt;` and \\&lt;", "AT&amp;T and &lt;b&gt; and &lt;"),
     ],
 )
 def test_plain_heading_is_what_a_renderer_shows(heading: str, shown: str) -> None:
