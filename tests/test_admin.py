@@ -269,6 +269,23 @@ def test_the_coverage_gaps_group_the_periods_unanswered_questions_as_the_report_
     assert "<script>alert" not in page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in groups[1]
 
 
+def test_the_coverage_gaps_list_questions_no_page_matched_apart_as_off_topic(
+    settings: Settings, run_log: RunLog
+) -> None:
+    off_topic = ["Write me a poem about autumn", "Can I get a refund for my order?", "What is the capital of Peru?"]
+    for question in off_topic:
+        run_log.record(run(question, outcome="fallback", gates={"retrieval": "failed"}, retrieved_urls=[]))
+    for record in GAPS:
+        run_log.record(record)
+    application = app(settings, run_log)
+    page = call(application, "GET", "/admin/gaps?days=7", cookies={"askai_admin": signed_in(application)}).text
+    groups = "".join(re.findall(r"<details data-gap-group>(.*?)</details>", page, re.S))
+    assert "sourdough" in groups and not any(question in groups for question in off_topic)
+    listed = re.findall(r"<tr><td><a [^>]*>(.*?)</a></td><td>1</td></tr>", page.split("<table data-off-topic>")[1])
+    assert sorted(listed) == sorted(off_topic)
+    assert "3 of the groups matched no page of the site" in page
+
+
 @pytest.mark.parametrize(
     "backend", ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
 )
