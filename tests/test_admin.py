@@ -166,6 +166,23 @@ def test_the_overview_counts_the_periods_runs(settings: Settings, tmp_path: Path
     assert "<b>4</b>" in page and "<b>50%</b>" in page  # questions; answered (2 of 4)
 
 
+def test_the_questions_per_day_chart_has_axes_and_a_legend(settings: Settings, run_log: RunLog) -> None:
+    for record in SEEDED:
+        run_log.record(record)
+    application = app(settings, run_log)
+    cookies = {"askai_admin": signed_in(application)}
+    overview = call(application, "GET", "/admin/api/overview?days=7", cookies=cookies).json()
+    days = [day["day"] for day in overview["days"]]
+    svg = call(application, "GET", "/admin?days=7", cookies=cookies).text.split('data-chart="questions-per-day">')[1]
+
+    def texts(group: str) -> list[str]:
+        return re.findall(r"<text [^>]*>([^<]*)</text>", svg.split(f"<g {group}>")[1].split("</g>")[0])
+
+    assert texts("data-legend") == ["accepted", "accepted_early", "degraded", "fallback"]
+    assert texts('data-axis="y"') == ["0", "1", "2"]  # questions: none, half the busiest day, the busiest
+    assert texts('data-axis="x"') == [days[0], days[1], days[2]]  # the first, middle and last day
+
+
 def contextlib_database(backend: str, tmp_path: Path) -> Any:
     import contextlib
 
