@@ -151,6 +151,18 @@ def test_a_question_asked_from_the_results_names_their_search(page: Any, served:
     assert json.loads(sent.value.post_data or "")["search_id"] == search_id
 
 
+def test_a_question_asked_with_enter_from_the_box_names_its_search_too(page: Any, served: tuple[str, Delayed]) -> None:
+    searched: list[Any] = []
+    page.on("response", lambda response: searched.append(response) if "/api/search?" in response.url else None)
+    open_box(page, served[0])
+    page.keyboard.type("configuration")
+    expect(page.locator(RESULTS).first).to_contain_text("Configuration")
+    search_id = searched[-1].json().get("search_id")
+    with page.expect_request(lambda request: request.url.endswith("/api/chat")) as sent:
+        page.keyboard.press("Enter")  # no row chosen: the form asks
+    assert json.loads(sent.value.post_data or "")["search_id"] == search_id
+
+
 def test_a_late_response_never_overwrites_a_newer_one(page: Any, served: tuple[str, Delayed]) -> None:
     base, server = served
     server.release.clear()

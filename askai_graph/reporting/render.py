@@ -72,8 +72,8 @@ def render_markdown(report: SiteReport, *, window: str, chart: str | None = None
         lines.append("None: every search found a page.")
     lines += ["", "### Searched, then asked: ended in fallback", ""]
     if report.searched_then_fallback:
-        lines += ["| search | question |", "|---|---|"] + [
-            f"| {_cell(query)} | {_cell(question)} |" for query, question in report.searched_then_fallback
+        lines += ["| question | pages its search found |", "|---|---|"] + [
+            f"| {_cell(question)} | {found} |" for question, found in report.searched_then_fallback
         ]
     else:
         lines.append("None: no question asked from a search ended in fallback.")

@@ -105,12 +105,13 @@ def _unfound(unfound: Sequence[tuple[str, int]]) -> str:
     )
 
 
-def _searched_then_fallback(pairs: Sequence[tuple[str, str]]) -> str:
+def _searched_then_fallback(asked: Sequence[tuple[str, int]]) -> str:
     caption = "<h2>Searched, then asked: ended in fallback</h2>"
-    if not pairs:
+    if not asked:
         return caption + "<p>None: no question asked from a search ended in fallback.</p>"
-    cells = "".join(f"<tr><td>{escaped(query)}</td><td>{escaped(question)}</td></tr>" for query, question in pairs)
-    return f"{caption}<table data-searched-then-fallback><tr><th>search</th><th>question</th></tr>{cells}</table>"
+    cells = "".join(f"<tr><td>{escaped(question)}</td><td>{found:,}</td></tr>" for question, found in asked)
+    heading = "<tr><th>question</th><th>pages its search found</th></tr>"
+    return f"{caption}<table data-searched-then-fallback>{heading}{cells}</table>"
 
 
 def _table(caption: str, heading: str, rows: list[tuple[str, int]]) -> str:

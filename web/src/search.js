@@ -290,6 +290,11 @@ export class Search {
     location.assign(url);
   }
 
+  /** The logged search whose results for `query` are shown (its search_id), if any: a question asked names it. */
+  searchIdFor(query) {
+    return this.shown && this.shown.query === query ? this.shown.searchId : null;
+  }
+
   ask() {
     const query = this.input.value;
     if (!query.trim()) return;
@@ -297,7 +302,6 @@ export class Search {
     clearTimeout(this.timer);
     this.abort();
     this.hide();
-    const searchId = this.shown && this.shown.query === query ? this.shown.searchId : null;
-    if (this.widget.ask(query, { searchId })) this.input.value = "";
+    if (this.widget.ask(query, { searchId: this.searchIdFor(query) })) this.input.value = "";
   }
 }

@@ -118,7 +118,9 @@ class AskAiWidget extends HTMLElement {
     this.el.form.addEventListener("submit", (event) => {
       event.preventDefault();
       const question = this.el.input.value;
-      if (this.ask(question)) {
+      // Asked from the box, the question names the search its text was (the server counts
+      // that search as the question, not as a search of its own).
+      if (this.ask(question, { searchId: this.search.searchIdFor(question) })) {
         rememberSearch(question);
         this.el.input.value = "";
       }

@@ -15,8 +15,9 @@ the dashboard (``/admin/gaps``, ``/admin/pages``) read the same grouping.
 - **Searches with no result**: listed beside the questions (``SqlRunLog.unfound_searches``:
   each distinct masked query and how often it was searched), most frequent first.
 - **Searched, then asked, ended in fallback**: the questions asked from a launcher search
-  (``RunRecord.search_id``) that got no answer, each beside its search
-  (``SqlRunLog.searched_then_fallback``), newest first.
+  (``RunRecord.search_id``) that got no answer, each with how many pages its search found
+  (``SqlRunLog.searched_then_fallback``), newest first. The search's text is the
+  question's, so it is shown once, and is not counted among the searches with no result.
 - **Page use**: how many answers cited each page, and the pages Research returned at
   least ``min_retrieved`` times that no answer ever cited (their wording attracts
   questions they cannot answer).
@@ -125,8 +126,8 @@ class SearchGaps:
 
     unfound: list[tuple[str, int]] = field(default_factory=list)
     """(query, times searched) of the searches that found nothing, most frequent first."""
-    then_fallback: list[tuple[str, str]] = field(default_factory=list)
-    """(search, question) of the questions asked from a search that ended in fallback, newest first."""
+    then_fallback: list[tuple[str, int]] = field(default_factory=list)
+    """(question, pages its search found) of the questions asked from a search that ended in fallback, newest first."""
 
 
 @dataclass
