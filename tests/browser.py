@@ -125,15 +125,19 @@ def answer_dom(page: Any) -> dict[str, Any]:
     )
 
 
-def host_page(target: Any, base: str, attributes: str = "", path: str = "/page") -> str:
+def host_page(target: Any, base: str, attributes: str = "", path: str = "/page", *, banner: bool = False) -> str:
     """Serve at ``base + path`` (any query) a page of the site embedding the widget with ``attributes``.
 
     ``target`` is a Playwright page or context (a context serves it to all its tabs). The
-    page is on the API's own origin, so it needs no CORS; returns its URL.
+    page is on the API's own origin, so it needs no CORS; returns its URL. ``banner``: the
+    page has a site header of its own (a ``banner`` landmark), as most docs sites do, and
+    the widget after its ``<main>``, where an embed snippet pasted before ``</body>`` puts it.
     """
+    header = "<header><p>The site's header</p></header>" if banner else ""
+    widget = f"<askai-widget {attributes}></askai-widget>"
     html = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A page of the site</title>
-    </head><body><main><h1>A page of the site</h1><p>Some text and <a href="#top">a link</a>.</p>
-    <askai-widget {attributes}></askai-widget></main><script src="{base}/widget.js"></script></body></html>"""
+    </head><body>{header}<main><h1>A page of the site</h1><p>Some text and <a href="#top">a link</a>.</p>
+    {"" if banner else widget}</main>{widget if banner else ""}<script src="{base}/widget.js"></script></body></html>"""
     # A pattern, not a Python predicate: Playwright must hold every request of the page for a
     # predicate until the test's thread next calls into it, so a request sent while the test
     # waits on something else (a server event) stalls, and may be aborted before it leaves.
@@ -143,8 +147,12 @@ def host_page(target: Any, base: str, attributes: str = "", path: str = "/page")
     return f"{base}{path}"
 
 
-def axe_violations(page: Any) -> list[dict[str, Any]]:
-    """Run axe-core (from web/node_modules) on the page; return its serious and critical violations."""
+SERIOUS = frozenset({"serious", "critical"})
+"""The impacts ``axe_violations`` reports unless told others."""
+
+
+def axe_violations(page: Any, impacts: frozenset[str] = SERIOUS) -> list[dict[str, Any]]:
+    """Run axe-core (from web/node_modules) on the page; return its violations of ``impacts``."""
     if not AXE.is_file():
         pytest.fail(f"axe-core is missing at {AXE}: run 'make web' (npm ci in web/)")
     # Evaluated over the DevTools protocol, not added as a <script>: the page's CSP
@@ -154,5 +162,5 @@ def axe_violations(page: Any) -> list[dict[str, Any]]:
     return [
         {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
         for v in results["violations"]
-        if v["impact"] in {"serious", "critical"}
+        if v["impact"] in impacts
     ]

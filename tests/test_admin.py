@@ -227,6 +227,23 @@ def test_the_overview_counts_the_periods_runs(settings: Settings, tmp_path: Path
     assert "<b>4</b>" in page and "<b>50%</b>" in page  # questions; answered (2 of 4)
 
 
+def test_the_questions_per_day_chart_has_axes_and_a_legend(settings: Settings, run_log: RunLog) -> None:
+    for record in SEEDED:
+        run_log.record(record)
+    application = app(settings, run_log)
+    cookies = {"askai_admin": signed_in(application)}
+    overview = call(application, "GET", "/admin/api/overview?days=7", cookies=cookies).json()
+    days = [day["day"] for day in overview["days"]]
+    svg = call(application, "GET", "/admin?days=7", cookies=cookies).text.split('data-chart="questions-per-day">')[1]
+
+    def texts(group: str) -> list[str]:
+        return re.findall(r"<text [^>]*>([^<]*)</text>", svg.split(f"<g {group}>")[1].split("</g>")[0])
+
+    assert texts("data-legend") == ["accepted", "accepted_early", "degraded", "fallback"]
+    assert texts('data-axis="y"') == ["0", "1", "2"]  # questions: none, half the busiest day, the busiest
+    assert texts('data-axis="x"') == [days[0], days[1], days[2]]  # the first, middle and last day
+
+
 def contextlib_database(backend: str, tmp_path: Path) -> Any:
     import contextlib
 
@@ -328,6 +345,23 @@ def test_the_coverage_gaps_group_the_periods_unanswered_questions_as_the_report_
     assert f"<li>{SOURDOUGH} (1)</li>" in bread and "fallback ×1, degraded ×1" in bread
     assert "Old sourdough" not in page.text and "BM25" not in page.text
     assert "<script>alert" not in page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in groups[1]
+
+
+def test_the_coverage_gaps_list_questions_no_page_matched_apart_as_off_topic(
+    settings: Settings, run_log: RunLog
+) -> None:
+    off_topic = ["Write me a poem about autumn", "Can I get a refund for my order?", "What is the capital of Peru?"]
+    for question in off_topic:
+        run_log.record(run(question, outcome="fallback", gates={"retrieval": "failed"}, retrieved_urls=[]))
+    for record in GAPS:
+        run_log.record(record)
+    application = app(settings, run_log)
+    page = call(application, "GET", "/admin/gaps?days=7", cookies={"askai_admin": signed_in(application)}).text
+    groups = "".join(re.findall(r"<details data-gap-group>(.*?)</details>", page, re.S))
+    assert "sourdough" in groups and not any(question in groups for question in off_topic)
+    listed = re.findall(r"<tr><td><a [^>]*>(.*?)</a></td><td>1</td></tr>", page.split("<table data-off-topic>")[1])
+    assert sorted(listed) == sorted(off_topic)
+    assert "3 of the groups matched no page of the site" in page
 
 
 @pytest.mark.parametrize(

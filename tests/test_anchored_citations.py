@@ -247,10 +247,24 @@ def test_a_cards_section_is_the_headings_plain_text_not_its_markdown() -> None:
         ("snake_case_names stay *as written*", "snake_case_names stay as written"),
         ("<https://example.org/x> and a \\* star", "https://example.org/x and a * star"),
         ("Plain heading", "Plain heading"),
+        # Entities show as their characters, decoded once (Jest's headings; code spans keep theirs).
+        ("`roots` \\[array&lt;string&gt;]", "roots [array<string>]"),
+        ("AT&amp;amp;T and `&lt;b&gt;` and \\&lt;", "AT&amp;T and &lt;b&gt; and &lt;"),
     ],
 )
 def test_plain_heading_is_what_a_renderer_shows(heading: str, shown: str) -> None:
     assert plain_heading(heading) == shown
+
+
+def test_a_cards_quote_is_the_text_the_page_shows_not_its_markdown() -> None:
+    text = "# Serving\n\nRun **FastAPI** apps with `uvicorn main:app` behind [Starlette](https://www.starlette.io/)."
+    page = Document(page_content=text, metadata={"source_url": PAGE, "title": "Serving"})
+    draft = f"FastAPI apps run with uvicorn behind Starlette ([Serving]({PAGE}))."
+    graph = build_graph(
+        writer=replies(draft), critic=replies(PASSING), retriever=FakeRetriever(documents=[page]), settings=Settings()
+    )
+    [card] = graph.invoke({"question": "How do I run a FastAPI app?"})["sources"]
+    assert card.quote == "Run FastAPI apps with uvicorn main:app behind Starlette."
 
 
 def test_a_retriever_with_malformed_anchors_gets_text_fragment_cards() -> None:

@@ -78,3 +78,10 @@ def test_a_built_pages_headings_keep_the_ids_the_page_gives_them() -> None:
     # Its own id, its Sphinx section's, a Docusaurus heading's; a heading without one has none.
     assert [anchor.id for anchor in page.anchors] == ["install", "check-it", "upgrade"]
     assert [anchor.heading for anchor in page.anchors][1:] == ["Check the `installation`", "Upgrading"]
+
+
+def test_a_sphinx_headings_permalink_pilcrow_is_not_part_of_its_text() -> None:
+    page = read_html_page("install.html", BUILT_PAGE, None)
+    assert isinstance(page, Page)
+    assert "¶" not in page.body
+    assert page.anchors[0] == HeadingAnchor(heading="Installing Lantern", id="install")

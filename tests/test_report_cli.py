@@ -92,6 +92,39 @@ def test_report_groups_unanswered_questions_with_their_gates_and_gaps(
     )
 
 
+OFF_TOPIC = [
+    run(question, "fallback", gates={"retrieval": "failed"}, retrieved_urls=[], cited_urls=[])
+    for question in ("Write me a poem about autumn", "Can I get a refund for my order?", "What is the capital of Peru?")
+]
+
+
+def test_questions_no_page_matched_are_grouped_as_off_topic_not_as_gaps() -> None:
+    groups = group_gaps([*SEED[2:5], *OFF_TOPIC])
+    assert sorted(g.label for g in groups if g.off_topic) == sorted(r.question for r in OFF_TOPIC)
+    # The sourdough group holds a question that matched no page and one that did: a gap.
+    assert [g.label for g in groups if not g.off_topic] == [
+        "How do I bake sourdough bread?",
+        "How do I tune the Redis eviction policy?",
+    ]
+
+
+def test_report_lists_off_topic_questions_apart_from_the_coverage_gaps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    log = open_run_log(database)
+    for record in [*SEED, *OFF_TOPIC]:
+        log.record(record)
+    log.close()
+    monkeypatch.setenv("ASKAI_DATABASE_URL", database)
+    assert main(["report", "--out", str(tmp_path / "report")]) == 0
+    out = capsys.readouterr().out
+    gaps, off_topic = out.split("### Off-topic questions: no page of the site matched them")
+    assert "poem" not in gaps and "How do I tune the Redis eviction policy?" in gaps
+    assert "| Write me a poem about autumn | 1 |" in off_topic.split("###")[0]
+    assert "| What is the capital of Peru? | 1 |" in off_topic.split("###")[0]
+
+
 def test_report_lists_pages_retrieved_often_but_never_cited_and_thumbs_down(
     seeded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -167,7 +200,9 @@ def test_report_shows_the_coverage_gaps_of_a_served_site(
     assert main(["report", "--out", str(tmp_path / "report")]) == 0
     out = capsys.readouterr().out
     assert "3 answered questions in the last 7d." in out
-    assert "| How do I bake sourdough bread? (+1 similar: Best sourdough bread to bake?) | 2 |" in out
+    # No page of the sample site matched them: off-topic, grouped, and listed apart from the gaps.
+    off_topic = out.split("### Off-topic questions: no page of the site matched them")[1].split("###")[0]
+    assert "| How do I bake sourdough bread? | 2 |" in off_topic
 
 
 def test_the_report_sees_readers_pasted_values_masked(

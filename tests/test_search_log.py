@@ -166,6 +166,15 @@ def test_the_searches_that_found_nothing_are_counted_most_frequent_first(run_log
     assert run_log.unfound_searches(now - timedelta(days=7), 10) == [("helm", 3), ("kubernetes", 1)]
 
 
+def test_a_search_a_question_was_asked_from_is_counted_as_the_question_not_a_search(run_log: RunLog) -> None:
+    now = datetime.now(UTC)
+    run_log.record_search(SearchRecord(query="helm", result_count=0, created_at=now))
+    run_log.record_search(SearchRecord(query="How do I deploy with helm?", result_count=0, search_id=SEARCH_ID))
+    run_log.record(asked("How do I deploy with helm?", "fallback", SEARCH_ID))
+    assert run_log.unfound_searches(now - timedelta(days=7), 10) == [("helm", 1)]
+    assert run_log.searched_then_fallback(now - timedelta(days=7), 10) == [("How do I deploy with helm?", 0)]
+
+
 @pytest.mark.parametrize(
     "backend", ["sqlite", pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.enable_socket])]
 )
@@ -280,8 +289,8 @@ def asked(question: str, outcome: str, search_id: str | None) -> RunRecord:
 
 
 def searched_then_asked(log: RunLog) -> None:
-    """A search followed by a fallback, one by an answer, and a fallback asked from no search."""
-    log.record_search(SearchRecord(query="helm chart", result_count=0, search_id=SEARCH_ID))
+    """A search asked as a question ending in fallback, one answered, and a fallback asked from no search."""
+    log.record_search(SearchRecord(query=HOSTILE, result_count=0, search_id=SEARCH_ID))
     log.record(asked(HOSTILE, "fallback", SEARCH_ID))
     log.record_search(SearchRecord(query="install", result_count=3, search_id="1f" * 16))
     log.record(asked("How do I install it?", "accepted", "1f" * 16))
@@ -301,8 +310,9 @@ def test_a_search_followed_by_a_question_that_ended_in_fallback_shows_in_the_rep
     out = capsys.readouterr().out
     gaps = out.split("### Searched, then asked: ended in fallback")[1].split("## Pages retrieved")[0]
     rows = [line for line in gaps.splitlines() if line.startswith("| ") and "---" not in line]
-    assert rows[0] == "| search | question |" and len(rows) == 2
-    assert rows[1].startswith("| helm chart | ") and "<script>" not in out
+    # The question once (its search was its text), with the pages its search found.
+    assert rows[0] == "| question | pages its search found |" and len(rows) == 2
+    assert rows[1].startswith("| \\<script\\>alert") and rows[1].endswith(" | 0 |") and "<script>" not in out
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -320,5 +330,5 @@ def test_a_search_followed_by_a_question_that_ended_in_fallback_shows_in_the_adm
     assert page.status_code == 200
     table = page.text.split("<h2>Searched, then asked: ended in fallback</h2>")[1]
     rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", table)
-    assert len(rows) == 1 and rows[0][0] == "helm chart" and rows[0][1].startswith("&lt;script&gt;alert(1)")
+    assert len(rows) == 1 and rows[0][0].startswith("&lt;script&gt;alert(1)") and rows[0][1] == "0"
     assert "<script>alert" not in page.text

@@ -8,12 +8,14 @@ from typing import Any
 
 import httpx
 import pytest
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
 from pydantic import ValidationError
 
 from askai_graph import Settings, build_graph
 from askai_graph.models.providers import default_retriever
 from askai_graph.server import create_app
-from askai_graph.server.suggestions import as_question, catalog_suggestions
+from askai_graph.server.suggestions import as_question, catalog_suggestions, names_a_topic
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import LiveServer
 
@@ -42,6 +44,38 @@ def test_a_page_title_is_phrased_as_a_question(title: str, question: str) -> Non
 
 def test_the_sample_sites_first_catalog_pages_become_three_questions(settings: Settings) -> None:
     assert catalog_suggestions(default_retriever(settings)) == SAMPLE_SITE_FIRST_PAGES
+
+
+class Catalog(BaseRetriever):
+    """A site whose pages, in its own order, have these titles (the first is its home page)."""
+
+    titles: list[str]
+
+    def catalog(self, limit: int, version: str | None = None, locale: str | None = None) -> list[Document]:
+        urls = ["https://docs.example/"] + [f"https://docs.example/page-{n}/" for n in range(1, len(self.titles))]
+        pages = zip(self.titles, urls, strict=True)
+        return [Document(page_content=t, metadata={"source_url": u, "title": t}) for t, u in pages][:limit]
+
+    def _get_relevant_documents(self, query: str, *, run_manager: Any) -> list[Document]:
+        return []
+
+
+def test_titles_a_sites_navigation_gives_its_own_pages_are_not_asked_about() -> None:
+    site = Catalog(titles=["FastAPI", "Features", "Learn", "User Guide", "Python Types Intro", "Security", "Testing"])
+    assert catalog_suggestions(site) == [
+        "What should I know about Python Types Intro?",
+        "What should I know about Security?",
+        "What should I know about Testing?",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("title", "topic"),
+    [("Features", False), ("API Reference", False), ("Release Notes", False), ("Getting started", False),
+     ("Learn", False), ("", False), ("Dependencies", True), ("Async tests", True), ("Help FastAPI", True)],
+)  # fmt: skip
+def test_a_title_names_a_topic_unless_every_word_is_the_navigations(title: str, topic: bool) -> None:
+    assert names_a_topic(title) is topic
 
 
 def test_a_retriever_without_a_catalog_suggests_nothing() -> None:

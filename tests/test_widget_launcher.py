@@ -7,6 +7,7 @@ in light and dark, launcher and inline, empty and after two rated turns.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,7 +17,7 @@ from playwright.sync_api import expect
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
 from askai_graph.stores.runlog import open_run_log
-from tests.browser import axe_violations, host_page, open_widget, received, settled
+from tests.browser import SERIOUS, axe_violations, host_page, open_widget, received, settled
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import LiveServer
 from tests.test_server_threads import BM25_POST, FOLLOW_UP
@@ -193,3 +194,29 @@ def test_axe_finds_no_serious_or_critical_violation(browser: Any, served: str, m
     expect(page.locator("a[data-askai-source]")).to_have_count(2)
     assert axe_violations(page) == []  # two turns, cards, code, thumbs pressed, the comment form
     context.close()
+
+
+# A command line wider than the panel at 360 px: its block scrolls sideways.
+WIDE = "Serve it so:\n\n```sh\n" + "askai serve --index-cache-dir /srv/docs/index " * 4 + "\n```\n"
+
+
+def wide_answer(route: Any) -> None:
+    done = {"outcome": "accepted", "attempts": 1, "cached": False, "gates": {}, "run_id": None,
+            "thread_id": "6f1c2a54-8a8e-4b55-9a7e-0c7d7e0a9b10", "thread_token": "t" * 43}  # fmt: skip
+    body = f"event: token\ndata: {json.dumps({'text': WIDE})}\n\nevent: done\ndata: {json.dumps(done)}\n\n"
+    route.fulfill(status=200, content_type="text/event-stream", body=body)
+
+
+def test_axe_finds_no_moderate_violation_in_the_dialog_on_a_page_with_its_own_header(page: Any, served: str) -> None:
+    page.set_viewport_size({"width": 360, "height": 800})
+    page.route("**/api/chat", wide_answer)
+    page.goto(host_page(page, served, banner=True))
+    page.locator("[data-askai-open]").click()
+    ask(page, "How do I serve it?")
+    code = page.locator(".answer pre")
+    assert code.evaluate("pre => pre.scrollWidth > pre.clientWidth")  # the case axe checks: a sideways scroll
+    assert axe_violations(page, SERIOUS | {"moderate"}) == []
+    # The keyboard reaches the block, which scrolls with the arrow keys.
+    code.focus()
+    expect(code).to_be_focused()
+    expect(code).to_have_accessible_name("Code")

@@ -7,13 +7,16 @@ in the browser, so each answer is as long and on the thread the test needs.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import queue
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from askai_graph import Settings
 from askai_graph.server import create_app
@@ -41,11 +44,46 @@ def server(index_cache: Any) -> Iterator[str]:
         yield base
 
 
-def answer(text: str, thread: str = "6f1c2a54-8a8e-4b55-9a7e-0c7d7e0a9b10", run: str = "") -> str:
-    """An SSE answer: ``text``, then ``done`` on ``thread``."""
+class HeldChat:
+    """The app, but ``POST /api/chat`` streams what the test puts in ``chunks``, as it puts it (``None`` ends it)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.chunks: queue.Queue[str | None] = queue.Queue()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != "/api/chat":
+            return await self.app(scope, receive, send)
+        headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        loop = asyncio.get_running_loop()
+        while (chunk := await loop.run_in_executor(None, self.chunks.get, True, 30)) is not None:
+            await send({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+@pytest.fixture
+def held_chat(index_cache: Any) -> Iterator[tuple[str, HeldChat]]:
+    app = HeldChat(create_app(settings=Settings(index_cache_dir=index_cache, cache_enabled=False)))
+    with LiveServer(app) as base:  # type: ignore[arg-type]
+        yield base, app
+        app.chunks.put(None)
+
+
+def token(text: str) -> str:
+    return f"event: token\ndata: {json.dumps({'text': text})}\n\n"
+
+
+def done_event(thread: str = "6f1c2a54-8a8e-4b55-9a7e-0c7d7e0a9b10", run: str = "") -> str:
+    """The SSE ``done`` of an accepted answer on ``thread``."""
     done = {"outcome": "accepted", "attempts": 1, "cached": False, "gates": {}, "thread_id": thread,
             "thread_token": TOKEN, "run_id": run or None}  # fmt: skip
-    return f"event: token\ndata: {json.dumps({'text': text})}\n\nevent: done\ndata: {json.dumps(done)}\n\n"
+    return f"event: done\ndata: {json.dumps(done)}\n\n"
+
+
+def answer(text: str, thread: str = "6f1c2a54-8a8e-4b55-9a7e-0c7d7e0a9b10", run: str = "") -> str:
+    """An SSE answer: ``text``, then ``done`` on ``thread``."""
+    return token(text) + done_event(thread, run)
 
 
 def stub_chat(target: Any, reply: Any) -> list[dict[str, Any]]:
@@ -97,6 +135,42 @@ def test_a_new_answer_starts_at_the_top_of_the_dialogs_view(page: Any, server: s
     assert 0 <= place["top"] <= 20, place
     answer_top = page.evaluate(PLACE, ["[data-askai-answer]", 0])["top"]
     assert answer_top < place["height"] / 3, answer_top
+
+
+def test_the_view_moves_with_the_stream_only_while_the_reader_is_at_its_end(
+    page: Any, held_chat: tuple[str, HeldChat]
+) -> None:
+    base, chat = held_chat
+    keep(page, base, ["First question?"])
+    page.goto(host_page(page, base))
+    page.locator("[data-askai-open]").click()
+    page.locator("[data-askai-input]").fill("Second question?")
+    page.locator("[data-askai-input]").press("Enter")
+    settled(page, "root.querySelectorAll('[data-askai-turn]').length === 2")
+    # The question goes to the top of the view at once, before any answer, and stays there.
+    assert 0 <= page.evaluate(PLACE, ["[data-askai-turn]", 1])["top"] <= 20
+    chat.chunks.put(token(LONG))
+    settled(page, "root.querySelector('[data-askai-answer]').textContent.includes('Paragraph 13')")
+    assert 0 <= page.evaluate(PLACE, ["[data-askai-turn]", 1])["top"] <= 20
+    body = page.locator("[data-askai-body]")
+    frame = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    # A reader who scrolls down to read ahead is left there as the answer grows.
+    ahead = body.evaluate("b => { b.scrollTop += 100; return b.scrollTop; }")
+    page.evaluate(frame)
+    chat.chunks.put(token("\n\nMore text, read later."))
+    settled(page, "root.querySelector('[data-askai-answer]').textContent.includes('read later')")
+    page.evaluate(frame)
+    assert body.evaluate("b => b.scrollTop") == ahead
+    # A reader at the end of the answer follows it.
+    body.evaluate("b => { b.scrollTop = b.scrollHeight; }")
+    page.evaluate(frame)
+    chat.chunks.put(token("\n\n" + LONG.replace("Paragraph", "Section")))
+    settled(page, "root.querySelector('[data-askai-answer]').textContent.includes('Section 13')")
+    page.evaluate(frame)
+    assert body.evaluate("b => b.scrollHeight - b.clientHeight - b.scrollTop") <= 2
+    chat.chunks.put(done_event())
+    chat.chunks.put(None)
+    settled(page, DONE)
 
 
 def test_a_reader_who_scrolled_up_while_waiting_is_left_where_they_are(page: Any, server: str) -> None:

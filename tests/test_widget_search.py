@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from askai_graph import Settings
 from askai_graph.server import create_app
 from askai_graph.stores.runlog import open_run_log
-from tests.browser import axe_violations, host_page, settled
+from tests.browser import SERIOUS, axe_violations, host_page, settled
 from tests.live import LiveServer
 from tests.test_search import DOCS, PAGES
 
@@ -151,6 +151,18 @@ def test_a_question_asked_from_the_results_names_their_search(page: Any, served:
     assert json.loads(sent.value.post_data or "")["search_id"] == search_id
 
 
+def test_a_question_asked_with_enter_from_the_box_names_its_search_too(page: Any, served: tuple[str, Delayed]) -> None:
+    searched: list[Any] = []
+    page.on("response", lambda response: searched.append(response) if "/api/search?" in response.url else None)
+    open_box(page, served[0])
+    page.keyboard.type("configuration")
+    expect(page.locator(RESULTS).first).to_contain_text("Configuration")
+    search_id = searched[-1].json().get("search_id")
+    with page.expect_request(lambda request: request.url.endswith("/api/chat")) as sent:
+        page.keyboard.press("Enter")  # no row chosen: the form asks
+    assert json.loads(sent.value.post_data or "")["search_id"] == search_id
+
+
 def test_a_late_response_never_overwrites_a_newer_one(page: Any, served: tuple[str, Delayed]) -> None:
     base, server = served
     server.release.clear()
@@ -181,6 +193,42 @@ def test_no_match_says_so_and_offers_to_ask(page: Any, served: tuple[str, Delaye
     page.keyboard.press("Enter")
     settled(page, "/^(done|error)$/.test(root.querySelector('[data-askai]').dataset.state)")
     expect(page.locator("[data-askai-question]").last).to_have_text("sourdough bread")
+
+
+def test_a_first_letter_is_not_searched_and_never_flashes_no_match(page: Any, served: tuple[str, Delayed]) -> None:
+    searched: list[str] = []
+    page.on("request", lambda request: searched.append(request.url) if "/api/search?" in request.url else None)
+    open_box(page, served[0])
+    # Every "No pages match" the list ever shows, a flash of one frame included.
+    page.evaluate(
+        """() => {
+      window.__askaiEmpty = [];
+      const root = document.querySelector("askai-widget").shadowRoot;
+      new MutationObserver(() => {
+        const empty = root.querySelector("[data-askai-search-empty]");
+        if (empty && !window.__askaiEmpty.includes(empty.textContent)) window.__askaiEmpty.push(empty.textContent);
+      }).observe(root, { subtree: true, childList: true, characterData: true });
+    }"""
+    )
+    page.keyboard.type("i")
+    expect(page.locator(ASK_ROW)).to_have_text("Ask AI: i")
+    page.keyboard.type("nstall")
+    expect(page.locator(RESULTS).first).to_contain_text("Install")
+    assert page.evaluate("window.__askaiEmpty") == []
+    assert not any(url.endswith("q=i") for url in searched), searched
+
+
+def test_escape_closes_the_result_list_before_the_dialog(page: Any, served: tuple[str, Delayed]) -> None:
+    box = open_box(page, served[0])
+    page.keyboard.type("configuration")
+    expect(page.locator(RESULTS).first).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-askai-search]")).to_be_hidden()
+    expect(page.locator("[data-askai]")).to_be_visible()
+    expect(box).to_be_focused()
+    expect(box).to_have_attribute("aria-expanded", "false")
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-askai]")).to_be_hidden()
 
 
 def test_recent_searches_are_kept_in_the_tab(page: Any, served: tuple[str, Delayed]) -> None:
@@ -223,3 +271,15 @@ def test_axe_finds_nothing_serious_with_results_shown_at_360_px(
         assert axe_violations(page) == []
     finally:
         context.close()
+
+
+def test_axe_finds_no_moderate_violation_with_results_shown_on_a_page_with_its_own_header(
+    page: Any, served: tuple[str, Delayed]
+) -> None:
+    page.goto(host_page(page, served[0], banner=True))
+    page.locator("h1").click()
+    page.keyboard.press("Control+k")
+    page.keyboard.type("configuration")
+    expect(page.locator(RESULTS).first).to_be_visible()
+    page.keyboard.press("ArrowDown")
+    assert axe_violations(page, SERIOUS | {"moderate"}) == []

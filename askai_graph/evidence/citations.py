@@ -11,6 +11,7 @@ here, so the maker and the checker cannot drift apart.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -40,6 +41,8 @@ _INLINE_LINK = re.compile(
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*|[^<>\s@]+@[^<>\s@]+)>")
 _EMPHASIS = re.compile(r"(?<![\w\\*~])(\*{1,3}|_{1,3}|~~)(?=\S)(.+?)(?<=\S)\1(?![\w*~])")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+# An entity or numeric character reference not escaped by a backslash (CommonMark §2.5).
+_ENTITY = re.compile(r"(?<!\\)&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 
 
 class Citation(BaseModel):
@@ -88,7 +91,12 @@ def plain_heading(heading: str) -> str:
     Headings are cut from the page's Markdown as written; a card, the CLI and MCP show
     them as plain text, so their inline markup goes (code spans stay as their text).
     """
-    parts = _CODE_SPAN.split(heading)
+    return plain_inline(heading)
+
+
+def plain_inline(markdown: str) -> str:
+    """Return a line of inline Markdown as a browser shows it: links' text, code spans' text, no emphasis markers."""
+    parts = _CODE_SPAN.split(markdown)
     # split() yields text, fence, code, fence, code, ...: every third item after the first is code.
     shown = []
     for i, part in enumerate(parts):
@@ -107,6 +115,7 @@ def _plain_inline(text: str) -> str:
         text = _EMPHASIS.sub(lambda m: m.group(2), text)
         if text == before:
             break
+    text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)  # each once: "&amp;lt;" shows "&lt;"
     return _ESCAPED.sub(lambda m: m.group(1), text)
 
 

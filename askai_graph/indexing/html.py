@@ -67,6 +67,7 @@ def read_html_page(
     if root is None:
         return Skip(where, "malformed HTML (no document)")
     ids, blocks = heading_ids(root), set_code_aside(root)
+    _drop_permalinks(root)
     try:
         extracted = trafilatura.extract(
             root,

@@ -41,8 +41,8 @@ class SiteReport:
     thumbs_up: int
     unfound_searches: list[tuple[str, int]] = field(default_factory=list)
     """(query as stored, times searched) of the searches that found nothing, most frequent first."""
-    searched_then_fallback: list[tuple[str, str]] = field(default_factory=list)
-    """(search, question) of the questions asked from a search that ended in fallback, newest first."""
+    searched_then_fallback: list[tuple[str, int]] = field(default_factory=list)
+    """(question, pages its search found) of the questions asked from a search that ended in fallback, newest first."""
 
 
 def outcomes_by_day(runs: Sequence[RunRecord]) -> dict[str, dict[str, int]]:
@@ -59,7 +59,7 @@ def analyse(
     similarity: float = DEFAULT_SIMILARITY,
     min_retrieved: int = DEFAULT_MIN_RETRIEVED,
     unfound_searches: Sequence[tuple[str, int]] = (),
-    searched_then_fallback: Sequence[tuple[str, str]] = (),
+    searched_then_fallback: Sequence[tuple[str, int]] = (),
 ) -> SiteReport:
     """Build the site report from the run log's records (and its searches that found nothing or led to a fallback)."""
     totals = Counter(run.outcome for run in runs)

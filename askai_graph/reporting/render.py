@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from askai_graph.reporting.analysis import SiteReport
+from askai_graph.stores.runlog.coverage import split_off_topic
 from askai_graph.text.plain import escape_markdown, strip_invisible
 
 
@@ -41,12 +42,13 @@ def render_markdown(report: SiteReport, *, window: str, chart: str | None = None
     else:
         lines.append("No answers logged.")
     lines += ["", "## Coverage gaps: questions the site could not answer", ""]
-    if report.gap_groups:
+    gaps, off_topic = split_off_topic(report.gap_groups)
+    if gaps:
         lines += [
             "| questions | asked | outcomes | failed gates | failure codes | the Critic's gaps |",
             "|---|---|---|---|---|---|",
         ]
-        for group in report.gap_groups:
+        for group in gaps:
             others = sorted(set(group.questions) - {group.label})
             asked = _cell(group.label) + (
                 f" (+{len(others)} similar: {_cell('; '.join(others[:3]), 160)})" if others else ""
@@ -56,7 +58,11 @@ def render_markdown(report: SiteReport, *, window: str, chart: str | None = None
                 f"| {_top(group.failure_codes)} | {_cell(_top(group.gaps))} |"
             )
     else:
-        lines.append("None: every question was accepted.")
+        lines.append(f"None: every {'unanswered question was off-topic' if off_topic else 'question was accepted'}.")
+    if off_topic:
+        lines += ["", "### Off-topic questions: no page of the site matched them", ""]
+        lines += ["| question | asked |", "|---|---|"]
+        lines += [f"| {_cell(group.label)} | {len(group.questions)} |" for group in off_topic]
     lines += ["", "### Searches with no result", ""]
     if report.unfound_searches:
         lines += ["| search | times |", "|---|---|"] + [
@@ -66,8 +72,8 @@ def render_markdown(report: SiteReport, *, window: str, chart: str | None = None
         lines.append("None: every search found a page.")
     lines += ["", "### Searched, then asked: ended in fallback", ""]
     if report.searched_then_fallback:
-        lines += ["| search | question |", "|---|---|"] + [
-            f"| {_cell(query)} | {_cell(question)} |" for query, question in report.searched_then_fallback
+        lines += ["| question | pages its search found |", "|---|---|"] + [
+            f"| {_cell(question)} | {found} |" for question, found in report.searched_then_fallback
         ]
     else:
         lines.append("None: no question asked from a search ended in fallback.")

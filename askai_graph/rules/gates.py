@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-from askai_graph.evidence.citations import Citation, best_citations, plain_heading
+from askai_graph.evidence.citations import Citation, best_citations, plain_heading, plain_inline
 from askai_graph.evidence.critique import Critique, ReviewCode
 from askai_graph.evidence.results import SearchResult
 from askai_graph.rules.catalog import is_catalog_question
@@ -146,10 +146,10 @@ def card_evidence(citations: list[Citation]) -> dict[str, dict[str, str]]:
     """Return each cited URL's card evidence: its best-supported citation (the first on a tie).
 
     Validation checked every citation's quote and anchor against the retrieved text, so
-    a card shows only what the page says, where it says it. The section is shown as plain
-    text, as the page renders its heading (no Markdown link or emphasis markers).
+    a card shows only what the page says, where it says it. The section and the quote are
+    shown as plain text, as the page renders them (no Markdown link, emphasis or code markers).
     """
     return {
-        url: {"section": plain_heading(c.section), "anchor_url": c.anchor_url, "quote": c.quote}
+        url: {"section": plain_heading(c.section), "anchor_url": c.anchor_url, "quote": plain_inline(c.quote)}
         for url, c in best_citations(citations).items()
     }

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from askai_graph.server.admin_pages import escaped, page, period_form
-from askai_graph.stores.runlog.coverage import GapGroup, PageUse, SearchGaps
+from askai_graph.stores.runlog.coverage import GapGroup, PageUse, SearchGaps, split_off_topic
 
 EXAMPLES = 5
 """Example questions shown per coverage group."""
@@ -61,17 +61,38 @@ def gaps_page(
 ) -> str:
     """Return the coverage gaps of ``days`` days: ``groups`` of the ``read`` newest unanswered runs (``limit`` cap).
 
+    The off-topic groups (no question matched a page) are listed apart, after the gaps.
     ``searches`` are the period's searches that found nothing and those followed by a
-    question that ended in fallback, listed after the groups.
+    question that ended in fallback, listed last.
     """
+    gaps, off_topic = split_off_topic(groups)
     note = f"<p>{read:,} degraded or fallback answers, in {len(groups):,} groups of similar questions, largest first."
+    if off_topic:
+        note += f" {len(off_topic):,} of the groups matched no page of the site: they are listed apart, as off-topic."
     note += "</p>"
     if read == limit:
         note += f"<p>Only the newest {limit:,} are grouped.</p>"
-    body = "".join(_group(group) for group in groups) or "<p>None: every question was accepted.</p>"
+    none = "every unanswered question was off-topic" if off_topic else "every question was accepted"
+    body = "".join(_group(group) for group in gaps) or f"<p>None: {none}.</p>"
+    body += _off_topic(off_topic)
     searches = searches or SearchGaps()
     body += _unfound(searches.unfound) + _searched_then_fallback(searches.then_fallback)
     return page("Coverage gaps", period_form("/admin/gaps", days) + note + body, csrf=csrf)
+
+
+def _off_topic(groups: Sequence[GapGroup]) -> str:
+    if not groups:
+        return ""
+    cells = "".join(
+        f'<tr><td><a href="/admin/runs/{escaped(group.run_ids[0])}">{escaped(group.label)}</a></td>'
+        f"<td>{len(group.questions):,}</td></tr>"
+        for group in groups
+    )
+    return (
+        "<h2>Off-topic questions</h2><p>No page of the site matched these questions (nothing passed the relevance "
+        "floor): the site is not about them, so they are no gap a page would close.</p>"
+        f"<table data-off-topic><tr><th>question</th><th>asked</th></tr>{cells}</table>"
+    )
 
 
 def _unfound(unfound: Sequence[tuple[str, int]]) -> str:
@@ -84,12 +105,13 @@ def _unfound(unfound: Sequence[tuple[str, int]]) -> str:
     )
 
 
-def _searched_then_fallback(pairs: Sequence[tuple[str, str]]) -> str:
+def _searched_then_fallback(asked: Sequence[tuple[str, int]]) -> str:
     caption = "<h2>Searched, then asked: ended in fallback</h2>"
-    if not pairs:
+    if not asked:
         return caption + "<p>None: no question asked from a search ended in fallback.</p>"
-    cells = "".join(f"<tr><td>{escaped(query)}</td><td>{escaped(question)}</td></tr>" for query, question in pairs)
-    return f"{caption}<table data-searched-then-fallback><tr><th>search</th><th>question</th></tr>{cells}</table>"
+    cells = "".join(f"<tr><td>{escaped(question)}</td><td>{found:,}</td></tr>" for question, found in asked)
+    heading = "<tr><th>question</th><th>pages its search found</th></tr>"
+    return f"{caption}<table data-searched-then-fallback>{heading}{cells}</table>"
 
 
 def _table(caption: str, heading: str, rows: list[tuple[str, int]]) -> str:

@@ -2,7 +2,10 @@
 
 ``suggestions`` (``ASKAI_SUGGESTIONS``, a JSON list) when the site owner set it; else
 the first pages of the served site's catalog, in the site's own order with its index
-page left out, each title phrased as a question (``as_question``). A graph brought
+page left out, each title phrased as a question (``as_question``). Only titles that name
+a topic are asked about (``names_a_topic``): a docs site's first pages are often named
+for its navigation ("Features", "Learn": a section's index page), and "What should I
+know about Learn?" asks nothing. A graph brought
 without the app's own corpus (a custom graph, ``--graph-url``) has no catalog here and
 suggests only what is configured. A page is only a title here: the reader's click asks
 the question like any other, through both gates.
@@ -22,11 +25,22 @@ from askai_graph.rules.catalog import SiteCatalog, index_page
 from askai_graph.settings import Settings
 
 MAX_SUGGESTIONS = 3
+CATALOG_PAGES_READ = 4 * MAX_SUGGESTIONS + 1
+"""Catalog pages read for the starters: enough left once the navigation's own pages are skipped."""
 
 # A title that already reads as a question keeps its words.
 _ASKS = re.compile(r"(?i)^(?:how|what|why|when|where|which|who|can|should|is|are|do|does)\b")
 _HOW_TO = re.compile(r"(?i)^how to\s+")
 _EXPLAINED = re.compile(r"(?i)[\s:,-]+explained$")
+# Words of the titles docs sites give their navigation rather than a topic ("Learn",
+# "Features", "User Guide", "API Reference", "Release Notes", "Getting started").
+_NAV_WORDS = frozenset(
+    """about advanced all and api basics blog changelog community concepts contents contribute contributing
+    docs documentation examples explanations faq faqs feature features general get getting guide guides help
+    home how index intro introduction learn learning misc miscellaneous more news notes other overview
+    quick quickstart reference references release releases resources start started the to topics tutorial
+    tutorials user welcome""".split()
+)
 
 
 class Suggestions(BaseModel):
@@ -50,14 +64,25 @@ def as_question(title: str) -> str:
     return f"What should I know about {title}?"
 
 
+def names_a_topic(title: str) -> bool:
+    """Whether a page ``title`` names a topic a reader could ask about.
+
+    Not when every word is one a site's navigation uses for itself ("Learn", "Features",
+    "API Reference"): a section's index page is named so ("Learn"), and a topic section's
+    ("Security") is a topic.
+    """
+    words = re.findall(r"\w+", title.casefold())
+    return bool(words) and not all(word in _NAV_WORDS for word in words)
+
+
 def catalog_suggestions(retriever: BaseRetriever | None) -> list[str]:
-    """Return the first catalog pages of ``retriever``'s site as questions (none without a catalog)."""
+    """Return the first catalog pages of ``retriever``'s site naming a topic, as questions (none without a catalog)."""
     if not isinstance(retriever, SiteCatalog):
         return []
-    pages = to_search_results(retriever.catalog(MAX_SUGGESTIONS + 1), MAX_SUGGESTIONS + 1)
+    pages = to_search_results(retriever.catalog(CATALOG_PAGES_READ), CATALOG_PAGES_READ)
     home = index_page(pages) if len(pages) > 1 else None
-    questions = [as_question(page.title) for page in pages if page is not home and page.title.strip()]
-    return list(dict.fromkeys(questions))[:MAX_SUGGESTIONS]
+    topics = [page for page in pages if page is not home and names_a_topic(page.title)]
+    return list(dict.fromkeys(as_question(page.title) for page in topics))[:MAX_SUGGESTIONS]
 
 
 def router(settings: Settings) -> APIRouter:

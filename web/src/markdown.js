@@ -17,12 +17,19 @@ export function createRenderer() {
     return linkOpen(tokens, idx, options, env, self);
   };
 
+  // A code block wider than the panel scrolls sideways: it takes keyboard focus (and a name,
+  // `env.code`), or a keyboard user could never read its end (axe: scrollable-region-focusable).
+  const focusable = (html, env) =>
+    html.replace(/^<pre>/, `<pre tabindex="0" aria-label="${md.utils.escapeHtml((env && env.code) || "Code")}">`);
+  const codeBlock = md.renderer.rules.code_block;
+  md.renderer.rules.code_block = (tokens, idx, options, env, self) => focusable(codeBlock(tokens, idx, options, env, self), env);
+
   // Code blocks get a copy button (labelled `env.copy`); Mermaid blocks stay source text until the answer is
   // complete, then mermaid.js (loaded on demand) turns them into SVG.
   const fence = md.renderer.rules.fence;
   md.renderer.rules.fence = (tokens, idx, options, env, self) => {
     const info = tokens[idx].info.trim().split(/\s+/)[0].toLowerCase();
-    const code = fence(tokens, idx, options, env, self);
+    const code = focusable(fence(tokens, idx, options, env, self), env);
     if (info === "mermaid") {
       return `<div class="mermaid" data-askai-mermaid>${code}</div>\n`;
     }

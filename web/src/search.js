@@ -6,12 +6,17 @@
 // request is in flight, the newest text replaces it after a 30 ms pause in typing (the older
 // is aborted), and a response for any query but the box's current text is dropped. Matched words are marked from the server's offsets
 // (UTF-16 units, as JavaScript indexes strings); every text is set as text, never as HTML.
+// A query shorter than MIN_QUERY_CHARS is not searched (the server matches no one-letter
+// prefix: every first letter would flash "No pages match"); it shows only the Ask row.
+// Esc with the list open closes the list; the dialog's own Esc handler then closes the dialog.
 // Hooks: [data-askai-search-result], [data-askai-ask-row], [data-askai-search-empty].
 import { searchPages, sendSearchClick } from "./api.js";
 import { pageScope } from "./page.js";
 import { format } from "./strings.js";
 
 export const DEBOUNCE_MS = 30;
+/** The shortest query searched: the server's shortest prefix match (retrieval.lexicon.PREFIX_MIN_CHARS). */
+export const MIN_QUERY_CHARS = 2;
 const RECENT_KEY = "askai:recent-searches";
 const RECENT_KEPT = 5;
 
@@ -94,6 +99,13 @@ export class Search {
       this.abort();
       this.latest = "";
       return this.showRecent();
+    }
+    if (query.trim().length < MIN_QUERY_CHARS) {
+      // Too short to match a page: no request, no "No pages match", only the Ask row.
+      this.abort();
+      this.latest = query;
+      this.shown = null;
+      return this.show(query, null);
     }
     // Idle: search at once. A request in flight: wait for a pause in typing, then the
     // newest text replaces it (one request at a time either way).
@@ -239,6 +251,13 @@ export class Search {
       return;
     }
     if (this.list.hidden) return;
+    if (event.key === "Escape") {
+      // The list closes first; the dialog stays open for a second Esc.
+      event.preventDefault();
+      event.stopPropagation();
+      this.hide();
+      return;
+    }
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       const count = this.rows.length;
@@ -271,6 +290,11 @@ export class Search {
     location.assign(url);
   }
 
+  /** The logged search whose results for `query` are shown (its search_id), if any: a question asked names it. */
+  searchIdFor(query) {
+    return this.shown && this.shown.query === query ? this.shown.searchId : null;
+  }
+
   ask() {
     const query = this.input.value;
     if (!query.trim()) return;
@@ -278,7 +302,6 @@ export class Search {
     clearTimeout(this.timer);
     this.abort();
     this.hide();
-    const searchId = this.shown && this.shown.query === query ? this.shown.searchId : null;
-    if (this.widget.ask(query, { searchId })) this.input.value = "";
+    if (this.widget.ask(query, { searchId: this.searchIdFor(query) })) this.input.value = "";
   }
 }

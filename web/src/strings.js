@@ -49,6 +49,7 @@ export const STRINGS = Object.freeze({
   tooMany: "Too many questions in a short time; wait a moment and try again.",
   busy: "The server is busy; try again in a moment.",
   copy: "Copy",
+  codeBlock: "Code",
   copied: "Copied",
   copyFailed: "Copy failed",
   copyAnswer: "Copy as Markdown",

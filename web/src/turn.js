@@ -73,7 +73,7 @@ export class Turn {
   }
 
   render() {
-    this.el.answer.innerHTML = this.widget.md.render(this.record.text, { copy: this.t.copy });
+    this.el.answer.innerHTML = this.widget.md.render(this.record.text, { copy: this.t.copy, code: this.t.codeBlock });
   }
 
   /** The answer is complete: its cards (or why there are none) and its controls. */

@@ -98,6 +98,7 @@ class AskAiWidget extends HTMLElement {
     launcher.addEventListener("click", () => this.open());
     backdrop.addEventListener("click", () => this.closePanel());
     this.el.close.addEventListener("click", () => this.closePanel());
+    this.el.body.addEventListener("scroll", () => this.scrolled(), { passive: true });
     panel.addEventListener("keydown", (event) => {
       if (this.inline) return;
       if (event.key === "Escape") {
@@ -117,7 +118,9 @@ class AskAiWidget extends HTMLElement {
     this.el.form.addEventListener("submit", (event) => {
       event.preventDefault();
       const question = this.el.input.value;
-      if (this.ask(question)) {
+      // Asked from the box, the question names the search its text was (the server counts
+      // that search as the question, not as a search of its own).
+      if (this.ask(question, { searchId: this.search.searchIdFor(question) })) {
         rememberSearch(question);
         this.el.input.value = "";
       }
@@ -206,14 +209,19 @@ class AskAiWidget extends HTMLElement {
     this.autoScrolled = body.scrollTop;
   }
 
-  /** Keep the streaming turn in view as it grows, unless the reader has scrolled up since it started. */
+  /** The reader scrolled the dialog while an answer streams: it follows the stream only if they are at its end. */
+  scrolled() {
+    const { body } = this.el;
+    if (this.state !== "streaming" || Math.abs(body.scrollTop - this.autoScrolled) <= 2) return; // our own scroll
+    this.following = body.scrollHeight - body.clientHeight - body.scrollTop <= 2;
+  }
+
+  /** Keep the end of the streaming answer in view, while the reader follows it (`scrolled`). */
   follow() {
-    if (!this.following || !this.current) return;
-    if (this.el.body.scrollTop < this.autoScrolled - 2) {
-      this.following = false; // the reader scrolled up: leave the view where they put it
-      return;
-    }
-    this.showTurn(this.current.node);
+    if (!this.following || !this.current || this.inline) return;
+    const { body } = this.el;
+    body.scrollTop = body.scrollHeight;
+    this.autoScrolled = body.scrollTop;
   }
 
   setState(state) {
@@ -338,18 +346,29 @@ class AskAiWidget extends HTMLElement {
     this.sources = [];
     this.firstToken = true;
     for (const mark of ["askai:first-token", "askai:first-text", "askai:first-frame"]) performance.clearMarks(mark);
-    const { transcript } = this.el;
-    transcript.append(this.current.node);
-    while (transcript.children.length > KEPT_TURNS) transcript.firstElementChild.remove();
-    // The new turn moves to the top of the view as it starts, and the answer streams in below it.
-    this.following = true;
-    if (this.inline) this.current.node.scrollIntoView({ block: "nearest" });
-    else this.showTurn(this.current.node);
+    // What the view holds besides the turn changes first: the open result list takes height
+    // from the body, and the turn is measured against the body's height.
     this.el.status.textContent = this.t.searching;
     this.el.steps.replaceChildren();
     this.el.error.hidden = true;
     this.el.suggestions.hidden = true;
     this.search.hide();
+    const { transcript, body } = this.el;
+    for (const turn of transcript.children) turn.style.minHeight = "";
+    transcript.append(this.current.node);
+    while (transcript.children.length > KEPT_TURNS) transcript.firstElementChild.remove();
+    // The new turn moves to the top of the view once, as it starts, and the answer streams in
+    // below it: the turn is given the view's height, so it can reach the top before its answer
+    // is long enough (else it sits low, then jumps up). The view then moves only with the
+    // reader, or with the stream once the reader has scrolled to its end (`scrolled`).
+    this.following = false;
+    if (this.inline) this.current.node.scrollIntoView({ block: "nearest" });
+    else {
+      const style = getComputedStyle(body);
+      const height = body.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+      this.current.node.style.minHeight = `${Math.max(0, height)}px`;
+      this.showTurn(this.current.node);
+    }
   }
 
   async run(question, searchId = null) {

@@ -8,11 +8,16 @@ the dashboard (``/admin/gaps``, ``/admin/pages``) read the same grouping.
   joins the first group whose first question has cosine similarity at least
   ``similarity``), each group with how often each gate failed, its failure codes, the
   Critic's gaps, the pages Research retrieved for it and a suggested page to write.
+  A group whose every question ended in fallback with no page retrieved (the retrieval
+  gate failed: nothing passed the relevance floor) is **off-topic** (a poem, a refund,
+  a capital city): the site is not about it, and no page would close it. The views list
+  those apart from the real gaps.
 - **Searches with no result**: listed beside the questions (``SqlRunLog.unfound_searches``:
   each distinct masked query and how often it was searched), most frequent first.
 - **Searched, then asked, ended in fallback**: the questions asked from a launcher search
-  (``RunRecord.search_id``) that got no answer, each beside its search
-  (``SqlRunLog.searched_then_fallback``), newest first.
+  (``RunRecord.search_id``) that got no answer, each with how many pages its search found
+  (``SqlRunLog.searched_then_fallback``), newest first. The search's text is the
+  question's, so it is shown once, and is not counted among the searches with no result.
 - **Page use**: how many answers cited each page, and the pages Research returned at
   least ``min_retrieved`` times that no answer ever cited (their wording attracts
   questions they cannot answer).
@@ -51,6 +56,13 @@ class GapGroup:
     """Page URL -> questions of the group that retrieved it."""
     run_ids: list[str] = field(default_factory=list)
     """The runs of the group, in the order of ``questions``."""
+    unmatched: int = 0
+    """Questions of the group that ended in fallback with no page retrieved (``unmatched``)."""
+
+    @property
+    def off_topic(self) -> bool:
+        """Whether no question of the group matched any page of the site: off-topic, not a gap."""
+        return self.unmatched == len(self.questions) > 0
 
     @property
     def label(self) -> str:
@@ -68,6 +80,16 @@ class GapGroup:
         content = list(dict.fromkeys(w for w in words(self.label) if w not in STOP_WORDS and len(w) > 1))
         shared = [w for w in content if 2 * sum(stem(w) in s for s in stems) >= len(stems)]
         return " ".join(shared or content) or self.label
+
+
+def unmatched(run: RunRecord) -> bool:
+    """Whether ``run`` ended in fallback because no page of the site passed the relevance floor."""
+    return run.outcome == "fallback" and run.gates.get("retrieval") == "failed"
+
+
+def split_off_topic(groups: Sequence[GapGroup]) -> tuple[list[GapGroup], list[GapGroup]]:
+    """Return ``(gaps, off_topic)``: the groups a page could close, and those no page of the site matched."""
+    return [g for g in groups if not g.off_topic], [g for g in groups if g.off_topic]
 
 
 def group_gaps(runs: Sequence[RunRecord], similarity: float = DEFAULT_SIMILARITY) -> list[GapGroup]:
@@ -90,6 +112,7 @@ def group_gaps(runs: Sequence[RunRecord], similarity: float = DEFAULT_SIMILARITY
         group.questions.append(run.question)
         group.run_ids.append(run.run_id)
         group.outcomes[run.outcome] += 1
+        group.unmatched += unmatched(run)
         group.failed_gates.update(gate for gate, status in run.gates.items() if status == "failed")
         group.failure_codes.update(run.failure_codes)
         group.gaps.update(run.gaps)
@@ -103,8 +126,8 @@ class SearchGaps:
 
     unfound: list[tuple[str, int]] = field(default_factory=list)
     """(query, times searched) of the searches that found nothing, most frequent first."""
-    then_fallback: list[tuple[str, str]] = field(default_factory=list)
-    """(search, question) of the questions asked from a search that ended in fallback, newest first."""
+    then_fallback: list[tuple[str, int]] = field(default_factory=list)
+    """(question, pages its search found) of the questions asked from a search that ended in fallback, newest first."""
 
 
 @dataclass

@@ -7,6 +7,10 @@ click (``POST /api/search/click``) marks the reader's newest unclicked search of
 query; with none logged (pruned, or answered from the browser's cache) it is a row of
 its own with no result count.
 
+A question asked from the launcher names the search it was asked from (its text, as
+typed): that row is the question's, not a search the reader settled on, so the views
+count it as a question (``unfound`` leaves it out) and show it once (``asked_after``).
+
 The SQL here is the same for SQLite and PostgreSQL; ``p`` is the driver's parameter mark.
 """
 
@@ -83,27 +87,32 @@ def insert(cursor: Any, p: str, search: SearchRecord) -> None:
 
 
 def unfound(cursor: Any, p: str, since: datetime, limit: int) -> list[tuple[str, int]]:
-    """Return ``(query, times)`` of the searches since ``since`` that found nothing, most frequent first."""
+    """Return ``(query, times)`` of the searches since ``since`` that found nothing, most frequent first.
+
+    A search a question was asked from is that question (its text): not counted here.
+    """
     cursor.execute(
-        f"SELECT query, COUNT(*) FROM askai_searches WHERE created_at >= {p} AND result_count = 0"
+        f"SELECT query, COUNT(*) FROM askai_searches s WHERE created_at >= {p} AND result_count = 0"
+        " AND NOT EXISTS (SELECT 1 FROM askai_runs r WHERE r.search_id = s.search_id)"
         f" GROUP BY query ORDER BY COUNT(*) DESC, query LIMIT {int(limit)}",
         (since.astimezone(UTC).isoformat(),),
     )
     return [(str(query), int(count)) for query, count in cursor.fetchall()]
 
 
-def asked_after(cursor: Any, p: str, since: datetime, limit: int) -> list[tuple[str, str]]:
-    """Return ``(search, question)`` of the newest questions since ``since`` asked from a search that ended in fallback.
+def asked_after(cursor: Any, p: str, since: datetime, limit: int) -> list[tuple[str, int]]:
+    """Return ``(question, pages found)`` of the newest questions since ``since`` asked from a search, then fallback.
 
     A question asked from the launcher names its search (``RunRecord.search_id``): the
-    reader looked for a page, found none that did, asked, and got no answer either.
+    reader typed it, saw the pages the search found (maybe none), asked, and got no
+    answer either. The search's text is the question's, so only its page count is shown.
     """
     cursor.execute(
-        "SELECT s.query, r.question FROM askai_runs r JOIN askai_searches s ON s.search_id = r.search_id"
+        "SELECT r.question, s.result_count FROM askai_runs r JOIN askai_searches s ON s.search_id = r.search_id"
         f" WHERE r.created_at >= {p} AND r.outcome = 'fallback' ORDER BY r.created_at DESC LIMIT {int(limit)}",
         (since.astimezone(UTC).isoformat(),),
     )
-    return [(str(query), str(question)) for query, question in cursor.fetchall()]
+    return [(str(question), int(found or 0)) for question, found in cursor.fetchall()]
 
 
 def logged(cursor: Any, p: str, since: datetime | None) -> list[SearchRecord]:

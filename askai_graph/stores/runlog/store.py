@@ -144,8 +144,8 @@ class RunLog(Protocol):
         """Return the searches (and clicks) logged at or after ``since`` (all when ``None``), oldest first."""
         ...
 
-    def searched_then_fallback(self, since: datetime, limit: int) -> list[tuple[str, str]]:
-        """Return ``(search, question)`` of the newest questions since ``since`` asked from a search, then fallback."""
+    def searched_then_fallback(self, since: datetime, limit: int) -> list[tuple[str, int]]:
+        """Return ``(question, pages its search found)`` of the newest questions asked from a search, then fallback."""
         ...
 
     def prune_searches(self, before: datetime) -> int:
@@ -532,8 +532,10 @@ class SqlRunLog:
         with self._cursor() as cursor:
             return searches.unfound(cursor, self._p, since, limit)
 
-    def searched_then_fallback(self, since: datetime, limit: int) -> list[tuple[str, str]]:
-        """Return ``(search, question)`` of the newest questions since ``since`` asked from a search, ended in fallback.
+    def searched_then_fallback(self, since: datetime, limit: int) -> list[tuple[str, int]]:
+        """Return ``(question, pages its search found)`` of the newest questions since ``since`` asked from a search.
+
+        Only those that ended in fallback.
 
         Raises:
             RunLogUnavailable: the database is away.
