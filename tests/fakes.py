@@ -452,6 +452,7 @@ class FakeClock:
 
     async def advance(self, seconds: float) -> None:
         until = self.now + seconds
+        await asyncio.sleep(0)  # a task just created (a renewer) starts, and sleeps, first
         while self._due and self._due[0][0] <= until:
             when, _, woken = heapq.heappop(self._due)
             self.now = max(self.now, when)
