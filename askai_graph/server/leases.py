@@ -27,6 +27,7 @@ import logging
 import math
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from askai_graph.server.outages import ThreadsUnreachable
@@ -51,6 +52,11 @@ spent: the pool's own bound (``checkpoints.OUTAGE_TIMEOUT``) is per connection, 
 PostgreSQL checkpointer runs one statement at a time, so requests queued behind each
 other would otherwise add their waits up. A SQLite file cannot go away like a server:
 a claim on it waits its turn (under load, a soak measured such waits past a second)."""
+
+
+def utc_now() -> datetime:
+    """Return the wall clock's time now, in UTC (a thread's age is measured on it)."""
+    return datetime.now(UTC)
 
 
 def _now() -> float:
@@ -168,9 +174,14 @@ def lease_store_for(checkpointer: Any) -> LeaseStore:
 class ThreadLeases:
     """Hand out threads for requests, at most one streaming answer per thread."""
 
-    def __init__(self, settings: Settings) -> None:
-        """Use ``settings`` for the expiry, the lease length and the history bound."""
+    def __init__(self, settings: Settings, *, clock: Callable[[], datetime] = utc_now) -> None:
+        """Use ``settings`` for the expiry, the lease length and the history bound.
+
+        ``clock`` tells the time a thread's age is measured at (its last checkpoint's
+        time is the wall clock's, so this one is too).
+        """
         self.settings = settings
+        self._clock = clock
         self._stores: dict[int, LeaseStore] = {}
 
     def store(self, graph: Any) -> LeaseStore:
@@ -216,7 +227,7 @@ class ThreadLeases:
         elif getattr(graph, "checkpointer", None) is not None:
             # Without its token the id names a key no thread has: the unknown thread's path and body.
             key = checkpoint_thread(thread_id, thread_token or "")
-            status = await thread_status(graph, key, self.settings.thread_ttl_hours)
+            status = await thread_status(graph, key, self.settings.thread_ttl_hours, self._clock())
             if status != "active":
                 raise BadRequest(
                     404, f"thread_id is {status}; send the message without thread_id to start a new conversation"
