@@ -115,8 +115,10 @@ def test_closing_gives_back_the_slots_still_held(redis_server: RedisServer) -> N
 def test_losing_redis_caps_per_process_logged_once_and_the_shared_cap_returns_with_it(
     redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    clock = FakeClock()  # times the retry window
+
     async def scenario() -> tuple[list[bool], list[bool]]:
-        first, second = slots(redis_server, 2), slots(redis_server, 2)
+        first, second = slots(redis_server, 2, clock=clock), slots(redis_server, 2, clock=clock)
         redis_server.stop()
         down_first, down_second = await take(first, 3), await take(second, 2)
         down = [slot is not None for slot in [*down_first, *down_second]]
@@ -124,7 +126,7 @@ def test_losing_redis_caps_per_process_logged_once_and_the_shared_cap_returns_wi
             if slot is not None:
                 await slot.release()
         redis_server.start()
-        await asyncio.sleep(0.3)  # past the retry window
+        await clock.advance(0.3)  # past the retry window
         back = [slot is not None for slot in [*await take(first, 1), *await take(second, 2)]]
         await first.aclose()
         await second.aclose()

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -101,7 +102,8 @@ class SharedStreamSlots(StreamSlots):
             retry_seconds: After a failure, how long only the per-process cap applies
                 before Redis is tried again.
             clock: The time leases are scored in, in seconds; ``None``: the Redis server's
-                own (see the module docstring).
+                own (see the module docstring). It also times ``retry_seconds`` (this
+                process's monotonic clock when ``None``).
             sleep: Waits between two renewals (``clock``'s own, with a test's clock).
 
         Raises:
@@ -122,6 +124,7 @@ class SharedStreamSlots(StreamSlots):
             lost="stream cap: Redis unreachable (%s); capping streams per process, retrying every %.1f s",
             back="stream cap: Redis reachable again after %.1f s; capping streams across processes",
             retry_seconds=retry_seconds,
+            clock=clock or time.monotonic,
         )
         self._call = self._outage.call
 
