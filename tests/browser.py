@@ -90,6 +90,18 @@ document.addEventListener("askai:event", (event) => window.__askaiEvents.push(ev
 """
 
 
+def requests_reported(page: Any) -> None:
+    """Return once every request the page has started so far has reached the test's ``request`` listeners.
+
+    For a test that a request is *not* sent, instead of waiting a while for it: the page
+    starts one more request of its own, and Chromium reports a page's requests in the
+    order they start. The widget starts each of its requests in the very handler of what
+    causes it (a click, its start-up), so one it would wrongly send is reported first.
+    """
+    with page.expect_request("**/askai-test-fence"):
+        page.evaluate("fetch('/askai-test-fence').catch(() => {})")
+
+
 def open_widget(page: Any, url: str) -> None:
     """Open ``url``, recording every SSE event the widget receives (its ``askai:event`` DOM events)."""
     page.add_init_script(RECORD_EVENTS)

@@ -1,12 +1,14 @@
-"""Every test double in one place: retrievers, review replies, counting chat models."""
+"""Every test double in one place: retrievers, review replies, counting chat models, clocks."""
 
 from __future__ import annotations
 
 import asyncio
+import heapq
 import json
+import selectors
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -379,3 +381,91 @@ class ReversingReranker(BaseDocumentCompressor):
     ) -> Sequence[Document]:
         self.seen.append(len(documents))
         return list(reversed(documents))
+
+
+class VirtualTimeLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock jumps to its next timer whenever nothing is ready: hours pass in no time.
+
+    For code whose waits are all the loop's own (sleeps, timers, futures). While nothing
+    is ready the clock jumps to the next timer, so the waits still end in their order.
+    Not for a wait on real I/O elsewhere, which the clock would jump past.
+    """
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        super().__init__(_JumpingSelector(self))
+
+    def time(self) -> float:
+        return self.now
+
+
+class _JumpingSelector(selectors.DefaultSelector):
+    """Polls without waiting; a wait for a timer moves the loop's clock instead."""
+
+    def __init__(self, loop: VirtualTimeLoop) -> None:
+        super().__init__()
+        self._loop = loop
+
+    def select(self, timeout: float | None = None) -> list[tuple[Any, int]]:
+        ready: list[tuple[Any, int]] = super().select(0)
+        if ready or timeout == 0:
+            return ready
+        if timeout is None:  # no timer at all: only another thread can wake the loop
+            return super().select(None)
+        self._loop.now += timeout
+        return []
+
+
+def in_virtual_time(scenario: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``scenario`` to its end on a ``VirtualTimeLoop`` and return its result."""
+    with asyncio.Runner(loop_factory=VirtualTimeLoop) as runner:
+        return runner.run(scenario)
+
+
+class FakeClock:
+    """Time that moves only when a test says so: ``clock()`` reads it, ``sleep`` waits on it, ``advance`` moves it.
+
+    For code given a clock and a sleep of its own (``clock=``, ``sleep=``) while its real
+    I/O runs on a real event loop. ``advance`` wakes the sleepers due, in order, and
+    lets each run until it sleeps again or ends before moving on: a renewal due at 0.3 s
+    has reached its server before the test looks at 2.5 s.
+    """
+
+    def __init__(self, start: float = 1_000_000.0) -> None:
+        self.now = start
+        self._due: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._sleeping: dict[asyncio.Future[None], asyncio.Task[Any] | None] = {}
+        self._order = 0
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._order += 1
+        heapq.heappush(self._due, (self.now + max(0.0, seconds), self._order, woken))
+        self._sleeping[woken] = asyncio.current_task()
+        try:
+            await woken
+        finally:
+            self._sleeping.pop(woken, None)
+
+    async def advance(self, seconds: float) -> None:
+        until = self.now + seconds
+        await asyncio.sleep(0)  # a task just created (a renewer) starts, and sleeps, first
+        while self._due and self._due[0][0] <= until:
+            when, _, woken = heapq.heappop(self._due)
+            self.now = max(self.now, when)
+            task = self._sleeping.get(woken)
+            if woken.done():  # its sleeper was cancelled meanwhile
+                continue
+            woken.set_result(None)
+            await self._settled(task)
+        self.now = until
+
+    async def _settled(self, task: asyncio.Task[Any] | None) -> None:
+        """Return once ``task`` sleeps on this clock again or has ended."""
+        await asyncio.sleep(0)
+        while task is not None and not task.done() and task not in self._sleeping.values():
+            await asyncio.sleep(0.001)  # real I/O of its own (a Redis call) under way
+

@@ -100,6 +100,27 @@ def test_module_entry_point_runs_the_cli() -> None:
     assert json.loads(done.stdout)["outcome"] == "accepted"
 
 
+@pytest.mark.parametrize("entry", ["-m askai_graph", "the askai script"])
+def test_ctrl_c_while_the_command_line_starts_is_one_line(entry: str) -> None:
+    # Its imports take about a second before main() runs: Ctrl-C landing in them, made certain
+    # here by an import finder that raises it on the settings module.
+    start = (
+        "import runpy; runpy.run_module('askai_graph', run_name='__main__')" if entry.startswith("-m")
+        else "from askai_graph.__main__ import run; raise SystemExit(run())"
+    )  # fmt: skip
+    probe = (
+        "import sys\n"
+        "class CtrlC:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'askai_graph.settings':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, CtrlC())\n"
+        f"{start}\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, "ask", "What is BM25?"], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (130, "askai: interrupted\n"), done.stderr
+
+
 def test_the_cli_starts_without_importing_mistletoe() -> None:
     # mistletoe's import costs ~0.1 s; only a process that validates a draft pays it.
     probe = "import sys, askai_graph.cli; print('mistletoe' in sys.modules)"

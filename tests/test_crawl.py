@@ -24,6 +24,7 @@ from askai_graph.indexing import StrictIndexError, crawl_index
 from askai_graph.indexing.crawl_options import CrawlOptions
 from askai_graph.indexing.fetch import is_public_address
 from askai_graph.retrieval.corpus import CorpusError
+from tests.ctrl_c import interruptible
 from tests.site_server import Reply, SiteServer, html_page
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -446,17 +447,27 @@ def test_urls_redirecting_to_one_page_index_it_once(site: Path, served: SiteServ
 
 def test_ctrl_c_during_askai_index_is_one_line(site: Path, tmp_path: Path) -> None:
     import signal
-    import time
+    import threading
 
     linked_site(site)
-    with SiteServer(site, latency=0.5) as server:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "askai_graph", "index", server.url, "--allow-private", "--concurrency", "1",
-             "--out", str(tmp_path / "index"), "-q"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        while not [hit for hit in server.hits() if hit.path.endswith("/")] and process.poll() is None:
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
+    asked, over = threading.Event(), threading.Event()
+
+    def start_page() -> Reply:
+        # Answered only once the test is over: the crawl is surely under way when the signal comes.
+        asked.set()
+        over.wait()
+        return Reply(503)
+
+    with SiteServer(site) as server:
+        server.routes["/"] = start_page
+        command = [sys.executable, "-m", "askai_graph", "index", server.url, "--allow-private",
+                   "--out", str(tmp_path / "index"), "-q"]  # fmt: skip
+        try:
+            with interruptible(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+                while not asked.wait(0.05):
+                    assert process.poll() is None, process.communicate()
+                process.send_signal(signal.SIGINT)
+                _, stderr = process.communicate()
+        finally:
+            over.set()
     assert process.returncode == 130 and stderr == "askai: interrupted\n", stderr

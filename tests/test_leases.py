@@ -1,4 +1,8 @@
-"""Thread leases in process: held while the answer streams (renewed past their hold), free once released."""
+"""Thread leases in process: held while the answer streams (renewed past their hold), free once released.
+
+The leases keep the event loop's time; these scenarios run on a loop whose clock is
+virtual (``fakes.VirtualTimeLoop``), so the default holds pass in no time and in order.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,9 @@ import asyncio
 from askai_graph import Settings
 from askai_graph.server.leases import ThreadLeases
 from askai_graph.server.request import BadRequest
+from tests.fakes import in_virtual_time
 
-HOLD = 0.2
+HOLD = 10.0  # thread_lease_renew_seconds' default
 
 
 def test_a_lease_is_renewed_while_its_answer_streams_and_freed_when_released() -> None:
@@ -21,7 +26,7 @@ def test_a_lease_is_renewed_while_its_answer_streams_and_freed_when_released() -
         await release()
         return taken, await store.acquire(thread.thread_id, HOLD)
 
-    taken, after = asyncio.run(scenario())
+    taken, after = in_virtual_time(scenario())
     assert taken is None and after is not None
 
 
@@ -32,7 +37,7 @@ def test_a_lease_stops_being_renewed_at_the_longest_hold() -> None:
         await asyncio.sleep(HOLD * 4)  # never released (a client that hangs on), yet it expires
         return await leases.store(None).acquire(thread.thread_id, HOLD)
 
-    assert asyncio.run(scenario()) is not None
+    assert in_virtual_time(scenario()) is not None
 
 
 def test_a_409_says_to_retry_not_to_wait_for_a_done_event_that_may_never_come() -> None:

@@ -32,6 +32,7 @@ from askai_graph.models.adapter import ChatModelAdapter
 from askai_graph.models.local import (
     CHAT_FORMAT,
     MODEL_ALIAS,
+    STARTUP_SECONDS,
     LocalModel,
     LocalModelError,
     free_port,
@@ -44,6 +45,7 @@ from askai_graph.models.providers import chat_model
 from askai_graph.models.reviewing import ReviewRequest
 from askai_graph.models.writing import DraftRequest
 from askai_graph.state import STATE_KEYS
+from tests.ctrl_c import interruptible
 
 # Each model call may take MODEL_CALL_SECONDS, so a test may take several of them: more than
 # the suite's 300 s per test when the machine is that slow (it never is when all goes well).
@@ -212,24 +214,25 @@ def test_cli_serves_the_local_model_on_its_port_until_interrupted() -> None:
     command = [sys.executable, "-m", "askai_graph.cli", "local-model", "serve", "--port", str(port)]
     # llama_cpp.server's settings read these bare variables too; the launcher must ignore them.
     hostile = os.environ | {"PORT": "1", "HOST": "0.0.0.0", "API_KEY": "secret"}
-    cli = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=hostile)
     models: dict[str, Any] = {}
-    try:
-        deadline = time.monotonic() + 60
+    with interruptible(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=hostile) as cli:
+        # Up once it answers (assembling the GGUF on a first run, then loading it, takes a while).
+        deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline and cli.poll() is None:
             try:
                 models = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).json()
                 break
             except httpx.HTTPError:
                 time.sleep(0.25)
-        assert models and models["data"][0]["id"] == MODEL_ALIAS
-    finally:
         cli.send_signal(signal.SIGINT)
-        _, stderr = cli.communicate(timeout=20)
+        # However long stopping takes: the command bounds its own wait for the server (``local.stop``).
+        _, stderr = cli.communicate()
+        # Asked before the block's end kills whatever the command left running.
+        with pytest.raises(httpx.ConnectError):  # the llama.cpp server went with it
+            httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2)
+    assert models and models["data"][0]["id"] == MODEL_ALIAS, stderr.decode()[-2000:]
     assert cli.returncode == 130
     assert f"ASKAI_BASE_URL=http://127.0.0.1:{port}/v1" in stderr.decode()
-    with pytest.raises(httpx.ConnectError):  # the llama.cpp server went with it
-        httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2)
 
 
 def test_server_command_binds_loopback_with_the_gemma3_template(tmp_path: Path) -> None:

@@ -154,7 +154,11 @@ def test_critic_reports_question_terms_missing_from_the_evidence_as_gaps() -> No
 def test_critic_reply_is_valid_critique_json() -> None:
     from askai_graph import parse_critique
 
-    parse_critique(json.dumps(critique("q about caches", "Caches.", EVIDENCE)))
+    question, draft = "q about caches", "Caches."
+    evidence = evidence_slice(question, draft, results(EVIDENCE), 6000)
+    reply = LexicalCritic().review(ReviewRequest(question=question, draft=draft, evidence=evidence))
+    # The strict parse (MalformedReview on any flaw) reads back every key the Critic wrote, as written.
+    assert parse_critique(reply).model_dump() == json.loads(reply)
 
 
 def test_writer_keeps_the_sentence_a_dangling_quote_leans_on() -> None:

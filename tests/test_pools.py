@@ -7,6 +7,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from askai_graph.server.pools import bookkeeping, collaborators, settle
+from tests.fakes import in_virtual_time
 
 
 def test_bookkeeping_runs_while_every_collaborator_thread_hangs() -> None:
@@ -53,7 +54,7 @@ def test_settle_returns_at_its_bound_and_the_late_work_still_finishes() -> None:
         await asyncio.sleep(1.0)
         return settled, before
 
-    settled, before = asyncio.run(scenario())
+    settled, before = in_virtual_time(scenario())  # the loop's clock: the waits pass in no time
     assert settled is False and before == 0
     assert finished == ["written"]  # not cancelled: a late run-log record is still written
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
 from askai_graph.stores.checkpoints import DatabaseError, open_async_checkpointer, open_checkpointer
 from askai_graph.stores.runlog import RunLogError, open_run_log
-from askai_graph.stores.schema_lock import SchemaLockTimeout, schema_lock
+from askai_graph.stores.schema_lock import SCHEMA_LOCK_KEY, SchemaLockTimeout, schema_lock
 from tests.test_server_threads import postgres_database
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -88,20 +89,33 @@ def test_the_lock_waits_for_its_holder_then_times_out(connections: tuple[object,
             pass
 
 
-def test_the_lock_is_free_again_once_its_holder_is_done(connections: tuple[object, object]) -> None:
+def holds_schema_lock(connection: Any) -> bool:
+    """Whether PostgreSQL counts the schema lock as held by ``connection``'s session."""
+    # A bigint advisory key shows in pg_locks as its high and low 32 bits.
+    row = connection.execute(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid()"
+        " AND classid = %s AND objid = %s",
+        (SCHEMA_LOCK_KEY >> 32, SCHEMA_LOCK_KEY & 0xFFFFFFFF),
+    ).fetchone()
+    return bool(row[0])
+
+
+def test_the_lock_is_free_again_once_its_holder_is_done(connections: tuple[Any, Any]) -> None:
     holder, waiter = connections
     with schema_lock(holder):
-        pass
+        assert holds_schema_lock(holder)
+    assert not holds_schema_lock(holder)
     with schema_lock(waiter, timeout=0.2):
-        pass
+        assert holds_schema_lock(waiter)
 
 
-def test_the_lock_is_free_again_when_its_holder_fails(connections: tuple[object, object]) -> None:
+def test_the_lock_is_free_again_when_its_holder_fails(connections: tuple[Any, Any]) -> None:
     holder, waiter = connections
     with pytest.raises(RuntimeError), schema_lock(holder):
         raise RuntimeError("the migration failed")
+    assert not holds_schema_lock(holder)
     with schema_lock(waiter, timeout=0.2):
-        pass
+        assert holds_schema_lock(waiter)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from askai_graph import Settings, build_graph
 from askai_graph.models.prompts import CLARIFY_ANSWER
 from askai_graph.server import create_app
-from tests.fakes import PASSING, cited_draft, replies, retriever
+from tests.fakes import PASSING, cited_draft, in_virtual_time, replies, retriever
 from tests.live import AskaiServe, LiveServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -269,9 +269,9 @@ def test_leases_in_postgres_are_shared_by_every_process(postgres_database: str) 
             assert await second.acquire("t", 60) is None
             await first.release("t", token)
             assert await second.acquire("t", 60) is not None
-            # A holder that died: its lease expires and the thread can be taken over.
-            assert await first.acquire("u", 0.01) is not None
-            await asyncio.sleep(0.1)
+            # A holder that died: once its lease has run out, the thread can be taken over. PostgreSQL
+            # keeps the time (now()); the lease's length is ours, so this one ran out a second ago.
+            assert await first.acquire("u", -1) is not None
             assert await second.acquire("u", 60) is not None
 
     asyncio.run(scenario())
@@ -290,8 +290,10 @@ def test_leases_in_memory_end_when_released_or_expired() -> None:
         assert await store.acquire("t", 60) is None
         await store.release("t", token)
         assert await store.acquire("t", 60) is not None
-        assert await store.acquire("u", 0.01) is not None
-        await asyncio.sleep(0.05)
+        assert await store.acquire("u", 60) is not None
+        await asyncio.sleep(59)  # on the loop's clock, which is virtual here
+        assert await store.acquire("u", 60) is None
+        await asyncio.sleep(2)
         assert await store.acquire("u", 60) is not None
 
-    asyncio.run(scenario())
+    in_virtual_time(scenario())

@@ -16,6 +16,7 @@ import pytest
 from askai_graph.server.limits import Slot
 from askai_graph.server.redis_cache import RedisCacheStore
 from askai_graph.server.shared_streams import SharedStreamSlots
+from tests.fakes import FakeClock
 from tests.redis_server import RedisServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -58,16 +59,41 @@ def test_the_last_slot_goes_to_exactly_one_of_many_racing_processes(redis_server
     assert asyncio.run(scenario()) == 3
 
 
+LEASE = 15.0  # stream_lease_seconds' default
+
+
 def test_a_held_slot_is_renewed_past_its_lease(redis_server: RedisServer) -> None:
+    clock = FakeClock()  # the leases' time, in the scripts and between the renewals
+
     async def scenario() -> tuple[bool, bool]:
-        holder, other = slots(redis_server, 1, lease_seconds=1), slots(redis_server, 1, lease_seconds=1)
+        holder = slots(redis_server, 1, lease_seconds=LEASE, clock=clock, sleep=clock.sleep)
+        other = slots(redis_server, 1, lease_seconds=LEASE, clock=clock)
         slot = await holder.try_acquire()
         assert slot is not None
-        await asyncio.sleep(2.5)
+        await clock.advance(LEASE * 2.5)  # a renewal every third of a lease
         refused = await other.try_acquire() is None
         await slot.release()
         admitted = await other.try_acquire() is not None
         await holder.aclose()
+        await other.aclose()
+        return refused, admitted
+
+    assert asyncio.run(scenario()) == (True, True)
+
+
+def test_a_slot_nobody_renews_is_free_once_its_lease_runs_out(redis_server: RedisServer) -> None:
+    clock = FakeClock()
+
+    async def scenario() -> tuple[bool, bool]:
+        # The holder's renewals wait on a clock that never moves: a worker that died holding the slot.
+        dead = slots(redis_server, 1, lease_seconds=LEASE, clock=clock, sleep=FakeClock().sleep)
+        other = slots(redis_server, 1, lease_seconds=LEASE, clock=clock)
+        assert await dead.try_acquire() is not None
+        await clock.advance(LEASE * 0.9)
+        refused = await other.try_acquire() is None
+        await clock.advance(LEASE * 0.2)
+        admitted = await other.try_acquire() is not None
+        await dead.aclose()
         await other.aclose()
         return refused, admitted
 
@@ -89,8 +115,10 @@ def test_closing_gives_back_the_slots_still_held(redis_server: RedisServer) -> N
 def test_losing_redis_caps_per_process_logged_once_and_the_shared_cap_returns_with_it(
     redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    clock = FakeClock()  # times the retry window
+
     async def scenario() -> tuple[list[bool], list[bool]]:
-        first, second = slots(redis_server, 2), slots(redis_server, 2)
+        first, second = slots(redis_server, 2, clock=clock), slots(redis_server, 2, clock=clock)
         redis_server.stop()
         down_first, down_second = await take(first, 3), await take(second, 2)
         down = [slot is not None for slot in [*down_first, *down_second]]
@@ -98,7 +126,7 @@ def test_losing_redis_caps_per_process_logged_once_and_the_shared_cap_returns_wi
             if slot is not None:
                 await slot.release()
         redis_server.start()
-        await asyncio.sleep(0.3)  # past the retry window
+        await clock.advance(0.3)  # past the retry window
         back = [slot is not None for slot in [*await take(first, 1), *await take(second, 2)]]
         await first.aclose()
         await second.aclose()

@@ -3,23 +3,29 @@
 Real uvicorn servers on 127.0.0.1 over the bundled sample site. "How do I tune its
 parameters?" finds the BM25 article only on the thread whose first question was about
 BM25, so a follow-up that reached the thread shows it; every refusal is compared with
-the refusal of an id the server never issued, body and all.
+the refusal of an id the server never issued, body and all. Expiry is tested where the
+server decides it (``ThreadLeases``), on a clock the test moves instead of waiting.
 """
 
 from __future__ import annotations
 
-import time
+import asyncio
 import uuid
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
+from langgraph.checkpoint.memory import InMemorySaver
 
-from askai_graph import Settings
+from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
+from askai_graph.server.leases import ThreadLeases, utc_now
+from askai_graph.server.request import BadRequest
 from askai_graph.stores.thread_tokens import checkpoint_thread, new_thread_token
+from askai_graph.stores.threads import new_thread_id, run_config
 from tests.live import LiveServer
 from tests.test_server_threads import BM25_POST, FOLLOW_UP, Reply, chat
 
@@ -72,16 +78,33 @@ def test_the_token_of_another_thread_is_refused_like_an_unknown_thread(base: str
     assert chat(base, FOLLOW_UP, mine.done).sources[0] == BM25_POST
 
 
-def test_an_expired_thread_is_expired_to_its_owner_and_unknown_to_anyone_else(index_cache: Path) -> None:
-    short = Settings(index_cache_dir=index_cache, cache_enabled=False, thread_ttl_hours=1e-7)  # 0.36 ms
-    with LiveServer(create_app(settings=short)) as url:
-        owner, other = chat(url, "What is BM25?").done, chat(url, "What is BM25?").done
-        time.sleep(0.05)
-        stranger = chat(url, FOLLOW_UP, other | {"thread_token": new_thread_token()})
-        reference = never_issued(url)
-        expired = chat(url, FOLLOW_UP, owner)
-    assert same_refusal(stranger, reference), stranger.detail
-    assert expired.status == 404 and expired.detail is not None and "expired" in expired.detail
+def test_an_expired_thread_is_expired_to_its_owner_and_unknown_to_anyone_else(settings: Settings) -> None:
+    # Where the server decides (``ThreadLeases``), on a clock the test moves past the threads' lifetime.
+    at = [utc_now()]
+    leases = ThreadLeases(settings, clock=lambda: at[0])
+    graph = build_graph(settings=settings, checkpointer=InMemorySaver())
+    owner, other = (new_thread_id(), new_thread_token()), (new_thread_id(), new_thread_token())
+    for thread_id, token in (owner, other):
+        graph.invoke({"question": "What is BM25?"}, run_config(checkpoint_thread(thread_id, token)))
+
+    def claim(thread_id: str, token: str) -> tuple[int, str]:
+        async def claimed() -> tuple[int, str]:
+            try:
+                _, release = await leases.claim(graph, thread_id, token)
+            except BadRequest as refused:
+                return refused.status, refused.message
+            await release()
+            return 200, ""
+
+        return asyncio.run(claimed())
+
+    assert claim(*owner) == (200, "")  # still within its lifetime
+    at[0] += timedelta(hours=settings.thread_ttl_hours, seconds=1)
+    stranger = claim(other[0], new_thread_token())
+    reference = claim(str(uuid.uuid4()), new_thread_token())
+    expired = claim(*owner)
+    assert stranger == reference and reference[0] == 404 and "unknown" in reference[1]
+    assert expired[0] == 404 and "expired" in expired[1]
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from askai_graph import Settings
 from askai_graph.cli import main
 from askai_graph.server import create_app
 from askai_graph.stores.runlog import open_run_log
-from tests.browser import ask, open_widget, received
+from tests.browser import ask, open_widget, received, requests_reported
 from tests.live import LiveServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -89,7 +89,7 @@ def test_a_repeated_click_sends_the_rating_once_and_counts_once(
     up.click()
     up.click()
     expect(up).to_have_attribute("aria-pressed", "true")
-    page.wait_for_timeout(300)  # any request a click sent would have left by now
+    requests_reported(page)  # a request a repeated click sent would be among them
     [done] = received(page, "done")
     assert bodies == [{"run_id": done["run_id"], "rating": "up"}]
     expect(page.locator("[data-askai-comment]")).to_be_hidden()

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from tests.browser import host_page, open_widget, received, settled
+from tests.browser import host_page, open_widget, received, requests_reported, settled
 from tests.fakes import PASSING, cited_draft, replies, retriever, url
 from tests.live import LiveServer
 
@@ -85,8 +85,8 @@ def test_a_deep_link_opens_the_launcher_and_asks_on_load(page: Any, served: str)
     # Asked once: the parameter leaves the address, so a reload goes on with the conversation.
     assert page.url == host_page(page, served) + "?topic=1#intro"
     page.reload()
-    expect(page.locator("[data-askai-open]")).to_be_visible()
-    page.wait_for_timeout(300)
+    expect(page.locator("[data-askai-open]")).to_be_visible()  # started: it would have asked again
+    requests_reported(page)
     assert len(bodies) == 1
 
 

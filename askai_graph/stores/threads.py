@@ -65,10 +65,10 @@ def status_of(created_at: str | None, ttl_hours: float, now: datetime | None = N
     return "expired" if expired else "active"
 
 
-async def thread_status(graph: Any, thread_id: str, ttl_hours: float) -> ThreadStatus:
-    """Return whether ``thread_id`` can be continued; delete it if it has expired."""
+async def thread_status(graph: Any, thread_id: str, ttl_hours: float, now: datetime | None = None) -> ThreadStatus:
+    """Return whether ``thread_id`` can be continued (at ``now``, or the present); delete it if it has expired."""
     snapshot = await graph.aget_state(run_config(thread_id))
-    status = status_of(snapshot.created_at, ttl_hours)
+    status = status_of(snapshot.created_at, ttl_hours, now)
     if status == "expired":
         await graph.checkpointer.adelete_thread(thread_id)
     return status
