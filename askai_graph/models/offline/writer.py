@@ -538,14 +538,29 @@ _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|(?<![\w\]])\[([^\]]+)\]\[[^\]]*\]")
 _ANGLE = re.compile(r"<[^>\s]*>|<[a-zA-Z/][^>]*>")
 _BARE_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+# A code span (CommonMark: a backtick run closed by a run of the same length).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# What stands for a code span while the prose around it is cleaned: no pattern above matches it.
+_HELD = re.compile(r"\x00(\d+)\x00")
 
 
 def plain_text(sentence: str) -> str:
-    """Drop link targets, images, raw HTML and bare URLs from a quoted sentence.
+    """Drop link targets, images, raw HTML and bare URLs from a quoted sentence; keep its code spans verbatim.
 
     Retrieved text is untrusted: quoting its URLs would put unreviewed links in a draft.
+    A code span is the page's exact code, and inert in every renderer (no link, no tag is
+    read inside it): ``httpx.get("<url>")``, ``--trailing-comma <all|es5|none>`` and
+    ``jest.Mocked<Source>`` are quoted as written, never with their placeholders cut out.
     """
+    spans: list[str] = []
+
+    def hold(span: re.Match[str]) -> str:
+        spans.append(span.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    sentence = _CODE_SPAN.sub(hold, sentence.replace("\x00", ""))
     sentence = _IMAGE.sub("", sentence)
     sentence = _LINK.sub(lambda link: link.group(1) if link.group(1) is not None else link.group(2), sentence)
     sentence = _ANGLE.sub("", sentence)
-    return " ".join(_BARE_URL.sub("", sentence).split())
+    sentence = " ".join(_BARE_URL.sub("", sentence).split())
+    return _HELD.sub(lambda held: spans[int(held.group(1))], sentence)
