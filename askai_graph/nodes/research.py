@@ -16,13 +16,15 @@ from askai_graph.rules.catalog import SiteCatalog, is_catalog_question
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, researched_question
 from askai_graph.text.injection import gives_orders
+from askai_graph.text.masking import unpasted
 
 logger = logging.getLogger(__name__)
 
 
 def research_query(state: AskState) -> str:
     """Return the (standalone) question, extended with the latest Critic's gaps on a retry."""
-    question = researched_question(state)
+    # A value the reader pasted (an e-mail, a key, an IP) is no search term (``masking.unpasted``).
+    question = unpasted(researched_question(state)) or researched_question(state)
     gaps = state.get("gaps") or []
     return " ".join([question, *gaps]) if state.get("attempts") else question
 

@@ -167,6 +167,20 @@ def _mask(text: str, shapes: Iterable[Shape], found: list[Finding] | None) -> st
     return text
 
 
+_LABELS = re.compile(r"\[(?:" + "|".join(sorted({re.escape(shape.label) for shape in SHAPES})) + r")\]")
+
+
+def unpasted(text: str) -> str:
+    """Return ``text`` without the values a reader pasted into it, nor their mask labels.
+
+    An e-mail address, an ``sk-…`` key or an IP is no word of the site: as a search
+    term it dilutes the relevance floor, and as a Critic's gap it refuses a right answer.
+    Research and the offline Writer and Critic read the question without them, so the
+    same question with or without a pasted value gets the same answer.
+    """
+    return " ".join(_LABELS.sub(" ", mask(text)).split())
+
+
 def mask_echoes(answer: str, *asked: str | None) -> str:
     """Return ``answer`` with whatever ``mask`` finds in the ``asked`` texts masked where the answer repeats it.
 

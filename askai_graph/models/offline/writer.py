@@ -43,6 +43,7 @@ from askai_graph.rules.asked_names import spelled_headings
 from askai_graph.rules.catalog import catalog_answer
 from askai_graph.text import plain as plaintext
 from askai_graph.text.identifiers import best_name_match, name_match, question_stems
+from askai_graph.text.masking import unpasted
 from askai_graph.text.terms import content_terms, known_form, reading, reading_language, sentence_terms
 
 # Quote only whole sentences (a capital first, a full stop last), never list fragments,
@@ -112,8 +113,10 @@ class ExtractiveWriter:
         """Return a Markdown draft for ``request``."""
         if request.catalog:
             return self._catalog(request.search_results)
+        # A value the reader pasted is no word of the site (``masking.unpasted``).
+        question = unpasted(request.question) or request.question
         with reading(request.locale):  # the pages and the question in the reader's language
-            return self._answer(request.question, request.search_results, request.rejected)
+            return self._answer(question, request.search_results, request.rejected)
 
     async def awrite(self, request: DraftRequest) -> str:
         """Write inline when the retrieved text is small (see ``evidence.INLINE_CHARS``), else in a worker thread.
