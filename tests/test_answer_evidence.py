@@ -57,7 +57,9 @@ def test_an_entry_whose_heading_names_the_topic_passes() -> None:
 
 
 def test_an_entry_whose_name_is_spelled_from_the_question_passes() -> None:
-    draft = f"`clearMocks` [boolean]: Automatically clear mock calls and instances before every test. ([Page 1]({url(1)}))"
+    draft = (
+        f"`clearMocks` [boolean]: Automatically clear mock calls and instances before every test. ([Page 1]({url(1)}))"
+    )
     reply = critique("How do I clear mocks between tests?", draft)
     assert reply["intent_alignment"] >= 0.5, reply
 

@@ -23,7 +23,9 @@ def test_pasted_values_and_mask_labels_are_taken_out_of_the_words_read() -> None
         ("Why do Server-Sent Events need heartbeats?", "172.16.4.9, ops@example.org"),
     ],
 )
-def test_the_same_question_with_a_pasted_value_gets_the_same_outcome(settings: Settings, question: str, pasted: str) -> None:
+def test_the_same_question_with_a_pasted_value_gets_the_same_outcome(
+    settings: Settings, question: str, pasted: str
+) -> None:
     graph = build_graph(settings=settings)
     plain = graph.invoke({"question": question}, output_keys=STATE_KEYS)
     with_value = graph.invoke({"question": f"{question} {pasted}"}, output_keys=STATE_KEYS)

@@ -73,7 +73,9 @@ def test_the_tools_a_question_names(question: str, names: list[tuple[str, bool]]
 def test_a_question_about_another_tool_ends_in_fallback(question: str, tmp_path: Path, settings: Settings) -> None:
     corpus = load_corpus(SITES / "mkdocs", base_url="https://docs.example/")
     retriever = BM25Retriever(corpus=corpus, cache_dir=tmp_path)
-    assert retriever.invoke(question.replace("Celery", "").replace("Zanzibarq", "it"))  # the site's words pass the floor
+    assert retriever.invoke(
+        question.replace("Celery", "").replace("Zanzibarq", "it")
+    )  # the site's words pass the floor
     final = build_graph(retriever=retriever, settings=settings).invoke({"question": question}, output_keys=STATE_KEYS)
     assert (final["outcome"], final["answer"], final["sources"]) == ("fallback", FALLBACK_ANSWER, [])
 
