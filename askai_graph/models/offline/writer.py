@@ -200,7 +200,45 @@ class ExtractiveWriter:
                 parts.append(self._paragraph(results[section.post], [s for s, _ in extra], named(section.heading)))
                 covered |= wanted & set().union(*(terms for _, terms in extra))
                 break
-        return "\n\n".join(part for part in parts if part)
+        runners = self._runners_up(question, form, ranked, wanted, results, parts)
+        if runners and listed is None and not label and best.heading:
+            # Beside other sections, each answer goes under its own heading.
+            parts[0] = self._paragraph(results[best.post], [s for s, _ in lead], plain_text(best.heading))
+        return "\n\n".join(part for part in [*parts, *runners] if part)
+
+    def _runners_up(
+        self,
+        question: str,
+        form: AnswerForm,
+        ranked: list[tuple[Section, float]],
+        wanted: set[str],
+        results: list[SearchResult],
+        parts: list[str],
+    ) -> list[str]:
+        """Return the sections ranking within ``UNSURE`` of the best, each under its heading with its citation.
+
+        When the ranking cannot tell the best section from the next ones, betting on one
+        answers wrongly as often as not: the reader gets the best ``UNSURE_SECTIONS``.
+        """
+        if not ranked:
+            return []
+        score_of = {id(section): score for section, score in ranked}
+        if self.embeddings is not None:
+            # Fused ranks score close together whatever the tie: unsure is read on the words.
+            prefer = NameWeight(question) if form in CODE_FORMS else None
+            score_of = {id(s): score for s, score in rank_sections(question, page_sections(results), None, prefer)}
+        best_score = score_of.get(id(ranked[0][0]), 0.0)
+        added: list[str] = []
+        for section, _ in ranked[1:UNSURE_SECTIONS]:
+            if best_score <= 0 or score_of.get(id(section), 0.0) < UNSURE * best_score:
+                break
+            picked = self._sentences(question, section, wanted, set(), self.max_per_post)
+            code = self._code(section, wanted)[:1] if form in CODE_FORMS else []
+            label = named(section.heading) or plain_text(section.heading)
+            paragraph = self._paragraph(results[section.post], [s for s, _ in picked], label) if picked else ""
+            if paragraph and not any(sentence in part for sentence, _ in picked for part in parts):
+                added += [paragraph, *code]
+        return added
 
     @staticmethod
     def _form_sentence(
@@ -366,6 +404,11 @@ def table_row(question: str, section: Section, wanted: set[str]) -> str:
         return ""
     return found.markdown([best[2]])
 
+
+UNSURE = 0.75
+"""A section scoring within this share of the best one is a tie the ranking cannot break."""
+UNSURE_SECTIONS = 3
+"""Sections an answer quotes when the ranking is unsure: the best and up to two close runners-up."""
 
 HEADED_SENTENCES = 2
 """Opening sentences quoted from a section whose heading alone names the question's terms:
