@@ -126,3 +126,34 @@ def test_every_code_span_and_block_of_an_accepted_bundled_answer_is_its_pages_so
             assert any(code in page or code in " ".join(page.split()) for page in cited), code
             checked += 1
     assert checked >= 3  # some bundled answers quote code (few of its pages have any): the check is not vacuous
+
+
+PAGE_WITH_HTML_IN_CODE = """---
+title: Chat
+url: https://chat.example/docs/chat/
+---
+# Chat
+
+<style>
+.chat { color: red; }
+</style>
+
+Serve the chat page from a string of HTML, script included:
+
+```python
+html = \"\"\"
+<html>
+    <script>
+        var ws = new WebSocket("ws://localhost:8000/ws");
+    </script>
+</html>
+\"\"\"
+```
+"""
+
+
+def test_a_script_inside_a_code_block_is_indexed_as_code(tmp_path: Path) -> None:
+    (tmp_path / "chat.md").write_text(PAGE_WITH_HTML_IN_CODE)
+    text = "\n".join(page.body for page in load_corpus(tmp_path).posts)
+    assert 'var ws = new WebSocket("ws://localhost:8000/ws");' in text
+    assert ".chat { color: red; }" not in text  # the page's own style is no text
