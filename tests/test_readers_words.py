@@ -56,6 +56,8 @@ def test_a_question_made_mostly_of_words_no_page_has_is_weighed_in_full(pages: B
         ("In Mocha, how do I set a root hook plugin with --require?", [("mocha", True)]),
         ("Which Django setting controls the allowed hosts?", [("django", False)]),
         ("How do I run tests with `jest.fn()`?", []),
+        ('My tests die with "SyntaxError: Cannot use import". How do I fix it?', []),  # a pasted message
+        ("There's a known bug. Possible?", []),
     ],
 )
 def test_the_tools_a_question_names(question: str, names: list[tuple[str, bool]]) -> None:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from askai_graph.evidence.results import SearchResult
-from askai_graph.text.terms import stem
+from askai_graph.text.terms import STOP_WORDS, stem
 
 # A capitalised word that does not open a sentence ("In Mocha, how ...", "make Prettier use").
 _CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<!^)(?<![\w'’.@/-])([A-Z][A-Za-z0-9+#]*[a-z][A-Za-z0-9+#]*)\b")
@@ -25,6 +25,7 @@ _POSSESSIVE = re.compile(r"\b([A-Za-z][\w+#-]*)['’]s\b")
 _CLOSING = re.compile(r"\b(?:in|with|using|via)\s+([A-Za-z][\w+#-]*)\s*[?.!]*\s*$", re.IGNORECASE)
 # The word after an opening "In", "With" or "Using" and before a comma ("In Mocha, how ...?").
 _OPENING = re.compile(r"^\s*(?:in|with|using)\s+([A-Za-z][\w+#-]*)\s*,", re.IGNORECASE)
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']*'(?!\w)")
 # Words a reader capitalises that name no tool.
 _NOT_NAMES = frozenset("i is it my how what why when where which who can could should would does do".split())
 
@@ -38,14 +39,15 @@ def named_tools(question: str) -> list[tuple[str, bool]]:
     *pointed*: the question is about that tool. Code spans and
     identifiers are the site's API, not another tool: they are left to the asked-name rule.
     """
-    prose = re.sub(r"`[^`]*`|\S*[_.(]\S*", " ", question.strip())
+    # Code, identifiers (``a.b``, ``f(``, ``snake_case``) and quoted text (a pasted error message) name no tool.
+    prose = _QUOTED.sub(" ", re.sub(r"`[^`]*`|\S*(?:_|\.\w|\()\S*", " ", question.strip()))
     found = [(match.group(1), False) for match in _CAPITALISED.finditer(prose)]
     found += [(match.group(1), True) for match in _POSSESSIVE.finditer(prose)]
     found += [(match.group(1), True) for match in _CLOSING.finditer(prose)]
     found += [(match.group(1), True) for match in _OPENING.finditer(prose)]
     names: dict[str, bool] = {}
     for name, pointed in found:
-        if name.lower() not in _NOT_NAMES and len(name) > 1:
+        if name.lower() not in _NOT_NAMES and name.lower() not in STOP_WORDS and len(name) > 1:
             names[name.lower()] = names.get(name.lower(), False) or pointed
     return list(names.items())
 
