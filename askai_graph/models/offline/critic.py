@@ -65,9 +65,8 @@ from askai_graph.rules.answer_form import (
     question_form,
     topic_words,
 )
-from askai_graph.rules.asked_names import carries, missing_name, question_identifiers
+from askai_graph.rules.asked_names import missing_name
 from askai_graph.rules.catalog import is_catalog_question
-from askai_graph.text.identifiers import best_name_match, question_stems
 from askai_graph.text.injection import gives_orders
 from askai_graph.text.masking import unpasted
 from askai_graph.text.terms import (
@@ -100,19 +99,6 @@ MEANING_TOPIC_COVERAGE = 0.25
 chosen for what it says, so a topic word it lacks is more often the reader's synonym ("sleeping through
 delays" for advancing fake timers) than a sign of a neighbouring topic. Measured on the three real sites
 and the bundled one, hybrid: more answered on all four, no more false accepts (docs/benchmarks.md)."""
-
-
-ENTRY_NAME = 0.6
-"""How wholly a reference entry's name must be spelled from the question's words (``identifiers.name_match``)
-to show it is the asked one: ``clearMocks`` for "clear mock calls" (1.0), not ``setupFiles`` (0.5)."""
-ENTRY_TOPIC = 0.5
-"""The share of the question's topic (IDF-weighted) a reference entry's heading and page title must name
-when its name is not spelled from the question."""
-GUIDE_TOPIC = 0.0
-"""That share for a guide's section: its heading or its page's title must name some of the topic."""
-# A reference entry's heading opens with the API it documents: "`--watch`", "`.toBe(value)`",
-# "`coverageReporters` [array]"; a guide's may name code further on ("Use a `Response` parameter").
-_ENTRY_HEADING = re.compile(r"^\s*\[?`")
 
 
 def prose_paragraphs(draft: str) -> list[str]:
@@ -322,14 +308,6 @@ class LexicalCritic:
                 # question names or spells (``rules.asked_names``).
                 intent = 0.3
                 gaps = [*gaps, name]
-            unproven = self._unproven(request, form, claims) if not missed and not name else []
-            if unproven:
-                # The draft shares words with the question, but nothing shows it answers
-                # the asked thing: the entry it leads with is named otherwise and its
-                # heading misses the topic, or its section's heading and page title name
-                # none of it. The topic words are what the next Research pass should stress.
-                intent = 0.3
-                gaps = [*gaps, *(term for term in unproven if term not in gaps)]
             if self._restates(request, claims):
                 intent = 0.3
                 gaps = [*gaps, RESTATED]
@@ -403,45 +381,6 @@ class LexicalCritic:
         lead = self._lead_sections(request, claims)[:1] if form in ("instruction", "value") else []
         heading = lead[0].heading if lead else ""
         return missing_name(request.question, _LINK.sub(r"\1", request.draft), page_sections(results), heading)
-
-    def _unproven(
-        self, request: ReviewRequest, form: AnswerForm, claims: list[tuple[str, set[str], set[str]]]
-    ) -> list[str]:
-        """Return the topic words (rarest first) when nothing shows the draft answers the asked thing, else [].
-
-        Sharing words with the question is no evidence: a reference entry's description
-        ("Percentage based memory limit ... workers") shares them with many questions.
-        Evidence is one of: an identifier the question writes, carried by the draft; the
-        section the answer leads with headed by an entry whose name is spelled from the
-        question's words (```--onlyChanged``` for "only the tests related to the files I
-        changed"); or that section's heading and page title naming the question's topic
-        (IDF-weighted over the retrieved sections): ``ENTRY_TOPIC`` of it for a
-        reference entry (a heading opening with the API it documents), which is about
-        that API alone, ``GUIDE_TOPIC`` for a guide's section.
-        """
-        text = _LINK.sub(r"\1", request.draft).lower()
-        if any(carries(text, name) for name in question_identifiers(request.question)):
-            return []
-        results = list({p.result.source_url: p.result for p in request.evidence}.values())
-        sections = page_sections(results)
-        by_url: dict[str, list[Section]] = {}
-        for section in sections:
-            by_url.setdefault(results[section.post].source_url, []).append(section)
-        leads = self._answer_sources(request, form, by_url) or self._lead_sections(request, claims)
-        rarity = term_rarity(topic_words(request.question), sections)
-        if not leads or not rarity:
-            return []
-        lead = leads[0]
-        entry = bool(_ENTRY_HEADING.match(lead.heading))
-        # An entry is about its API, whatever page lists it ("Configuring Jest" names the site, not the entry).
-        named = set(content_terms(lead.heading if entry else f"{lead.heading} {results[lead.post].title}"))
-        share = sum(weight for term, weight in rarity.items() if term in named) / sum(rarity.values())
-        if entry:
-            if best_name_match(question_stems(request.question), lead.heading) >= ENTRY_NAME or share >= ENTRY_TOPIC:
-                return []
-        elif share >= GUIDE_TOPIC:
-            return []
-        return [term for term in sorted(rarity, key=lambda t: -rarity[t]) if term not in named]
 
     def _restates(self, request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> bool:
         """Whether the draft adds no content term beyond the question and the headings of the sections it quotes.
