@@ -137,8 +137,8 @@ serve: $(VENV)/.installed-app
 
 # These read an index of a real docs site (--corpus) or an eval report: run them by hand,
 # as their docstrings and docs/benchmarks.md show.
-SITE_BENCHES := bench/answer_failures.py bench/eval_versions.py bench/search_prefixes.py bench/section_rank.py bench/section_reader.py \
-	bench/writer.py
+SITE_BENCHES := bench/answer_failures.py bench/context_budget.py bench/eval_versions.py bench/search_prefixes.py \
+	bench/section_rank.py bench/section_reader.py bench/writer.py
 
 bench: $(VENV)/.installed-test chromium
 	for script in $(filter-out $(SITE_BENCHES),$(wildcard bench/*.py)); do $(BIN)/python $$script || exit 1; done

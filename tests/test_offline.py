@@ -218,7 +218,7 @@ def test_injection_attempt_is_never_accepted_with_sources(graph: Any, question: 
 def test_writer_quotes_a_further_post_only_for_question_terms_not_yet_covered() -> None:
     found = results(
         "A semantic cache evicts stale answers when the content of a post changes.",
-        "The caching lesson explains how stale semantic answers are found and evicted.",
+        "The caching lesson lists what is evicted.",
         "Eviction in a semantic cache can also follow a time to live for every cached answer.",
     )
     draft = ExtractiveWriter().write(

@@ -30,7 +30,15 @@ from urllib.parse import urlsplit
 from askai_graph.indexing.anchors import heading_anchors
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_number, as_text, split_front_matter
-from askai_graph.indexing.markup import clean_prose, first_h1, plain_line, strip_mdx, summary_line, unwrap_mkdocs
+from askai_graph.indexing.markup import (
+    clean_prose,
+    fenced_lines,
+    first_h1,
+    plain_line,
+    strip_mdx,
+    summary_line,
+    unwrap_mkdocs,
+)
 from askai_graph.indexing.nav import NavPlace
 from askai_graph.indexing.sites import SiteProfile
 from askai_graph.indexing.urls import file_date, folder_url, page_url, resolve
@@ -131,7 +139,18 @@ def generator_markdown(rel: str, body: str, site: SiteProfile) -> str:
         body = strip_mdx(body)
     if site.generator != "docusaurus":
         body = unwrap_mkdocs(body)
-    return _STYLE_BLOCK.sub("", body)
+    return without_style_blocks(body)
+
+
+def without_style_blocks(body: str) -> str:
+    """Remove ``<style>`` and ``<script>`` blocks outside fenced code: inside a fence they are the example's code."""
+    runs: list[tuple[bool, list[str]]] = []
+    for line, code in fenced_lines(body):
+        if runs and runs[-1][0] == code:
+            runs[-1][1].append(line)
+        else:
+            runs.append((code, [line]))
+    return "\n".join("\n".join(lines) if code else _STYLE_BLOCK.sub("", "\n".join(lines)) for code, lines in runs)
 
 
 def page_title(rel: str, meta: dict[str, Any], body: str, place: NavPlace | None) -> str:

@@ -180,7 +180,8 @@ def strip_mdx(body: str) -> str:
         elif (tab := _TAB_ITEM.match(line)) and (label := tab_label(tab.group(1))):
             out.extend(["", f"**{label}**", ""])
         else:
-            stripped = _JSX_TAG.sub("", line)
+            # Inline code keeps its tags: ``jest.Mocked<Source>`` is a type, not an element.
+            stripped = outside_code_spans(line, lambda text: _JSX_TAG.sub("", text))
             # A line that only held tags becomes blank (it separated blocks anyway).
             out.append("" if not stripped.strip() and line.strip() else stripped)
     return collapse_blank_lines("\n".join(out))

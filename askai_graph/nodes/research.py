@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.documents import Document
@@ -13,6 +14,7 @@ from askai_graph.evidence.results import HeadingAnchor, ImageRef, SearchResult
 from askai_graph.nodes.calls import Body, Call, arun, blocking, both, run
 from askai_graph.retrieval.pages import PageRetriever
 from askai_graph.rules.catalog import SiteCatalog, is_catalog_question
+from askai_graph.rules.named_tools import unmentioned_tools
 from askai_graph.settings import Settings
 from askai_graph.state import AskState, researched_question
 from askai_graph.text.injection import gives_orders
@@ -22,9 +24,22 @@ logger = logging.getLogger(__name__)
 
 def research_query(state: AskState) -> str:
     """Return the (standalone) question, extended with the latest Critic's gaps on a retry."""
+    # Masked, with no label left: a value the reader pasted is no search term (``masking.searchable``).
     question = researched_question(state)
     gaps = state.get("gaps") or []
     return " ".join([question, *gaps]) if state.get("attempts") else question
+
+
+def about_this_site(
+    state: AskState, results: list[SearchResult], site_uses: Callable[[str], bool] | None = None
+) -> list[SearchResult]:
+    """Return ``results``, or none when the question names a tool no retrieved page mentions (``named_tools``).
+
+    "In Mocha, how do I set a root hook plugin?" shares "root", "hook" and "plugin" with a
+    Jest site; the pages found answer another tool's question, and quoting them would
+    lend the site's authority to a wrong answer.
+    """
+    return [] if unmentioned_tools(researched_question(state), results, site_uses) else results
 
 
 def to_search_results(documents: list[Document], top_k: int) -> list[SearchResult]:
@@ -128,7 +143,8 @@ class Research:
         except Exception:
             logger.exception("retriever failed; continuing with no results")
             documents = []
-        return researched(state, query, to_search_results(documents, result_limit(state, settings)))
+        found = to_search_results(documents, result_limit(state, settings))
+        return researched(state, query, about_this_site(state, found, getattr(self.retriever, "site_uses", None)))
 
     def _retrieve(self, query: str, state: AskState, settings: Settings) -> Call:
         return both(self.retriever.invoke, self.retriever.ainvoke, query, None, **self._limit(state, settings))

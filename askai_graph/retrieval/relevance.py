@@ -37,6 +37,13 @@ MIN_SHARED_TERMS = 2
 (half of them, rounded up, for a shorter one)."""
 
 
+MAX_UNKNOWN_SHARE = 1 / 3
+"""Words no page has, as a share of the question's, below which they weigh ``UNKNOWN_WEIGHT``: a question
+made mostly of words the site never uses ("bake sourdough bread") is about something else."""
+UNKNOWN_WEIGHT = 0.5
+"""What a word no page has weighs in the floor, as a share of its IDF (the highest there is)."""
+
+
 def term_coverage(index: BM25Index, query: str, hits: Sequence[PageHit], locale: str | None = None) -> list[float]:
     """Return, per hit, its best passage's BM25 score over the query's distinct terms, divided by their IDF sum.
 
@@ -48,6 +55,11 @@ def term_coverage(index: BM25Index, query: str, hits: Sequence[PageHit], locale:
     """
     terms = index_forms(index, content_terms(query, locale))
     weights = term_weights(index, terms)
+    unknown = [term for term in weights if term not in index.vocab_dict]
+    if unknown and len(unknown) < MAX_UNKNOWN_SHARE * len(weights):
+        # A reader's own word no page has ("quit" for exit) is no sign the site lacks the
+        # answer while most of the question is the site's vocabulary: it weighs less.
+        weights = {term: weight * (UNKNOWN_WEIGHT if term in unknown else 1.0) for term, weight in weights.items()}
     total = sum(weights.values())
     ids = [index.vocab_dict[t] for t in weights if t in index.vocab_dict and t != EMPTY_TOKEN]
     if not hits or total <= 0 or not ids:

@@ -259,11 +259,25 @@ def _sentences(text: str) -> list[str]:
     paragraphs = " ".join(prose).split("\n")
     found: list[str] = []
     for paragraph in paragraphs:
-        for sentence in _SENTENCE_END.split(paragraph.strip()):
-            sentence = " ".join(sentence.split())
-            if sentence:
+        open_span = ""
+        for piece in _SENTENCE_END.split(paragraph.strip()):
+            # A full stop inside a code span (``print("Done. Next")``) ends no sentence:
+            # a quoted half would leave the span open and change the code.
+            sentence = " ".join(f"{open_span} {piece}".split())
+            open_span = sentence if _open_code_span(sentence) else ""
+            if sentence and not open_span:
                 found.append(sentence)
+        if open_span:
+            found.append(open_span)
     return found
+
+
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
+
+
+def _open_code_span(text: str) -> bool:
+    """Whether ``text`` opens a code span it does not close (a backtick left once its spans are taken out)."""
+    return "`" in text and "`" in _CODE_SPAN.sub("", text)
 
 
 def sentence_terms(text: str) -> tuple[tuple[str, frozenset[str]], ...]:

@@ -107,15 +107,32 @@ def needs_context(question: str) -> bool:
     return (has_reference(question) or is_elliptical(question)) and not topical_terms(question)
 
 
-def rewrite(question: str, previous_question: str) -> str:
-    """Return ``question`` with ``previous_question``'s key terms appended, if it leans on it."""
+def rewrite(question: str, previous_question: str, previous_answer: str = "") -> str:
+    """Return ``question`` with the previous turn's topic appended, if it leans on it.
+
+    The topic is the previous question's key terms. With the answer that turn accepted
+    (``previous_answer``), it is the terms that answer uses too, the site's words for
+    the topic (a reader's "whole" or "exclude" there is no topic), and first the name of
+    the entry the answer led with (```--watch```: ...), the thing a follow-up's "it" means.
+    """
     if not leans_on_history(question):
         return question
     present = {stem(word.lower()) for word in topical_terms(question)}
     carried = [term for term in topical_terms(previous_question) if stem(term.lower()) not in present]
+    if previous_answer:
+        said = {stem(word) for word in words(previous_answer)}
+        on_topic = [term for term in carried if {stem(word) for word in words(term)} <= said]
+        carried = on_topic or carried
+        entry = _LEAD_ENTRY.match(previous_answer)
+        if entry and stem(entry.group(1).lower()) not in present | {stem(t.lower()) for t in carried}:
+            carried = [entry.group(1), *carried]
     if not carried:
         return question
     return f"{question.strip()} ({' '.join(carried[:MAX_CARRIED_TERMS])})"
+
+
+# An answer leading with a reference entry opens with its name: "`--watch`: ...", "`beforeEach(fn)`: ...".
+_LEAD_ENTRY = re.compile(r"^`-{0,2}([A-Za-z_$][\w.$-]*)[^`\n]*`[^:\n]{0,60}:")
 
 
 class LexicalCondenser:
@@ -125,7 +142,9 @@ class LexicalCondenser:
         """Return the standalone form of ``request.question``."""
         if not request.history:
             return request.question
-        return rewrite(request.question, request.history[-1].standalone_question)
+        previous = request.history[-1]
+        answered = previous.answer if previous.outcome in ("accepted", "accepted_early") else ""
+        return rewrite(request.question, previous.standalone_question, answered)
 
     async def acondense(self, request: CondenseRequest) -> str:
         """Rewrite inline: it takes microseconds."""

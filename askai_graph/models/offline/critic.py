@@ -68,6 +68,7 @@ from askai_graph.rules.answer_form import (
 from askai_graph.rules.asked_names import missing_name
 from askai_graph.rules.catalog import is_catalog_question
 from askai_graph.text.injection import gives_orders
+from askai_graph.text.masking import searchable
 from askai_graph.text.terms import (
     STOP_WORDS,
     content_terms,
@@ -238,8 +239,10 @@ class LexicalCritic:
 
     def review(self, request: ReviewRequest) -> str:
         """Return the Critique JSON text for ``request``, reading it in the reader's language."""
+        # A value the reader pasted is neither a question term nor a gap (``masking.searchable``).
+        question = searchable(request.question) or request.question
         with reading(request.locale):
-            return self._review(request)
+            return self._review(request.model_copy(update={"question": question}))
 
     def _review(self, request: ReviewRequest) -> str:
         question_terms = set(content_terms(request.question))

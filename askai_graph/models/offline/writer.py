@@ -43,6 +43,7 @@ from askai_graph.rules.asked_names import spelled_headings
 from askai_graph.rules.catalog import catalog_answer
 from askai_graph.text import plain as plaintext
 from askai_graph.text.identifiers import best_name_match, name_match, question_stems
+from askai_graph.text.masking import searchable
 from askai_graph.text.terms import content_terms, known_form, reading, reading_language, sentence_terms
 
 # Quote only whole sentences (a capital first, a full stop last), never list fragments,
@@ -112,8 +113,10 @@ class ExtractiveWriter:
         """Return a Markdown draft for ``request``."""
         if request.catalog:
             return self._catalog(request.search_results)
+        # A value the reader pasted is no word of the site (``masking.searchable``).
+        question = searchable(request.question) or request.question
         with reading(request.locale):  # the pages and the question in the reader's language
-            return self._answer(request.question, request.search_results, request.rejected)
+            return self._answer(question, request.search_results, request.rejected)
 
     async def awrite(self, request: DraftRequest) -> str:
         """Write inline when the retrieved text is small (see ``evidence.INLINE_CHARS``), else in a worker thread.
@@ -197,7 +200,45 @@ class ExtractiveWriter:
                 parts.append(self._paragraph(results[section.post], [s for s, _ in extra], named(section.heading)))
                 covered |= wanted & set().union(*(terms for _, terms in extra))
                 break
-        return "\n\n".join(part for part in parts if part)
+        runners = self._runners_up(question, form, ranked, wanted, results, parts)
+        if runners and listed is None and not label and best.heading:
+            # Beside other sections, each answer goes under its own heading.
+            parts[0] = self._paragraph(results[best.post], [s for s, _ in lead], plain_text(best.heading))
+        return "\n\n".join(part for part in [*parts, *runners] if part)
+
+    def _runners_up(
+        self,
+        question: str,
+        form: AnswerForm,
+        ranked: list[tuple[Section, float]],
+        wanted: set[str],
+        results: list[SearchResult],
+        parts: list[str],
+    ) -> list[str]:
+        """Return the sections ranking within ``UNSURE`` of the best, each under its heading with its citation.
+
+        When the ranking cannot tell the best section from the next ones, betting on one
+        answers wrongly as often as not: the reader gets the best ``UNSURE_SECTIONS``.
+        """
+        if not ranked:
+            return []
+        score_of = {id(section): score for section, score in ranked}
+        if self.embeddings is not None:
+            # Fused ranks score close together whatever the tie: unsure is read on the words.
+            prefer = NameWeight(question) if form in CODE_FORMS else None
+            score_of = {id(s): score for s, score in rank_sections(question, page_sections(results), None, prefer)}
+        best_score = score_of.get(id(ranked[0][0]), 0.0)
+        added: list[str] = []
+        for section, _ in ranked[1:UNSURE_SECTIONS]:
+            if best_score <= 0 or score_of.get(id(section), 0.0) < UNSURE * best_score:
+                break
+            picked = self._sentences(question, section, wanted, set(), self.max_per_post)
+            code = self._code(section, wanted)[:1] if form in CODE_FORMS else []
+            label = named(section.heading) or plain_text(section.heading)
+            paragraph = self._paragraph(results[section.post], [s for s, _ in picked], label) if picked else ""
+            if paragraph and not any(sentence in part for sentence, _ in picked for part in parts):
+                added += [paragraph, *code]
+        return added
 
     @staticmethod
     def _form_sentence(
@@ -363,6 +404,11 @@ def table_row(question: str, section: Section, wanted: set[str]) -> str:
         return ""
     return found.markdown([best[2]])
 
+
+UNSURE = 0.75
+"""A section scoring within this share of the best one is a tie the ranking cannot break."""
+UNSURE_SECTIONS = 3
+"""Sections an answer quotes when the ranking is unsure: the best and up to two close runners-up."""
 
 HEADED_SENTENCES = 2
 """Opening sentences quoted from a section whose heading alone names the question's terms:
@@ -538,14 +584,29 @@ _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|(?<![\w\]])\[([^\]]+)\]\[[^\]]*\]")
 _ANGLE = re.compile(r"<[^>\s]*>|<[a-zA-Z/][^>]*>")
 _BARE_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+# A code span (CommonMark: a backtick run closed by a run of the same length).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# What stands for a code span while the prose around it is cleaned: no pattern above matches it.
+_HELD = re.compile(r"\x00(\d+)\x00")
 
 
 def plain_text(sentence: str) -> str:
-    """Drop link targets, images, raw HTML and bare URLs from a quoted sentence.
+    """Drop link targets, images, raw HTML and bare URLs from a quoted sentence; keep its code spans verbatim.
 
     Retrieved text is untrusted: quoting its URLs would put unreviewed links in a draft.
+    A code span is the page's exact code, and inert in every renderer (no link, no tag is
+    read inside it): ``httpx.get("<url>")``, ``--trailing-comma <all|es5|none>`` and
+    ``jest.Mocked<Source>`` are quoted as written, never with their placeholders cut out.
     """
+    spans: list[str] = []
+
+    def hold(span: re.Match[str]) -> str:
+        spans.append(span.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    sentence = _CODE_SPAN.sub(hold, sentence.replace("\x00", ""))
     sentence = _IMAGE.sub("", sentence)
     sentence = _LINK.sub(lambda link: link.group(1) if link.group(1) is not None else link.group(2), sentence)
     sentence = _ANGLE.sub("", sentence)
-    return " ".join(_BARE_URL.sub("", sentence).split())
+    sentence = " ".join(_BARE_URL.sub("", sentence).split())
+    return _HELD.sub(lambda held: spans[int(held.group(1))], sentence)
