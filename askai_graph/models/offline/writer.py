@@ -538,14 +538,21 @@ _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|(?<![\w\]])\[([^\]]+)\]\[[^\]]*\]")
 _ANGLE = re.compile(r"<[^>\s]*>|<[a-zA-Z/][^>]*>")
 _BARE_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+_CODE_SPAN = re.compile(r"(`+)[^`].*?(?<!`)\1(?!`)")
 
 
 def plain_text(sentence: str) -> str:
     """Drop link targets, images, raw HTML and bare URLs from a quoted sentence.
 
     Retrieved text is untrusted: quoting its URLs would put unreviewed links in a draft.
+    A URL in inline code is code (``http://localhost:3000/docs/``): no renderer links it,
+    and it is what the page teaches, so it stays, and its span stays closed.
     """
     sentence = _IMAGE.sub("", sentence)
     sentence = _LINK.sub(lambda link: link.group(1) if link.group(1) is not None else link.group(2), sentence)
     sentence = _ANGLE.sub("", sentence)
-    return " ".join(_BARE_URL.sub("", sentence).split())
+    kept, start = [], 0
+    for span in _CODE_SPAN.finditer(sentence):
+        kept += [_BARE_URL.sub("", sentence[start : span.start()]), span.group(0)]
+        start = span.end()
+    return " ".join("".join([*kept, _BARE_URL.sub("", sentence[start:])]).split())
