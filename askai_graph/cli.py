@@ -310,6 +310,10 @@ def index(args: argparse.Namespace, settings: Settings) -> int:
     except StrictIndexError as exc:
         print(render_index_summary(exc.summary, written=False, quiet=args.quiet))
         raise
+    from askai_graph.text.plain import printable  # a URL given on the command line can hold anything
+
+    for warning in summary.warnings:  # even with -q: the URLs of every page depend on it
+        print(f"askai: warning: {printable(warning)}", file=sys.stderr)
     print(render_index_summary(summary, written=True, quiet=args.quiet))
     return 0
 

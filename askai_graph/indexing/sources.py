@@ -117,6 +117,8 @@ class Source:
     """What the site calls itself, from its generator's config: ``llms.txt``'s title."""
     variants: Variants | None = None
     """A docs tree's versions and languages (``variants``), recorded in the manifest."""
+    warnings: list[str] = field(default_factory=list)
+    """What looks wrong in how the source was given (``askai index`` prints it on stderr)."""
 
 
 @dataclass
@@ -174,7 +176,8 @@ def open_source(
             raise CorpusError(f"{path}: {exc}") from None
         context = _context("docs", site.base_url, max_front_matter_bytes, site.digest(), _trees_digest(variants))
         units = _tree_units(variants.trees, max_file_bytes, max_front_matter_bytes)
-        return Source("docs", context, units, site.notes, site_name=site.name, variants=variants)
+        return Source("docs", context, units, site.notes, site_name=site.name, variants=variants,
+                      warnings=site.warnings)
     if version_label or locale or default_version:
         raise CorpusError(f"{path}: --version-label, --locale and --default-version apply to a docs tree")
     sitemap = read_sitemap(path)
