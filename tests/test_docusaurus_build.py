@@ -58,6 +58,17 @@ def write_page(build: Path, rel: str, title: str, classes: str, text: str, lang:
     path.write_text(PAGE.format(lang=lang, classes=classes, title=title, url=url, text=text, code=prism(CODE_LINES)))
 
 
+HOME = """<!doctype html><html lang="en" dir="ltr" class="plugin-pages plugin-id-default">
+<head><meta name="generator" content="Docusaurus v3.5.2"><title data-rh="true">Hello from My Site | My Site</title>
+<link data-rh="true" rel="canonical" href="https://my.site/"></head>
+<body><div id="__docusaurus"><nav class="navbar">Docs Blog</nav><div class="main-wrapper">
+<header class="hero hero--primary"><div class="container"><h1 class="hero__title">My Site</h1>
+<p class="hero__subtitle">Dinosaurs are cool</p></div></header>
+<main><section class="features"><div class="container"><h3>Easy to Use</h3>
+<p>Docusaurus was designed from the ground up to be easily installed and used to get your website up.</p>
+</div></section></main></div></div></body></html>"""
+
+
 def index_of(build: Path, tmp_path: Path) -> IndexReader:
     build_index(build, tmp_path / "index", base_url=SITE)
     return IndexReader(tmp_path / "index")
@@ -67,7 +78,8 @@ def index_of(build: Path, tmp_path: Path) -> IndexReader:
 def build(tmp_path: Path) -> Path:
     """A one-version build: a doc, a blog post, and the pages Docusaurus generates around them."""
     root = tmp_path / "build"
-    write_page(root, "index.html", "Hello from My Site", "plugin-pages plugin-id-default", "Dinosaurs are cool.")
+    root.mkdir()
+    (root / "index.html").write_text(HOME)  # its <h1> is the site's name in the hero banner, not the page's title
     write_page(root, "docs/create-a-document/index.html", "Create a Document", DOC.format(version="current"),
                "Documents are groups of pages.")  # fmt: skip
     write_page(root, "blog/welcome/index.html", "Welcome", "blog-wrapper plugin-blog plugin-id-default blog-post-page",

@@ -8,8 +8,9 @@ page's language in ``lang``. Those marks are all a build keeps of the site's ver
 
 - list pages (tags, authors, the blog's archive and paginated lists) repeat other
   pages' text under their own URL: they are not indexed;
-- a page's title is its ``<h1>`` (``<title>`` carries the site's name: ``Create a
-  Document | My Site``);
+- a page's title is its article's ``<h1>`` (``<title>`` carries the site's name:
+  ``Create a Document | My Site``), else ``<title>`` without that suffix (the home page's
+  ``<h1>`` is the site's name in its hero banner);
 - a build with two or more docs versions has versions as the source index has them:
   ``current`` is ``next``, the version whose pages carry no ``/<name>/`` in their path
   is the one readers get by default; a build in two or more languages has locales,
@@ -40,6 +41,8 @@ _HTML_TAG = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
 _ATTRIBUTE = re.compile(r"""\b(class|lang)\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 _GENERATOR = "docusaurus"
 _NUMBERS = re.compile(r"\d+|\D+")
+_TITLE_DELIMITER = " | "
+"""Docusaurus' default ``titleDelimiter``, between a page's title and the site's."""
 _INVISIBLE = "\u200b"  # the zero-width space Docusaurus puts in each heading's hash link
 
 
@@ -78,12 +81,13 @@ def is_docusaurus(root: Any) -> bool:
 
 
 def page_title(root: Any) -> str:
-    """Return the page's own title: its first ``<h1>``'s text ('' without one)."""
+    """Return the page's own title: its article's ``<h1>``, else ``<title>`` without the site's name ('')."""
     for heading in root.iter("h1"):
         text = " ".join(str(heading.text_content()).replace(_INVISIBLE, "").split())
-        if text:
+        if text and any(node.tag == "article" for node in heading.iterancestors()):
             return text
-    return ""
+    title = " ".join(str(root.findtext(".//title") or "").split())
+    return title.rpartition(_TITLE_DELIMITER)[0].strip() or title
 
 
 @dataclass(frozen=True)
