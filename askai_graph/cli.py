@@ -250,10 +250,13 @@ def versioned_retriever(settings: Settings) -> Any:
     if not settings.version:
         return None
     from askai_graph.models.providers import default_retriever
-    from askai_graph.retrieval.scope import ScopeError
+    from askai_graph.retrieval.scope import CURRENT, ScopeError
 
     retriever = default_retriever(settings)
     if not retriever.variants.versions:
+        # ``current`` names the one docs folder a site without versions keeps, as over HTTP.
+        if settings.version.lower() == CURRENT:
+            return retriever
         raise UsageError(f"--version {settings.version!r}: this site's index keeps no versions")
     try:
         retriever.variants.version(settings.version)
@@ -310,6 +313,10 @@ def index(args: argparse.Namespace, settings: Settings) -> int:
     except StrictIndexError as exc:
         print(render_index_summary(exc.summary, written=False, quiet=args.quiet))
         raise
+    from askai_graph.text.plain import printable  # a URL given on the command line can hold anything
+
+    for warning in summary.warnings:  # even with -q: the URLs of every page depend on it
+        print(f"askai: warning: {printable(warning)}", file=sys.stderr)
     print(render_index_summary(summary, written=True, quiet=args.quiet))
     return 0
 

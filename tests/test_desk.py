@@ -143,3 +143,21 @@ def test_ask_docs_logs_its_reader_as_api_chat_does(settings: Settings, run_log: 
     # One client, one keyed hash, whichever face it asked by; only the launcher's question has a search.
     assert http.reader is not None and mcp.reader == http.reader
     assert (http.search_id, mcp.search_id) == (search_id, None)
+
+
+@pytest.mark.parametrize("version", ["1.0", "next"])
+def test_a_site_without_versions_refuses_a_version_it_cannot_honour(
+    face: str, version: str, settings: Settings
+) -> None:
+    with TestClient(app_for(settings), base_url=BASE) as client:
+        status, text, _ = (ask_http if face == "http" else ask_mcp)(client, QUESTION, version=version)
+    assert f"'version' {version!r}: this site's index keeps no versions" in text
+    assert status == (422 if face == "http" else 0)
+
+
+def test_a_site_without_versions_reads_current_the_name_docusaurus_gives_its_one_version(
+    face: str, settings: Settings
+) -> None:
+    with TestClient(app_for(settings), base_url=BASE) as client:
+        status, text, _ = (ask_http if face == "http" else ask_mcp)(client, QUESTION, version="current")
+    assert status == 200 and "accepted" in text

@@ -83,7 +83,7 @@ def test_built_html_site_uses_canonical_urls_description_and_main_content_only()
     assert "## Check the installation" in install.body
     for boilerplate in ("Privacy policy", "Copyright", "Blog"):
         assert all(boilerplate not in post.body for post in scan.items)
-    assert scan.skips == [Skip("404.html", "not listed in sitemap.xml")]
+    assert scan.skips == [Skip("404.html", "the site's 404 page")]
 
 
 def test_html_page_without_canonical_or_base_url_is_skipped_with_the_reason() -> None:

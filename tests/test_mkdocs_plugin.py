@@ -64,6 +64,12 @@ def test_every_built_page_carries_one_widget_and_its_script(tmp_path: Path, them
         # No server_url: the widget comes from the site's own root, which askai serve --site serves.
         assert f'<script src="{"../" * depth}widget.js" defer data-askai-script></script>' in html, page
         assert "data-askai-theme" in html
+    # The theme's 404 page too (a reader lands there); the server shows it at any path: the script's is the root's.
+    missing = (site / "404.html").read_text("utf-8")
+    assert missing.count("<askai-widget") == 1
+    assert missing.count('<script src="/widget.js" defer data-askai-script></script>') == 1
+    assert "data-askai-theme" in missing
+    assert not [post.url for post in IndexReader(site / "askai" / "index").posts if "404" in post.url]
 
 
 def test_material_build_indexes_nav_titles_sections_and_order(tmp_path: Path) -> None:

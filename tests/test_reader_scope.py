@@ -142,6 +142,14 @@ def test_a_version_on_an_index_without_versions_is_refused_for_askai_ask(
     assert capsys.readouterr().err == "askai: error: --version '1.0': this site's index keeps no versions\n"
 
 
+def test_current_on_an_index_without_versions_is_its_one_version_for_askai_ask(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("ASKAI_CORPUS", raising=False)
+    assert main(["ask", "--version", "current", "What is BM25?"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_a_version_the_index_lacks_for_askai_chat_is_refused_before_the_first_question(
     built: BM25Retriever, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -222,6 +222,50 @@ def test_docusaurus_without_a_config_serves_pages_without_a_slash(tmp_path: Path
     assert found["basics/TablesGuide.md"].url == "https://marten.example/docs/basics/tables"
 
 
+@pytest.mark.parametrize("base", ["https://marten.example/", "https://marten.example/handbook/"])
+def test_docusaurus_without_a_config_puts_a_site_base_url_under_the_default_route(tmp_path: Path, base: str) -> None:
+    shutil.copytree(SITES / "docusaurus", tmp_path / "site")
+    (tmp_path / "site" / "website" / "docusaurus.config.js").unlink()
+    source = open_source(tmp_path / "site" / "docs", base)
+    assert source.warnings == [
+        f"--base-url {base} does not end in the docs' route base '/docs/' (the config's routeBasePath, "
+        f"else Docusaurus' default): pages are published under {base}docs/"
+    ]
+    found = by_file(tmp_path / "site" / "docs", base)
+    assert found["basics/TablesGuide.md"].url == f"{base}docs/basics/tables"
+
+
+@pytest.mark.parametrize(("route", "base", "docs"), [
+    ("guide", "https://marten.example/", "https://marten.example/guide/welcome"),
+    ("guide", "https://marten.example/handbook/guide/", "https://marten.example/handbook/guide/welcome"),
+    ("/", "https://marten.example/", "https://marten.example/welcome"),
+])
+def test_docusaurus_route_base_path_comes_from_the_config(route: str, base: str, docs: str, tmp_path: Path) -> None:
+    shutil.copytree(SITES / "docusaurus", tmp_path / "site")
+    config = tmp_path / "site" / "website" / "docusaurus.config.js"
+    config.write_text(config.read_text().replace("path: '../docs',", f"path: '../docs', routeBasePath: '{route}',"))
+    found = by_file(tmp_path / "site" / "docs", base)
+    assert found["Welcome.md"].url == docs
+
+
+def test_cli_index_warns_on_stderr_when_the_base_url_lacks_the_docs_route(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from askai_graph.cli import main
+
+    shutil.copytree(SITES / "docusaurus", tmp_path / "site")
+    (tmp_path / "site" / "website" / "docusaurus.config.js").unlink()
+    args = ["index", str(tmp_path / "site" / "docs"), "--out", str(tmp_path / "index"), "-q"]
+    assert main([*args, "--base-url", "https://marten.example/"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "askai: warning: --base-url https://marten.example/ does not end in the docs' route base '/docs/' (the "
+        "config's routeBasePath, else Docusaurus' default): pages are published under https://marten.example/docs/\n"
+    )
+    assert main([*args, "--base-url", "https://marten.example/docs/"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_docusaurus_front_matter_ids_that_differ_from_file_names_find_their_sidebar_place(tmp_path: Path) -> None:
     build_index(DOCUSAURUS_DOCS, tmp_path / "index")
     listed = IndexReader(tmp_path / "index").catalog(10)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from askai_graph import Settings, build_graph
+from askai_graph.indexing.store import IndexReader
 from askai_graph.plugins.sphinx import toctree_order
 from askai_graph.state import STATE_KEYS
 from tests.sites import sphinx_build, sphinx_project
@@ -52,11 +53,15 @@ def test_question_is_answered_with_the_built_url(tmp_path: Path, index_cache: Pa
 
 @pytest.mark.parametrize("builder", ["html", "dirhtml"])
 def test_every_page_carries_one_widget_and_its_script(tmp_path: Path, builder: str) -> None:
+    source = sphinx_project(tmp_path, f"html_baseurl = {BASE!r}\n")
+    with (source / "reference.rst").open("a", encoding="utf-8") as page:
+        page.write("\n.. py:module:: lantern\n")  # a Python module: Sphinx writes py-modindex
     out = built(tmp_path, builder)
-    generated = ("genindex", "search")  # Sphinx's own pages, from templates: no document of the site
-    pages = [p for p in out.rglob("*.html") if "_static" not in p.parts and p.stem not in generated
-             and p.parent.name not in generated]
-    assert len(pages) >= 6  # the five toctree pages and the orphan FAQ
+    pages = [p for p in out.rglob("*.html") if "_static" not in p.parts]
+    names = {p.relative_to(out).as_posix() for p in pages}
+    generated = {"genindex", "search", "py-modindex"}  # Sphinx's own pages: a reader lands there too
+    assert {name.removesuffix("/index.html").removesuffix(".html") for name in names} >= generated
+    assert len(pages) >= 9  # the five toctree pages, the orphan FAQ and Sphinx's three
     for page in pages:
         html = page.read_text("utf-8")
         assert html.count("<askai-widget") == 1, page
@@ -64,6 +69,8 @@ def test_every_page_carries_one_widget_and_its_script(tmp_path: Path, builder: s
         # No server_url: the widget comes from the site's own root, which askai serve --site serves.
         script = f'<script data-askai-script="" defer="defer" src="{"../" * depth}_static/../widget.js"></script>'
         assert html.count(script) == 1, page
+    indexed = {post.url for post in IndexReader(out / "askai" / "index").posts}
+    assert not {url for url in indexed if any(name in url for name in generated)}  # no document of the site
 
 
 def test_server_url_option_is_the_script_and_the_endpoint(tmp_path: Path) -> None:

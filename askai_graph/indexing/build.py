@@ -134,7 +134,7 @@ def write_source(
         summary = IndexSummary(out=out, kind=src.kind, embeddings_model=embeddings_model if embeddings else None)
         writer = IndexWriter(staging, previous, summary, passage_chars, embeddings, progress, src.site_name)
         summary = _write(writer, src.units, progress and not src.own_progress)
-        summary.notes, summary.report = list(src.notes), list(src.report)
+        summary.notes, summary.report, summary.warnings = list(src.notes), list(src.report), list(src.warnings)
         summary.variants = src.variants.manifest() if src.variants is not None else None
         if strict and summary.errors:
             message = f"{len(summary.errors)} file(s) skipped and --strict is set; the previous index is kept"

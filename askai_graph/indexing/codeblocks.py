@@ -86,13 +86,26 @@ def _fenced(block: CodeBlock) -> str:
 
 
 def _block_text(pre: Any) -> str:
-    """The block's text as shown: blank lines and indentation kept, the final newline dropped."""
-    lines = pre.text_content().split("\n")
+    """The block's text as shown: blank lines and indentation kept, the final newline dropped.
+
+    Prism (Docusaurus) writes no newline characters: each line is a ``<span
+    class="token-line">`` ending in a ``<br>``. Each such line is a line here.
+    """
+    lines = _shown_lines(pre)
     while lines and not lines[-1].strip():
         lines.pop()
     while lines and not lines[0].strip():
         lines.pop(0)
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _shown_lines(pre: Any) -> list[str]:
+    token_lines = [span for span in pre.iter("span") if "token-line" in str(span.get("class") or "").split()]
+    if token_lines:
+        return [line for span in token_lines for line in span.text_content().split("\n")]
+    for br in pre.iter("br"):  # a line break written as markup, not as a character
+        br.tail = "\n" + (br.tail or "")
+    return str(pre.text_content()).split("\n")
 
 
 def _language(pre: Any) -> str:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.nav import Nav
@@ -27,6 +28,8 @@ CONFIG_NAMES = tuple(f"docusaurus.config.{ext}" for ext in ("js", "mjs", "ts", "
 SIDEBAR_NAMES = ("sidebars.json", "sidebars.js", "sidebars.ts", "sidebars.mjs", "sidebars.cjs")
 MAX_FILE_BYTES = 1_000_000
 _STRING = r"""(?:'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`$\\]*)`)"""
+DEFAULT_ROUTE = "docs"
+"""Docusaurus' ``routeBasePath`` when the config sets none."""
 _KEY = r"(?:^|[\s{,])['\"]?{key}['\"]?\s*:\s*"
 _COMMENT = re.compile(r"/\*.*?\*/|(?<![:\"'\w])//[^\n]*", re.DOTALL)
 
@@ -51,6 +54,8 @@ class DocusaurusSite:
     """The docs plugin's ``lastVersion`` literal: the version served at the docs' root (``current``: ``docs/``)."""
     default_locale: str | None = None
     """The ``i18n.defaultLocale`` literal."""
+    route: str = DEFAULT_ROUTE
+    """The docs plugin's ``routeBasePath`` (without slashes; '' for docs at the site's root), else ``docs``."""
 
 
 def find_docusaurus(root: Path) -> DocusaurusSite | None:
@@ -64,16 +69,16 @@ def find_docusaurus(root: Path) -> DocusaurusSite | None:
     if config is None and sidebars is None:
         return None
     notes: list[Skip] = []
-    url, trailing, title, last, locale = None, None, None, None, None
+    url, trailing, title, last, locale, route = None, None, None, None, None, DEFAULT_ROUTE
     if config is not None:
         source = _read(config)
-        url, trailing = _site_url(source), _literal_bool(source, "trailingSlash")
+        url, trailing, route = _site_url(source), _literal_bool(source, "trailingSlash"), _route(source)
         title = (literal_string(source, "title") or "").strip() or None  # the first one: the site's, not the navbar's
         last, locale = literal_string(source, "lastVersion"), literal_string(source, "defaultLocale")
     nav = sidebar_nav(sidebars, notes) if sidebars is not None else Nav()
     folder = (config or sidebars or resolved).parent
     return DocusaurusSite(url=url, trailing_slash=trailing, nav=nav, notes=tuple(notes), title=title, folder=folder,
-                          last_version=last, default_locale=locale)
+                          last_version=last, default_locale=locale, route=route)
 
 
 def sidebar_nav(path: Path, notes: list[Skip]) -> Nav:
@@ -110,10 +115,28 @@ def _site_url(source: str) -> str | None:
     if url is None or not url.startswith(("http://", "https://")):
         return None
     base = literal_string(source, "baseUrl") or "/"
-    configured = literal_string(source, "routeBasePath")
-    route = "docs" if configured is None else configured.strip("/")
-    path = "/".join(part for part in (base.strip("/"), route) if part)
+    path = "/".join(part for part in (base.strip("/"), _route(source)) if part)
     return url.rstrip("/") + "/" + (path + "/" if path else "")
+
+
+def _route(source: str) -> str:
+    configured = literal_string(source, "routeBasePath")
+    return DEFAULT_ROUTE if configured is None else configured.strip("/")
+
+
+def docs_base_url(base_url: str, route: str) -> tuple[str, str | None]:
+    """Return where the docs of a site at ``base_url`` are published, and a warning when that is not ``base_url``.
+
+    ``--base-url`` may name the site (``https://jestjs.io/``) or its docs
+    (``https://jestjs.io/docs/``); Docusaurus serves the docs under the route base. A base
+    whose path does not end in it gets it: ``https://jestjs.io/`` is ``https://jestjs.io/docs/``.
+    """
+    if not route or urlsplit(base_url).path.rstrip("/").endswith("/" + route):
+        return base_url, None
+    docs = base_url.rstrip("/") + "/" + route + "/"
+    warning = (f"--base-url {base_url} does not end in the docs' route base '/{route}/' (the config's "
+               f"routeBasePath, else Docusaurus' default): pages are published under {docs}")
+    return docs, warning
 
 
 def _sidebars(path: Path) -> Any:

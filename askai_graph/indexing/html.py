@@ -25,6 +25,7 @@ from urllib.parse import quote
 
 from askai_graph.indexing.anchors import heading_ids, html_anchors
 from askai_graph.indexing.codeblocks import CodeBlock, put_code_back, set_code_aside
+from askai_graph.indexing.docusaurus_build import BuildVariants, is_docusaurus, marks_of, page_title
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_text, split_front_matter
 from askai_graph.indexing.markdown import absolute_images, first_sentence, unique_images
@@ -46,26 +47,42 @@ def served_url(rel: str, base_url: str) -> str:
 
 
 def parse_html_page(
-    rel: str, text: str, base_url: str | None, sitemap: frozenset[str] | None, *, canonical: bool = True
+    rel: str, text: str, base_url: str | None, sitemap: frozenset[str] | None, *, canonical: bool = True,
+    build: BuildVariants | None = None,
 ) -> Page | Skip:
-    """Return the post for the built page at ``rel``, or a ``Skip`` saying why there is none."""
-    return read_html_page(rel, text, served_url(rel, base_url) if base_url else None, sitemap, canonical=canonical)
+    """Return the post for the built page at ``rel``, or a ``Skip`` saying why there is none.
+
+    ``build`` labels a Docusaurus page with the version and language its markup gives.
+    A ``404.html`` is the server's "not found" page, never content.
+    """
+    if rel.rpartition("/")[2] == "404.html":
+        return Skip(rel, "the site's 404 page")
+    guess = served_url(rel, base_url) if base_url else None
+    return read_html_page(rel, text, guess, sitemap, canonical=canonical, build=build)
 
 
 def read_html_page(
-    where: str, text: str, guess: str | None, sitemap: frozenset[str] | None = None, *, canonical: bool = True
+    where: str, text: str, guess: str | None, sitemap: frozenset[str] | None = None, *, canonical: bool = True,
+    build: BuildVariants | None = None,
 ) -> Page | Skip:
     """Return the post for the HTML page ``text`` found at ``where``, or a ``Skip`` saying why there is none.
 
     ``guess`` is the page's URL when it has no canonical link (where a built page is
     served, where a crawled one was fetched); the canonical link wins over it, unless
     ``canonical`` is false (a mike version's, which names another version).
+    A Docusaurus page (``docusaurus_build``) is titled by its ``<h1>``, labelled with
+    ``build``'s version and language, and skipped when it lists other pages.
     """
     import trafilatura
 
     root = _parse(text)
     if root is None:
         return Skip(where, "malformed HTML (no document)")
+    docusaurus = is_docusaurus(root)
+    marks = marks_of(root)
+    if docusaurus and marks.listing:
+        return Skip(where, "a Docusaurus list page (tags, authors, archive): its posts are indexed on their own")
+    own_title = page_title(root) if docusaurus else ""
     ids, blocks = heading_ids(root), set_code_aside(root)
     _drop_permalinks(root)
     try:
@@ -95,8 +112,14 @@ def read_html_page(
         url = guess
     if sitemap is not None and url not in sitemap and (guess is None or guess not in sitemap):
         return Skip(where, "not listed in sitemap.xml")
-    title, description = as_text(meta.get("title")) or where, as_text(meta.get("description"))
-    return _page(where, body, blocks, ids, url, title, description, as_date(meta.get("date")))
+    title, description = own_title or as_text(meta.get("title")) or where, as_text(meta.get("description"))
+    page = _page(where, body, blocks, ids, url, title, description, as_date(meta.get("date")))
+    if build is None or isinstance(page, Skip):
+        return page
+    version, locale = build.version_of(marks), build.locale_of(marks)
+    if not (version or locale):
+        return page
+    return page.model_copy(update={"version": version, "locale": locale, "doc": build.doc_of(where)})
 
 
 def read_content_html(where: str, text: str, url: str, title: str, description: str = "") -> Page | Skip:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from askai_graph.indexing.docusaurus import DocusaurusSite, find_docusaurus
+from askai_graph.indexing.docusaurus import DocusaurusSite, docs_base_url, find_docusaurus
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.hugo import HugoSite, find_hugo
 from askai_graph.indexing.mkdocs import MkDocsSite, find_mkdocs
@@ -57,6 +57,8 @@ class SiteProfile:
     """What its config and sidebars say (a Docusaurus site): its versions and languages, for ``variants``."""
     hugo: HugoSite | None = None
     """What its config says (a Hugo site): its languages, for ``variants``."""
+    warnings: list[str] = field(default_factory=list)
+    """What looks wrong in the flags given (a base URL outside the docs' route): ``askai index`` says it on stderr."""
 
     def digest(self) -> str:
         """Return a hash of everything the profile changes about parsed pages."""
@@ -91,9 +93,13 @@ def site_profile(root: Path, base_url: str | None, trailing_slash: bool | None =
     docusaurus = find_docusaurus(root)
     if docusaurus is not None:
         configured = docusaurus.trailing_slash
+        warning = None
+        if base_url:
+            base_url, warning = docs_base_url(base_url, docusaurus.route)
         return SiteProfile(
             generator="docusaurus",
             base_url=base_url or docusaurus.url,
+            warnings=[warning] if warning else [],
             # Unset, Docusaurus serves a page at the path its own links use: no slash.
             trailing_slash=trailing_slash if trailing_slash is not None else bool(configured),
             nav=docusaurus.nav,

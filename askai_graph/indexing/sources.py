@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from askai_graph.indexing.docusaurus_build import build_variants
 from askai_graph.indexing.files import DEFAULT_MAX_FILE_BYTES, FileEntry, PageFile, Skip, text_problem, walk
 from askai_graph.indexing.frontmatter import DEFAULT_MAX_FRONT_MATTER_BYTES, as_date, as_number
 from askai_graph.indexing.html import HTML_SUFFIXES, parse_html_page, read_sitemap, served_url
@@ -116,6 +117,8 @@ class Source:
     """What the site calls itself, from its generator's config: ``llms.txt``'s title."""
     variants: Variants | None = None
     """A docs tree's versions and languages (``variants``), recorded in the manifest."""
+    warnings: list[str] = field(default_factory=list)
+    """What looks wrong in how the source was given (``askai index`` prints it on stderr)."""
 
 
 @dataclass
@@ -173,13 +176,16 @@ def open_source(
             raise CorpusError(f"{path}: {exc}") from None
         context = _context("docs", site.base_url, max_front_matter_bytes, site.digest(), _trees_digest(variants))
         units = _tree_units(variants.trees, max_file_bytes, max_front_matter_bytes)
-        return Source("docs", context, units, site.notes, site_name=site.name, variants=variants)
+        return Source("docs", context, units, site.notes, site_name=site.name, variants=variants,
+                      warnings=site.warnings)
     if version_label or locale or default_version:
         raise CorpusError(f"{path}: --version-label, --locale and --default-version apply to a docs tree")
     sitemap = read_sitemap(path)
-    html = partial(parse_html_page, base_url=base, sitemap=sitemap)
-    context = _context("html", base, sorted(sitemap) if sitemap else None)
-    return Source("html", context, _file_units(walk(path, HTML_SUFFIXES, max_file_bytes), html))
+    entries = list(walk(path, HTML_SUFFIXES, max_file_bytes))
+    build = build_variants(path, (entry.rel for entry in entries if isinstance(entry, FileEntry)))
+    html = partial(parse_html_page, base_url=base, sitemap=sitemap, build=build)
+    context = _context("html", base, sorted(sitemap) if sitemap else None, repr(build))
+    return Source("html", context, _file_units(iter(entries), html), variants=build.variants())
 
 
 def scan_source(path: Path, base_url: str | None, **limits: int) -> Scan:
@@ -331,9 +337,10 @@ def _has_files(root: Path, suffixes: tuple[str, ...]) -> bool:
     return False
 
 
-READING = 2
+READING = 3
 """How pages are read into text: bump it when a reader's output changes (2: raw HTML tags and
-template statements leave the prose), so the next build re-reads every page instead of
+template statements leave the prose; 3: Prism's line spans are lines, Docusaurus titles are
+their ``<h1>``), so the next build re-reads every page instead of
 keeping the unchanged files' old text."""
 
 

@@ -93,6 +93,8 @@ class IndexSummary:
     """The site's versions and languages, their defaults (``variants.Variants.manifest``)."""
     pages_by_variant: dict[tuple[str, str], int] = field(default_factory=dict)
     """Pages per ``(version, locale)``."""
+    warnings: list[str] = field(default_factory=list)
+    """What looks wrong in how the source was given (``Source.warnings``)."""
 
     @property
     def errors(self) -> list[Skip]:

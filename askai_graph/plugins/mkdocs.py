@@ -22,6 +22,7 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -114,6 +115,16 @@ class AskAIPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
                 )
             )
         return output
+
+    def on_post_template(self, output_content: str, /, *, template_name: str, config: MkDocsConfig) -> str | None:
+        """Put the widget on the theme's ``404.html`` too (a reader lands there); it is not indexed.
+
+        The server shows that page at any missing path, so its script is loaded from the
+        site's root path, not relative to where the file sits.
+        """
+        if not template_name.endswith(".html") or "<askai-widget" in output_content:
+            return output_content
+        return insert_before_body_end(output_content, page_tags(self.options, urlsplit(self.base_url).path or "/"))
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Write the index of the rendered pages into the built site; print one line."""

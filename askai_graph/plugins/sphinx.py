@@ -5,7 +5,10 @@ The options are ``conf.py`` values with an ``askai_`` prefix (``askai_server_url
 the config is read: a misspelt ``askai_*`` name or a wrong value stops the build.
 
 For the ``html`` and ``dirhtml`` builders the widget's script is added with
-``app.add_js_file`` and its element at the end of each page's body. On
+``app.add_js_file`` and its element at the end of each page's body. Sphinx's own pages
+(``genindex``, ``search``, ``py-modindex``) are rendered from templates with no body to
+add to: the element is written into their HTML when the build finishes (a reader lands
+there too), and they are not indexed (they are no document of the site). On
 ``build-finished`` the index is built from the HTML Sphinx wrote (the built-site
 reader, ``rendered``), each page with the URL the builder gives it under
 ``html_baseurl``, its title, and its place in the toctree's reading order (depth first
@@ -28,7 +31,7 @@ from sphinx.util import logging
 from askai_graph.plugins import SITE_INDEX
 from askai_graph.plugins.options import LOCAL_SITE_URL, OptionsError, SiteOptions, site_options
 from askai_graph.plugins.rendered import RenderedPage, summary_line, write_site_index
-from askai_graph.plugins.widget import THEME_STYLE, widget_element
+from askai_graph.plugins.widget import THEME_STYLE, insert_before_body_end, widget_element
 from askai_graph.retrieval.corpus import CorpusError
 
 BUILDERS = ("html", "dirhtml")
@@ -43,6 +46,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _check_options)
     app.connect("builder-inited", _add_script)
     app.connect("html-page-context", _add_element)
+    app.connect("build-finished", _add_element_to_generated_pages)
     app.connect("build-finished", _write_index)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
 
@@ -73,10 +77,38 @@ def _add_script(app: Sphinx) -> None:
 
 
 def _add_element(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
-    if app.builder.name not in BUILDERS or "body" not in context:
+    if app.builder.name not in BUILDERS:
         return
     context["metatags"] = context.get("metatags", "") + THEME_STYLE
-    context["body"] = context["body"] + widget_element(_options(app))
+    if "body" in context:
+        context["body"] = context["body"] + widget_element(_options(app))
+    else:  # genindex, search, py-modindex: no body in the context; written in at the end
+        _generated(app).add(pagename)
+
+
+def _generated(app: Sphinx) -> set[str]:
+    """The pages rendered without a body this build (Sphinx's own: the index, search, module index)."""
+    pages: set[str] | None = getattr(app, "_askai_generated", None)
+    if pages is None:
+        pages = set()
+        app._askai_generated = pages  # type: ignore[attr-defined]  # noqa: SLF001 - one build's bookkeeping
+    return pages
+
+
+def _add_element_to_generated_pages(app: Sphinx, exception: BaseException | None) -> None:
+    if exception is not None or app.builder.name not in BUILDERS:
+        return
+    builder = app.builder
+    assert isinstance(builder, StandaloneHTMLBuilder)  # html and dirhtml (BUILDERS)
+    element = widget_element(_options(app))
+    for pagename in sorted(_generated(app)):
+        path = Path(builder.get_outfilename(pagename))
+        if not path.is_file():
+            continue
+        html = path.read_text("utf-8")
+        if "<askai-widget" not in html:
+            path.write_text(insert_before_body_end(html, element), "utf-8")
+    _generated(app).clear()
 
 
 def _write_index(app: Sphinx, exception: BaseException | None) -> None:

@@ -23,7 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-ALIASES = {"current": "next"}
+CURRENT = "current"
+"""What Docusaurus calls the docs folder's version (its ``docs-version-current`` class)."""
+ALIASES = {CURRENT: "next"}
 """Names a page may give a version (Docusaurus' ``docs-version-current`` class), and the label they mean."""
 
 
@@ -120,8 +122,8 @@ def scope_of(
     translated: set[str] = set()
     defaults: dict[str, int] = {}
     for page, page_version, page_locale, doc in rows:
-        if page_version != read:
-            continue
+        if page_version and page_version != read:
+            continue  # a page of no version (a built site's blog, its home page) is every version's
         if page_locale == language:
             own.add(page)
             translated.add(doc)

@@ -4,8 +4,9 @@
 //   plugins: [["docusaurus-plugin-askai", { serverUrl: "https://ask.example.com" }]]
 //
 // Options (the same as the MkDocs plugin's and the Sphinx extension's): serverUrl, mode
-// ("floating" | "inline"), index (true), suggestions, strings; and command (the askai
-// executable, "askai" on the PATH by default). A wrong option fails the build.
+// ("floating" | "inline"), index (true), suggestions, strings; and askaiBin (the askai
+// executable: the option, else the ASKAI_BIN environment variable, else "askai" on the
+// PATH; `command` is its older name). A wrong option fails the build.
 //
 // Without serverUrl the widget is loaded from the site's own root and asks the server that
 // serves the site: `askai serve --site build` serves the pages, the widget and the API on
@@ -17,7 +18,11 @@ const { spawnSync } = require("node:child_process");
 const path = require("node:path");
 
 const NAME = "docusaurus-plugin-askai";
-const DEFAULTS = { serverUrl: null, mode: "floating", index: true, suggestions: null, strings: null, command: "askai" };
+const DEFAULTS = {
+  serverUrl: null, mode: "floating", index: true, suggestions: null, strings: null, askaiBin: null, command: null,
+};
+// No registry serves askai-graph: it is installed from a checkout of its repository.
+const INSTALL = "pipx install /path/to/askai-graph (a checkout of its repository)";
 
 // The widget's two palettes (web/src/styles.css), set from the theme's own attribute:
 // Docusaurus' dark mode is html[data-theme="dark"], which may differ from the system's.
@@ -65,7 +70,11 @@ function checkOptions(options = {}) {
       !Object.values(checked.strings).every((s) => typeof s === "string"))) {
     fail("strings", "must be an object of strings");
   }
-  if (typeof checked.command !== "string" || !checked.command) fail("command", "must be the askai executable");
+  for (const name of ["askaiBin", "command"]) {
+    if (checked[name] !== null && (typeof checked[name] !== "string" || !checked[name])) {
+      fail(name, "must be the path or name of the askai executable");
+    }
+  }
   return checked;
 }
 
@@ -85,13 +94,23 @@ function htmlTags(options, baseUrl = "/") {
   ];
 }
 
+/**
+ * The askai executable: the `askaiBin` option (or its older name `command`), else `ASKAI_BIN`,
+ * else `askai` on the PATH. A path needs no activated virtual environment (`.venv/bin/askai`).
+ */
+function askaiBin(options, env = process.env) {
+  return options.askaiBin || options.command || env.ASKAI_BIN || "askai";
+}
+
 /** Run `askai index` on the build output; say in one line how to do it when askai is not installed. */
-function writeIndex(options, outDir, siteUrl, log = console.log) {
+function writeIndex(options, outDir, siteUrl, log = console.log, env = process.env) {
   const out = path.join(outDir, "askai", "index");
   const args = ["index", outDir, "--out", out, "--base-url", siteUrl, "-q"];
-  const run = spawnSync(options.command, args, { encoding: "utf8" });
+  const bin = askaiBin(options, env);
+  const run = spawnSync(bin, args, { encoding: "utf8" });
   if (run.error && run.error.code === "ENOENT") {
-    log(`askai: '${options.command}' not found; build the index with: pip install askai-graph && askai ${args.slice(0, -1).join(" ")}`);
+    log(`askai: '${bin}' not found (set the askaiBin option or ASKAI_BIN to its path, or ${INSTALL}); ` +
+        `then build the index with: askai ${args.slice(0, -1).join(" ")}`);
     return null;
   }
   if (run.error) throw run.error;
@@ -122,4 +141,5 @@ module.exports = askaiPlugin;
 module.exports.checkOptions = checkOptions;
 module.exports.htmlTags = htmlTags;
 module.exports.writeIndex = writeIndex;
+module.exports.askaiBin = askaiBin;
 module.exports.palettes = { LIGHT, DARK };

@@ -4,6 +4,9 @@
 
 const assert = require("node:assert/strict");
 const { test } = require("node:test");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
 const plugin = require("..");
 
 test("defaults: a floating widget from the site's root, the index on", () => {
@@ -39,8 +42,34 @@ test("a wrong option fails with its name", () => {
 
 test("without the askai command, postBuild prints one line saying how to build the index", () => {
   const lines = [];
-  const out = plugin.writeIndex(plugin.checkOptions({ command: "askai-not-installed-here" }), "/tmp/build", "https://x.example/", (l) => lines.push(l));
+  const out = plugin.writeIndex(plugin.checkOptions({ askaiBin: "askai-not-installed-here" }), "/tmp/build", "https://x.example/", (l) => lines.push(l), {});
   assert.equal(out, null);
   assert.equal(lines.length, 1);
-  assert.match(lines[0], /not found; build the index with: pip install askai-graph && askai index \/tmp\/build --out \/tmp\/build\/askai\/index --base-url https:\/\/x.example\//);
+  assert.match(lines[0], /'askai-not-installed-here' not found \(set the askaiBin option or ASKAI_BIN to its path, or pipx install \/path\/to\/askai-graph/);
+  assert.match(lines[0], /then build the index with: askai index \/tmp\/build --out \/tmp\/build\/askai\/index --base-url https:\/\/x.example\/$/);
+  assert.doesNotMatch(lines[0], /pip install askai-graph/);
+});
+
+test("the askai executable: the askaiBin option, else ASKAI_BIN, else askai on the PATH", () => {
+  const env = { ASKAI_BIN: "/opt/askai/.venv/bin/askai" };
+  assert.equal(plugin.askaiBin(plugin.checkOptions({ askaiBin: "/srv/bin/askai" }), env), "/srv/bin/askai");
+  assert.equal(plugin.askaiBin(plugin.checkOptions({ command: "/srv/old/askai" }), env), "/srv/old/askai");
+  assert.equal(plugin.askaiBin(plugin.checkOptions({}), env), "/opt/askai/.venv/bin/askai");
+  assert.equal(plugin.askaiBin(plugin.checkOptions({}), {}), "askai");
+  assert.throws(() => plugin.checkOptions({ askaiBin: "" }), /option 'askaiBin': must be the path/);
+});
+
+test("postBuild runs the askai that ASKAI_BIN names", () => {
+  // A stand-in askai outside the PATH, as a virtual environment's bin/askai is when none is activated.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "askai-bin-"));
+  try {
+    const bin = path.join(dir, "askai");
+    fs.writeFileSync(bin, '#!/bin/sh\necho "stand-in $*"\n', { mode: 0o755 });
+    const lines = [];
+    const out = plugin.writeIndex(plugin.checkOptions({}), "/tmp/build", "https://x.example/", (l) => lines.push(l), { ASKAI_BIN: bin });
+    assert.equal(out, "/tmp/build/askai/index");
+    assert.deepEqual(lines, ["askai: stand-in index /tmp/build --out /tmp/build/askai/index --base-url https://x.example/ -q"]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
