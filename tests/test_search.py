@@ -287,3 +287,31 @@ def test_a_stored_passage_tells_a_heading_of_exactly_the_query_terms_without_par
     stored, parsed = ShownRow(1, "P", f"{DOCS}/p/", dump_headings(cut), "[]"), ShownRow(1, "P", "", cut.headings, ())
     for terms, held in [({"instal", "server"}, True), ({"server"}, True), ({"instal"}, True), ({"text"}, False)]:
         assert stored.has_heading(frozenset(terms)) is parsed.has_heading(frozenset(terms)) is held
+
+
+@pytest.fixture(scope="module")
+def huge_page_site(tmp_path_factory: pytest.TempPathFactory) -> BM25Retriever:
+    """A release-notes page whose every passage says "dependencies", beside longer pages that say it once."""
+    notes = "\n\n".join(
+        f"## Version 0.{n}.0\n\nUpgrade the dependencies: dependencies pinned, dependencies bumped, dropped."
+        for n in range(60)
+    )
+    filler = " ".join(["Each route declares what it needs and the framework provides it when a request comes in."] * 6)
+    pages = [
+        {"title": "Release Notes", "url": f"{DOCS}/release-notes/", "body": f"# Release Notes\n\n{notes}"},
+        {"title": "Dependencies", "url": f"{DOCS}/dependencies/", "body": f"# Dependencies\n\n{filler} Declare one."},
+        {"title": "Sub-dependencies", "url": f"{DOCS}/sub/", "body": f"# Sub-dependencies\n\n{filler} A dependency."},
+    ]
+    path = tmp_path_factory.mktemp("huge") / "pages.jsonl"
+    path.write_text("\n".join(json.dumps(page) for page in pages), "utf-8")
+    return BM25Retriever(corpus=load_corpus(path), cache_dir=tmp_path_factory.mktemp("bm25-huge"))
+
+
+def test_a_huge_page_holding_every_best_passage_leaves_room_for_other_pages(huge_page_site: BM25Retriever) -> None:
+    assert set(urls(search(huge_page_site, "dependencies ", 5))) == {
+        f"{DOCS}/release-notes/", f"{DOCS}/dependencies/", f"{DOCS}/sub/"
+    }
+
+
+def test_a_word_being_typed_puts_the_page_titled_with_it_first(huge_page_site: BM25Retriever) -> None:
+    assert urls(search(huge_page_site, "depe", 5))[0] == f"{DOCS}/dependencies/"

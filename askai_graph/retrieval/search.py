@@ -43,6 +43,8 @@ SECTIONS_PER_PAGE = 3
 MAX_RESULTS = 20
 """The most pages one search returns."""
 _PASSAGES_PER_PAGE = 4
+_MAX_PASSAGES = 1280
+"""The most passages one search reads while too few pages hold the best ones."""
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
@@ -106,22 +108,34 @@ def search(
         scope = retriever.scope(version, locale)
         in_scope = scope.pages if scope is not None else None
     filtered = in_scope is not None
-    ranked = _passages(index, typed, (limit * (8 if filtered else 1)) * _PASSAGES_PER_PAGE)
-    # One read of the passages as search shows them (cut into plain-text sections when the
-    # index was built) with their pages' titles and URLs: never a page's body or Markdown.
-    read = retriever._shown([doc for doc, _ in ranked])
-    by_page: dict[int, list[tuple[int, int]]] = {}
-    for document, held in ranked:
-        row = read.get(document)
-        if row is not None and (in_scope is None or row.post_id in in_scope):
-            by_page.setdefault(row.post_id, []).append((document, held))
+    wanted = (limit * (8 if filtered else 1)) * _PASSAGES_PER_PAGE
+    while True:
+        ranked = _passages(index, typed, wanted)
+        # One read of the passages as search shows them (cut into plain-text sections when the
+        # index was built) with their pages' titles and URLs: never a page's body or Markdown.
+        read = retriever._shown([doc for doc, _ in ranked])
+        by_page: dict[int, list[tuple[int, int]]] = {}
+        for document, held in ranked:
+            row = read.get(document)
+            if row is not None and (in_scope is None or row.post_id in in_scope):
+                by_page.setdefault(row.post_id, []).append((document, held))
+        # A huge page (700 KB of release notes) can hold every one of the best passages
+        # and leave a short prefix one page; ask for more until enough pages answer.
+        if len(by_page) >= limit or len(ranked) < wanted or wanted >= _MAX_PASSAGES:
+            break
+        wanted *= 4
     query_terms = frozenset(content_terms(query))
+    # A lone word being typed is exactly a heading when the heading is one of its terms:
+    # "depe" is on its way to the "Dependencies" page, not to the release notes that say it most.
+    headings = [query_terms]
+    if len(typed) == 1 and typed[0].prefix:
+        headings += [frozenset({term}) for term in typed[0].terms]
     # Pages in rank order, a page with a heading that is the query first: only the pages
     # returned have their sections matched, the costly part.
     candidates = []
     for order, documents in enumerate(by_page.values()):
         passages = [read[doc] for doc, _ in sorted(documents[:_PASSAGES_PER_PAGE])]
-        exact = bool(query_terms) and any(row.has_heading(query_terms) for row in passages)
+        exact = any(terms and row.has_heading(terms) for row in passages for terms in headings)
         candidates.append(((not exact, -documents[0][1], order), passages))
     candidates.sort(key=lambda item: item[0])
     pages: list[tuple[tuple[bool, int, int], PageMatch]] = []
@@ -130,7 +144,7 @@ def search(
         page = passages[0]
         sections = _sections(passages, matcher, query_terms)
         if sections:
-            exact = any(s.exact for s in sections) or _is_query(page.title, query_terms)
+            exact = any(s.exact for s in sections) or any(_is_query(page.title, terms) for terms in headings)
             pages.append(((not exact, held, order), PageMatch(page.title, page.url, tuple(s.match for s in sections))))
         if len(pages) >= limit:
             break
