@@ -293,7 +293,8 @@ def test_a_stored_passage_tells_a_heading_of_exactly_the_query_terms_without_par
 def huge_page_site(tmp_path_factory: pytest.TempPathFactory) -> BM25Retriever:
     """A release-notes page whose every passage says "dependencies", beside longer pages that say it once."""
     notes = "\n\n".join(
-        f"## Version 0.{n}.0\n\nUpgrade the dependencies: dependencies pinned, dependencies bumped, dropped."
+        f"## Version 0.{n}.0\n\nUpgrade the dependencies: dependencies pinned, dependencies bumped, "
+        "dependencies dropped."
         for n in range(60)
     )
     filler = " ".join(["Each route declares what it needs and the framework provides it when a request comes in."] * 6)
