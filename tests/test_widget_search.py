@@ -138,7 +138,9 @@ def test_the_ask_row_and_ctrl_enter_ask_what_was_typed(page: Any, served: tuple[
     expect(page.locator("[data-askai-question]").last).to_have_text("pip")  # (earlier turns lose their hooks)
 
 
-def test_a_question_asked_from_the_results_names_their_search(page: Any, served: tuple[str, Delayed]) -> None:
+# Ctrl+Enter asks from the results; Enter with no row chosen asks from the box: both name the search.
+@pytest.mark.parametrize("key", ["Control+Enter", "Enter"])
+def test_a_question_asked_from_the_box_names_its_search(page: Any, served: tuple[str, Delayed], key: str) -> None:
     searched: list[Any] = []
     page.on("response", lambda response: searched.append(response) if "/api/search?" in response.url else None)
     open_box(page, served[0])
@@ -147,19 +149,7 @@ def test_a_question_asked_from_the_results_names_their_search(page: Any, served:
     search_id = searched[-1].json().get("search_id")
     assert isinstance(search_id, str) and len(search_id) == 32
     with page.expect_request(lambda request: request.url.endswith("/api/chat")) as sent:
-        page.keyboard.press("Control+Enter")
-    assert json.loads(sent.value.post_data or "")["search_id"] == search_id
-
-
-def test_a_question_asked_with_enter_from_the_box_names_its_search_too(page: Any, served: tuple[str, Delayed]) -> None:
-    searched: list[Any] = []
-    page.on("response", lambda response: searched.append(response) if "/api/search?" in response.url else None)
-    open_box(page, served[0])
-    page.keyboard.type("configuration")
-    expect(page.locator(RESULTS).first).to_contain_text("Configuration")
-    search_id = searched[-1].json().get("search_id")
-    with page.expect_request(lambda request: request.url.endswith("/api/chat")) as sent:
-        page.keyboard.press("Enter")  # no row chosen: the form asks
+        page.keyboard.press(key)
     assert json.loads(sent.value.post_data or "")["search_id"] == search_id
 
 
