@@ -61,6 +61,24 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     return np.asarray((x - mean) / np.sqrt(var + eps) * weight + bias, dtype=np.float32)
 
 
+def _prepared(weights: dict[str, np.ndarray], layers: int) -> dict[str, np.ndarray]:
+    """Return ``weights`` ready for row-major products, one per dense layer.
+
+    Each dense weight is transposed (``rows @ W``), and each layer's query, key and value
+    weights stand side by side as ``attention.self.qkv``: one product for three.
+    """
+    for layer in range(layers):
+        at = f"encoder.layer.{layer}.attention.self."
+        parts = [f"{at}{name}" for name in ("query", "key", "value")]
+        weights[f"{at}qkv.weight"] = np.concatenate([weights.pop(f"{part}.weight") for part in parts])
+        weights[f"{at}qkv.bias"] = np.concatenate([weights.pop(f"{part}.bias") for part in parts])
+    return {
+        name: np.ascontiguousarray(value.T) if name.startswith("encoder.") and name.endswith("dense.weight")
+        or name.endswith("qkv.weight") else value
+        for name, value in weights.items()
+    }
+
+
 class MiniLM:
     """A BERT sentence encoder with mean pooling, run with NumPy: ``encode`` returns unit-length rows."""
 
@@ -84,7 +102,7 @@ class MiniLM:
         self.layers = int(config["num_hidden_layers"])
         self.eps = float(config.get("layer_norm_eps", 1e-12))
         self.max_seq_length = max_tokens  # the name sentence-transformers gives it
-        self.weights: dict[str, np.ndarray] = load_file(str(folder / "model.safetensors"))
+        self.weights: dict[str, np.ndarray] = _prepared(load_file(str(folder / "model.safetensors")), self.layers)
         self.tokenizer: Any = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=max_tokens)
         self.tokenizer.enable_padding(pad_id=int(config.get("pad_token_id", 0)))  # to the batch's longest
@@ -167,23 +185,22 @@ class MiniLM:
         w = self.weights
         batch, length, width = x.shape
         size = width // self.heads
+        rows = x.reshape(batch * length, width)  # one matrix product per weight, not one per text
 
         def dense(name: str, value: np.ndarray) -> np.ndarray:
-            return np.asarray(value @ w[f"{at}{name}.weight"].T + w[f"{at}{name}.bias"], dtype=np.float32)
+            return np.asarray(value @ w[f"{at}{name}.weight"] + w[f"{at}{name}.bias"], dtype=np.float32)
 
         def heads(value: np.ndarray) -> np.ndarray:
             return value.reshape(batch, length, self.heads, size).transpose(0, 2, 1, 3)
 
-        query = heads(dense("attention.self.query", x))
-        key = heads(dense("attention.self.key", x))
-        value = heads(dense("attention.self.value", x))
-        scores = query @ key.transpose(0, 1, 3, 2) / np.float32(math.sqrt(size)) + blocked
+        query, key, value = np.split(dense("attention.self.qkv", rows), 3, axis=1)
+        scores = heads(query) @ heads(key).transpose(0, 1, 3, 2) / np.float32(math.sqrt(size)) + blocked
         scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
         scores /= scores.sum(axis=-1, keepdims=True)
-        context = (scores @ value).transpose(0, 2, 1, 3).reshape(batch, length, width)
+        context = (scores @ heads(value)).transpose(0, 2, 1, 3).reshape(batch * length, width)
         attended = dense("attention.output.dense", context)
-        x = _layer_norm(x + attended, w[f"{at}attention.output.LayerNorm.weight"],
-                        w[f"{at}attention.output.LayerNorm.bias"], self.eps)
-        inner = _gelu(dense("intermediate.dense", x))
-        out = dense("output.dense", inner)
-        return _layer_norm(x + out, w[f"{at}output.LayerNorm.weight"], w[f"{at}output.LayerNorm.bias"], self.eps)
+        rows = _layer_norm(rows + attended, w[f"{at}attention.output.LayerNorm.weight"],
+                           w[f"{at}attention.output.LayerNorm.bias"], self.eps)
+        out = dense("output.dense", _gelu(dense("intermediate.dense", rows)))
+        rows = _layer_norm(rows + out, w[f"{at}output.LayerNorm.weight"], w[f"{at}output.LayerNorm.bias"], self.eps)
+        return rows.reshape(batch, length, width)
