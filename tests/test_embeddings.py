@@ -26,6 +26,7 @@ from askai_graph.retrieval.embeddings import (
     model_key,
     torch_device,
 )
+from askai_graph.retrieval.minilm import MODULES, MiniLM
 from tests.fakes import ReversingReranker
 
 SITE = Path(__file__).parent / "data" / "sites" / "hugo"
@@ -196,7 +197,7 @@ def test_the_device_setting_reaches_the_local_model(monkeypatch: pytest.MonkeyPa
     asked: list[dict[str, Any]] = []
     monkeypatch.setattr(LocalEmbeddings, "load", classmethod(lambda cls, folder, **kwargs: asked.append(kwargs)))
     embeddings_for(Settings(embeddings="local", embeddings_device="cuda:1"), batch=True)
-    assert asked == [{"threads": None, "device": "cuda:1"}]
+    assert asked == [{"threads": None, "device": "cuda:1", "questions": False}]
 
 
 @pytest.mark.parametrize("device", ["gpu", "cuda:x", "cpu;rm", ""])
@@ -209,3 +210,31 @@ def test_the_device_is_read_from_askai_embeddings_device(monkeypatch: pytest.Mon
     monkeypatch.setenv("ASKAI_EMBEDDINGS_DEVICE", "mps")
     assert Settings().embeddings_device == "mps"
     assert Settings.model_fields["embeddings_device"].description
+
+
+def sentence_folder(tmp_path: Path, *, model_type: str = "bert", pooling: str = "pooling_mode_mean_tokens") -> Path:
+    """Write the configuration files of a sentence-transformers folder (no real weights)."""
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": model_type, "hidden_act": "gelu"}))
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({pooling: True}))
+    (tmp_path / "modules.json").write_text(json.dumps([{"type": kind} for kind in MODULES]))
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    (tmp_path / "tokenizer.json").write_text("{}")
+    return tmp_path
+
+
+def test_the_numpy_pass_reads_bert_folders_that_pool_by_mean(tmp_path: Path) -> None:
+    assert MiniLM.fits(sentence_folder(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("model_type", "pooling"), [("xlm-roberta", "pooling_mode_mean_tokens"), ("bert", "pooling_mode_cls_token")]
+)
+def test_other_models_and_poolings_are_left_to_sentence_transformers(
+    tmp_path: Path, model_type: str, pooling: str
+) -> None:
+    assert not MiniLM.fits(sentence_folder(tmp_path, model_type=model_type, pooling=pooling))
+
+
+def test_a_folder_without_a_pipeline_is_left_to_sentence_transformers(tmp_path: Path) -> None:
+    assert not MiniLM.fits(model_folder(tmp_path))

@@ -13,6 +13,8 @@ import json
 import math
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +27,7 @@ from askai_graph.cli import main
 from askai_graph.models.providers import default_retriever
 from askai_graph.retrieval.embeddings import INSTALL_HINT, LocalEmbeddings
 from askai_graph.retrieval.hybrid import HybridRetriever
+from askai_graph.retrieval.minilm import MiniLM
 
 pytestmark = [pytest.mark.integration]
 
@@ -43,6 +46,12 @@ def model() -> Iterator[LocalEmbeddings]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_HUB_OFFLINE", "1")
         yield LocalEmbeddings.load()
+
+
+@pytest.fixture(scope="module")
+def numpy_model(model: LocalEmbeddings) -> LocalEmbeddings:
+    """The bundled model as questions load it: the NumPy pass (``model``, the PyTorch path, checks the extra)."""
+    return LocalEmbeddings.load(questions=True)
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -119,3 +128,72 @@ def test_askai_index_and_ask_with_local_embeddings(
     answer = json.loads(capsys.readouterr().out)
     assert answer["outcome"] == "accepted"
     assert answer["sources"][0]["url"] == "https://trail.example/posts/water-on-the-trail/"
+
+
+def test_questions_load_the_bundled_model_as_the_numpy_pass_and_index_batches_on_pytorch() -> None:
+    assert isinstance(LocalEmbeddings.load(questions=True).model, MiniLM)
+    assert not isinstance(LocalEmbeddings.load(questions=False).model, MiniLM)
+
+
+def test_a_device_other_than_the_cpu_keeps_questions_on_pytorch() -> None:
+    class Recorded:
+        def __init__(self, folder: str, *, device: str, local_files_only: bool) -> None:
+            self.device = device
+
+    loaded = LocalEmbeddings.load(questions=True, device="cuda:1", model_class=Recorded)
+    assert isinstance(loaded.model, Recorded) and loaded.model.device == "cuda:1"
+
+
+TEXTS = [
+    "What is hybrid search?",
+    "x",
+    "",
+    "Ünïcode façade naïve 日本語 — émoji 🚀 and TABS\tand\nnewlines",
+    "How do I configure CORS for the widget on another origin?",
+    "retrieval ranking " * 200,  # cut at 128 word pieces
+    *[f"Passage {n}: BM25 weighs rare words; embeddings find paraphrases of {n} kinds." for n in range(40)],
+]
+
+
+def test_the_numpy_pass_embeds_as_the_pytorch_path_does(model: LocalEmbeddings, numpy_model: LocalEmbeddings) -> None:
+    torch_vectors = np.array(model.embed_documents(TEXTS))
+    numpy_vectors = np.array(numpy_model.embed_documents(TEXTS))
+    assert (numpy_vectors * torch_vectors).sum(axis=1).min() >= 0.999  # cosine: both are unit length
+    assert np.allclose(numpy_model.embed_query(TEXTS[0]), numpy_vectors[0], atol=1e-6)  # alone or in a batch
+
+
+def test_the_numpy_pass_reads_128_word_pieces_and_lowercases_as_the_pytorch_path(
+    model: LocalEmbeddings, numpy_model: LocalEmbeddings
+) -> None:
+    assert (numpy_model.max_tokens, numpy_model.lowercases) == (model.max_tokens, model.lowercases) == (128, True)
+    assert numpy_model.embed_query("retrieval " * 400) == numpy_model.embed_query("retrieval " * 200)
+
+
+def test_questions_embedded_from_many_threads_by_the_numpy_pass_get_their_own_vectors(
+    numpy_model: LocalEmbeddings,
+) -> None:
+    questions = [f"How do I tune retrieval number {n}?" for n in range(8)]
+    alone = [numpy_model.embed_query(question) for question in questions]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(numpy_model.embed_query, questions))
+    assert np.allclose(together, alone, atol=1e-6)
+
+
+def test_the_numpy_pass_keeps_blas_to_one_thread_for_questions(numpy_model: LocalEmbeddings) -> None:
+    from threadpoolctl import threadpool_info
+
+    assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}
+
+
+def test_a_hybrid_question_imports_no_pytorch() -> None:
+    # A new interpreter: this one has imported PyTorch for the tests above.
+    script = (
+        "import sys\n"
+        "from askai_graph import Settings\n"
+        "from askai_graph.retrieval.embeddings import embeddings_for\n"
+        "embeddings_for(Settings(embeddings='local')).embed_query('What is hybrid search?')\n"
+        "print(sorted(name for name in ('torch', 'sentence_transformers', 'transformers') if name in sys.modules))\n"
+    )
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ASKAI_")} | {"HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -8,6 +8,9 @@
   sentence-transformers model *folder* instead. It runs on the device
   ``embeddings_device`` names: ``auto`` is a CUDA GPU when PyTorch sees one, else Apple's
   MPS, else the CPU (the extra installs PyTorch's CPU build: a GPU needs a CUDA build).
+  Questions skip PyTorch: on the CPU the bundled model (any BERT folder that pools by
+  mean) runs as a NumPy pass over the same weights (``askai_graph.retrieval.minilm``),
+  seconds faster to start and the same vectors; ``askai index`` embeds on PyTorch.
 - ``openai``: ``langchain_openai.OpenAIEmbeddings`` against ``base_url`` (OpenAI, or any
   OpenAI-compatible ``/embeddings`` endpoint: Ollama, vLLM, llama.cpp server, LM Studio),
   bounded in time and retries like the chat models.
@@ -25,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
+from askai_graph.retrieval.minilm import MiniLM
 from askai_graph.retrieval.question_cache import CachedQuestions
 
 if TYPE_CHECKING:
@@ -72,7 +76,9 @@ def embeddings_for(
     match settings.embeddings:
         case "local":
             threads = None if batch else 1
-            local = LocalEmbeddings.load(settings.embeddings_model, threads=threads, device=settings.embeddings_device)
+            local = LocalEmbeddings.load(
+                settings.embeddings_model, threads=threads, device=settings.embeddings_device, questions=not batch
+            )
             return local if batch else CachedQuestions(local, lowercase=local.lowercases)
         case "openai":
             remote = openai_embeddings(settings, transport=transport)
@@ -154,10 +160,13 @@ def torch_device(setting: str, torch: Any) -> str:
 
 
 class LocalEmbeddings(Embeddings):
-    """A sentence-transformers model on a PyTorch device, as LangChain ``Embeddings`` (unit-length vectors)."""
+    """A sentence-transformers model on a PyTorch device, or its ``MiniLM`` NumPy pass, as LangChain ``Embeddings``.
+
+    Either way the vectors are unit-length and the same (cosine >= 0.999).
+    """
 
     def __init__(self, model: Any, batch_size: int = LOCAL_BATCH) -> None:
-        """Wrap a loaded ``SentenceTransformer``."""
+        """Wrap a loaded ``SentenceTransformer`` or ``MiniLM``."""
         self.model = model
         self.batch_size = batch_size
 
@@ -169,6 +178,7 @@ class LocalEmbeddings(Embeddings):
         threads: int | None = 1,
         device: str = "auto",
         model_class: Any = None,
+        questions: bool = False,
     ) -> LocalEmbeddings:
         """Load the model in ``folder`` (the bundled all-MiniLM-L6-v2 when ``None``), never from a hub.
 
@@ -179,14 +189,25 @@ class LocalEmbeddings(Embeddings):
                 question wait on each other (measured 45 ms with one thread, 930 ms with
                 two on a loaded 2-core machine); ``askai index`` embeds batches and uses all.
             device: ``embeddings_device``: ``auto`` or a PyTorch device (``torch_device``).
-            model_class: What loads the folder (``SentenceTransformer`` when ``None``; tests
-                pass a stand-in).
+            model_class: What loads the folder on PyTorch (``SentenceTransformer`` when
+                ``None``; tests pass a stand-in).
+            questions: For embedding questions one at a time: a folder ``MiniLM`` runs
+                (the bundled model) loads as that NumPy pass on the CPU, without
+                importing PyTorch (seconds of every cold start, for a pass of tens of
+                milliseconds that a GPU would not shorten), unless ``device`` names a
+                device other than the CPU.
 
         Raises:
             EmbeddingsError: the ``neural`` extra is missing, the folder holds no model, or
                 the device is not there.
         """
         path = Path(folder).expanduser() if folder else bundled_model_dir()
+        if questions and device in ("auto", "cpu") and MiniLM.fits(path):
+            try:
+                tokens = LOCAL_MAX_TOKENS if not folder else MiniLM.configured_tokens(path)
+                return cls(MiniLM(path, tokens, threads=threads))
+            except ImportError:
+                raise EmbeddingsError(MISSING_EXTRA) from None
         try:
             import torch
             from sentence_transformers import SentenceTransformer
@@ -220,6 +241,8 @@ class LocalEmbeddings(Embeddings):
     @property
     def lowercases(self) -> bool:
         """Whether the model's tokenizer lower-cases every text (then case never changes a vector)."""
+        if isinstance(self.model, MiniLM):
+            return self.model.lowercases
         tokenizer = getattr(self.model, "tokenizer", None)
         return bool(getattr(tokenizer, "do_lower_case", False) or
                     getattr(tokenizer, "init_kwargs", {}).get("do_lower_case", False))
@@ -228,6 +251,9 @@ class LocalEmbeddings(Embeddings):
         """Return one unit-length vector per text."""
         if not texts:
             return []
+        if isinstance(self.model, MiniLM):
+            rows: list[list[float]] = self.model.encode(texts, batch_size=self.batch_size).tolist()
+            return rows
         vectors = self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )

@@ -33,7 +33,8 @@ class ServingSettings(BaseModel):
         "auto",
         pattern=r"^(auto|cpu|mps|(cuda|xpu)(:\d{1,2})?)$",
         description="Where the local embedding model (`embeddings` local) runs: auto (a CUDA GPU when PyTorch "
-        "sees one, else Apple's mps, else cpu), or a PyTorch device: cpu, cuda, cuda:1, mps, xpu. The vectors "
+        "sees one, else Apple's mps, else cpu), or a PyTorch device: cpu, cuda, cuda:1, mps, xpu. Questions are "
+        "embedded on the cpu without PyTorch (the same vectors) unless a device other than cpu is named. The vectors "
         "are the same model's wherever it runs, so this is no part of what an answer depends on.",
     )
     host: str = Field("127.0.0.1", description="Address `askai serve` binds.")
