@@ -250,16 +250,13 @@ def versioned_retriever(settings: Settings) -> Any:
     if not settings.version:
         return None
     from askai_graph.models.providers import default_retriever
-    from askai_graph.retrieval.scope import CURRENT, ScopeError
+    from askai_graph.retrieval.scope import NoVersions, ScopeError
 
     retriever = default_retriever(settings)
-    if not retriever.variants.versions:
-        # ``current`` names the one docs folder a site without versions keeps, as over HTTP.
-        if settings.version.lower() == CURRENT:
-            return retriever
-        raise UsageError(f"--version {settings.version!r}: this site's index keeps no versions")
     try:
-        retriever.variants.version(settings.version)
+        retriever.variants.honoured(settings.version)
+    except NoVersions as exc:
+        raise UsageError(f"--version {exc}") from None
     except ScopeError as exc:
         raise UsageError(f"--{exc}") from None
     return retriever

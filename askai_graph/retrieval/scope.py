@@ -33,6 +33,10 @@ class ScopeError(ValueError):
     """A reader named a version the site does not have; the message lists those it has."""
 
 
+class NoVersions(ScopeError):
+    """A reader named a version of a site indexed without versions (``current`` aside)."""
+
+
 @dataclass(frozen=True)
 class SiteVariants:
     """A site's versions and languages, and the defaults a reader gets."""
@@ -80,6 +84,23 @@ class SiteVariants:
             if name in self.versions:
                 return name
         raise ScopeError(f"version {asked!r} is not a version of this site ({', '.join(self.versions)})")
+
+    def honoured(self, asked: str) -> None:
+        """Refuse a version a reader may not ask this site for; every face asks this.
+
+        A site indexed without versions honours none but ``current``: Docusaurus names its
+        docs folder so on every docs page (the widget sends it), and that folder is all
+        the site keeps. Answering any other from the one version would cite the wrong pages.
+
+        Raises:
+            NoVersions: the site keeps no versions and ``asked`` is not ``current``.
+            ScopeError: the site has versions and ``asked`` is none of them.
+        """
+        if not self.versions:
+            if asked.lower() != CURRENT:
+                raise NoVersions(f"{asked!r}: this site's index keeps no versions")
+            return
+        self.version(asked)
 
     def locale(self, asked: str | None) -> str:
         """Return the language a reader asking for ``asked`` reads (maybe one the site lacks: all falls back)."""

@@ -30,7 +30,7 @@ from typing import Any
 from langchain_core.retrievers import BaseRetriever
 
 from askai_graph.nodes.finish import fallback_answer
-from askai_graph.retrieval.scope import CURRENT, ScopeError, SiteVariants
+from askai_graph.retrieval.scope import NoVersions, ScopeError, SiteVariants
 from askai_graph.server.answering import answer_batches
 from askai_graph.server.cache import SemanticCache
 from askai_graph.server.events import Event
@@ -205,22 +205,15 @@ class Desk:
 
     @staticmethod
     def check_version(version: str | None, info: Mapping[str, Any]) -> None:
-        """Refuse (422) a version the site being served does not have.
-
-        A site indexed without versions honours none but ``current``: Docusaurus names its
-        docs folder so on every docs page (the widget sends it), and that folder is all
-        the site keeps. Answering any other from the one version would cite the wrong pages.
-        """
+        """Refuse (422) a version the site being served does not have (``SiteVariants.honoured``)."""
         known = info.get("variants")
         if not version:
             return
-        if not isinstance(known, Mapping) or not known.get("versions"):
-            if version.lower() != CURRENT:
-                said = f"'version' {version!r}: this site's index keeps no versions"
-                raise Refused(422, said, said=said)
-            return
         try:
-            SiteVariants.from_manifest(known).version(version)
+            (SiteVariants.from_manifest(known) if isinstance(known, Mapping) else SiteVariants()).honoured(version)
+        except NoVersions as exc:
+            said = f"'version' {exc}"
+            raise Refused(422, said, said=said) from None
         except ScopeError as exc:
             raise Refused(422, f"'version' {exc}", said=str(exc)) from None
 
