@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -145,8 +146,10 @@ def test_a_question_asked_from_the_box_names_its_search(page: Any, served: tuple
     page.on("response", lambda response: searched.append(response) if "/api/search?" in response.url else None)
     open_box(page, served[0])
     page.keyboard.type("configuration")
-    expect(page.locator(RESULTS).first).to_contain_text("Configuration")
-    search_id = searched[-1].json().get("search_id")
+    # The results of the whole word, not of a prefix typed on the way ("configura" shows the same pages).
+    expect(page.locator('[data-askai-shown-query="configuration"]')).to_have_count(1)
+    (shown,) = [response for response in searched if parse_qs(urlsplit(response.url).query)["q"] == ["configuration"]]
+    search_id = shown.json().get("search_id")
     assert isinstance(search_id, str) and len(search_id) == 32
     with page.expect_request(lambda request: request.url.endswith("/api/chat")) as sent:
         page.keyboard.press(key)

@@ -9,7 +9,8 @@
 // A query shorter than MIN_QUERY_CHARS is not searched (the server matches no one-letter
 // prefix: every first letter would flash "No pages match"); it shows only the Ask row.
 // Esc with the list open closes the list; the dialog's own Esc handler then closes the dialog.
-// Hooks: [data-askai-search-result], [data-askai-ask-row], [data-askai-search-empty].
+// Hooks: [data-askai-search-result], [data-askai-ask-row], [data-askai-search-empty], and the
+// list's [data-askai-shown-query]: the query whose results are shown (a question asked names their search).
 import { searchPages, sendSearchClick } from "./api.js";
 import { pageScope } from "./page.js";
 import { format } from "./strings.js";
@@ -138,6 +139,7 @@ export class Search {
     if (this.widget.state === "streaming") return;
     // The search a question asked from these results names (POST /api/chat's search_id).
     this.shown = { query, searchId: body && typeof body.search_id === "string" ? body.search_id : null };
+    this.list.dataset.askaiShownQuery = query;
     this.show(query, body && Array.isArray(body.results) ? body.results : null);
   }
 
