@@ -40,7 +40,7 @@ from askai_graph.settings import Settings
 
 logger = logging.getLogger(__name__)
 
-STATIC_DIR = Path(__file__).parent / "static"
+STATIC_DIR = Path(__file__).parents[1] / "static"
 """The committed build of ``web/`` (``make web`` rewrites it)."""
 
 # The widget script and the page are small and change with each release: revalidate
