@@ -210,7 +210,7 @@ def collector_paused() -> Iterator[None]:
     and exits: what start-up allocates lives as long as the process, and the collector's
     full passes over that growing heap (two, about a tenth of its start) free nothing.
     Reference counting still frees everything else. ``askai serve``, which lives on,
-    freezes its start-up heap instead (``askai_graph.server.collector``).
+    freezes its start-up heap instead (``askai_graph.server.housekeeping.collector``).
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -479,13 +479,13 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     settings = settings.model_copy(update={"database_url": threads_url(settings), "host": host})
     if settings.reader_hash_key is None and not settings.cache_url:
         # One key for every worker (forked from here), so they hash a client alike. With a
-        # shared Redis the processes sharing it agree on one there (server.limits), which a
+        # shared Redis the processes sharing it agree on one there (server.guards.limits), which a
         # key drawn here, unknown to the other servers, would override.
         from pydantic import SecretStr
 
         settings = settings.model_copy(update={"reader_hash_key": SecretStr(secrets.token_urlsafe(32))})
     if settings.graph_url:
-        from askai_graph.server.remote import RemoteUnavailable, check_reachable
+        from askai_graph.server.scaleout.remote import RemoteUnavailable, check_reachable
 
         try:
             check_reachable(settings.graph_url, settings.graph_id)
@@ -509,7 +509,7 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     from askai_graph.server import create_app
 
     if args.workers > 1:
-        from askai_graph.server.workers import supervise
+        from askai_graph.server.scaleout.workers import supervise
 
         for warning in _unshared_state(settings):
             print(f"askai: warning: {warning}", file=sys.stderr, flush=True)

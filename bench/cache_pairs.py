@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from langchain_core.embeddings import Embeddings  # noqa: E402
 
 from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings  # noqa: E402
-from askai_graph.server.cache import InMemoryCacheStore, SemanticCache, default_threshold  # noqa: E402
-from askai_graph.server.same_question import clean_question  # noqa: E402
+from askai_graph.server.answers.cache import InMemoryCacheStore, SemanticCache, default_threshold  # noqa: E402
+from askai_graph.server.answers.same_question import clean_question  # noqa: E402
 
 PAIRS = Path(__file__).resolve().parent.parent / "tests" / "data" / "cache_pairs.jsonl"
 GATES = {"retrieval": "passed", "validation": "passed", "critic": "passed"}

@@ -123,7 +123,7 @@ retry_pause = 0.05
 
 def bare_app() -> Any:
     """A FastAPI SSE endpoint streaming a fixed answer: the same stack minus askai-graph."""
-    from askai_graph.server.events import token_chunks
+    from askai_graph.server.answers.events import token_chunks
 
     app = FastAPI()
 

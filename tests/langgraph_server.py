@@ -246,7 +246,7 @@ class GraphHost:
 
         if not self.remote:
             return LiveServer(create_app(build(*args, **kwargs), app_settings, **(app_kwargs or {})))
-        from askai_graph.server.remote import RemoteAskGraph
+        from askai_graph.server.scaleout.remote import RemoteAskGraph
 
         assert self.server is not None and self.scenarios is not None
         config = self.scenarios.add(build, *args, **kwargs)

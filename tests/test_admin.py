@@ -17,8 +17,8 @@ from pydantic import SecretStr, ValidationError
 
 from askai_graph import Settings
 from askai_graph.server import create_app
-from askai_graph.server.admin_revocations import Revocations
-from askai_graph.server.admin_throttle import IN_ALL, PER_CLIENT
+from askai_graph.server.dashboard.admin_revocations import Revocations
+from askai_graph.server.dashboard.admin_throttle import IN_ALL, PER_CLIENT
 from askai_graph.server.serving import uvicorn_config
 from askai_graph.stores.runlog import RunLog, open_run_log
 from tests.fakes import postgres_database, ungated_graph

@@ -11,7 +11,7 @@ from langchain_core.embeddings import Embeddings
 
 from askai_graph import Settings
 from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings
-from askai_graph.server.cache import (
+from askai_graph.server.answers.cache import (
     DEFAULT_THRESHOLD,
     SPACE_THRESHOLDS,
     CachedAnswer,

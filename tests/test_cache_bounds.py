@@ -20,7 +20,7 @@ from askai_graph.evidence.results import EvidencePassage, SearchResult
 from askai_graph.models.offline import critic
 from askai_graph.retrieval import sections
 from askai_graph.rules import answer_form, catalog
-from askai_graph.server import same_question
+from askai_graph.server.answers import same_question
 from askai_graph.text import terms
 
 ONE_OFF_KEYS = 1_000

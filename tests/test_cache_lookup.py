@@ -20,9 +20,9 @@ from askai_graph import Settings, build_graph
 from askai_graph.models.prompts import CONDENSE_SYSTEM
 from askai_graph.nodes.condense import PRECONDENSED
 from askai_graph.server import create_app
-from askai_graph.server.answering import answer_batches
-from askai_graph.server.cache import InMemoryCacheStore, Probe, SemanticCache
-from askai_graph.server.thread_run import ThreadRun
+from askai_graph.server.answers.answering import answer_batches
+from askai_graph.server.answers.cache import InMemoryCacheStore, Probe, SemanticCache
+from askai_graph.server.answers.thread_run import ThreadRun
 from askai_graph.state import STATE_KEYS
 from askai_graph.stores.thread_tokens import checkpoint_thread
 from askai_graph.stores.threads import new_run_id, new_thread_id, run_config

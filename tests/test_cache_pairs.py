@@ -22,8 +22,8 @@ from langchain_core.embeddings import Embeddings
 
 from askai_graph import Settings, build_graph
 from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings
-from askai_graph.server.cache import InMemoryCacheStore, SemanticCache
-from askai_graph.server.same_question import clean_question
+from askai_graph.server.answers.cache import InMemoryCacheStore, SemanticCache
+from askai_graph.server.answers.same_question import clean_question
 
 PAIRS = [json.loads(line) for line in (Path(__file__).parent / "data" / "cache_pairs.jsonl").read_text().splitlines()]
 PARAPHRASES = [pair for pair in PAIRS if pair["kind"] == "paraphrase"]

@@ -11,7 +11,7 @@ import gc
 import sys
 from fastapi.testclient import TestClient
 from askai_graph.server import create_app
-from askai_graph.server.collector import THRESHOLDS, tune_collector
+from askai_graph.server.housekeeping.collector import THRESHOLDS, tune_collector
 from tests.fakes import ungated_graph
 
 before = gc.get_threshold()

@@ -21,8 +21,8 @@ from fastapi.testclient import TestClient
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from askai_graph.server.desk import BUSY, NOT_READY, Desk
-from askai_graph.server.outages import THREADS_UNREACHABLE
+from askai_graph.server.answers.desk import BUSY, NOT_READY, Desk
+from askai_graph.server.scaleout.outages import THREADS_UNREACHABLE
 from askai_graph.stores.runlog import RunLog, open_run_log
 from tests.fakes import PASSING, cited_draft, replies, retriever
 

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from askai_graph import Settings
-from askai_graph.server.admin_pages import questions_csv
-from askai_graph.server.bodies import FeedbackBody
-from askai_graph.server.request import parse_json
+from askai_graph.server.dashboard.admin_pages import questions_csv
+from askai_graph.server.guards.request import parse_json
+from askai_graph.server.routes.bodies import FeedbackBody
 from tests.test_runlog_store import run
 
 RUN_ID = "6f1c1c9e-3d1a-4b7e-9a43-2f1d3c4b5a69"

@@ -155,8 +155,8 @@ def test_no_two_modules_import_each_other_even_for_type_checks() -> None:
 
 def test_a_run_knows_nothing_of_the_cache_around_it() -> None:
     # One owner (``answering``) looks up, runs on a miss and remembers; the run only streams.
-    around = {"askai_graph.server.answering", "askai_graph.server.cache"}
-    assert around & DESIGN_GRAPH["askai_graph.server.run"] == set()
+    around = {"askai_graph.server.answers.answering", "askai_graph.server.answers.cache"}
+    assert around & DESIGN_GRAPH["askai_graph.server.answers.run"] == set()
 
 
 def test_the_top_level_holds_at_most_twelve_modules() -> None:
@@ -184,8 +184,9 @@ def test_the_checker_sees_imports_inside_functions_and_enclosing_packages() -> N
     # A checker that found nothing would pass every test above.
     assert "askai_graph.graph" in GRAPH["askai_graph.cli"]  # imported inside a function
     assert "askai_graph.indexing" in GRAPH["askai_graph.models.providers"]  # via askai_graph.indexing.loader
-    assert "askai_graph.server.thread_run" in DESIGN_GRAPH["askai_graph.server.answering"]  # under TYPE_CHECKING
-    assert "askai_graph.server.thread_run" not in GRAPH["askai_graph.server.answering"]
+    answering, thread_run = "askai_graph.server.answers.answering", "askai_graph.server.answers.thread_run"
+    assert thread_run in DESIGN_GRAPH[answering]  # under TYPE_CHECKING
+    assert thread_run not in GRAPH[answering]
 
 
 # The packages of the package (``askai_graph.server``, ``askai_graph.mcp``...; a top-level module is its own).
@@ -215,10 +216,11 @@ def _defines_router(module: str) -> bool:
     return any(isinstance(node, ast.FunctionDef) and node.name == "router" for node in tree.body)
 
 
-DESK = "askai_graph.server.desk"
-HTTP_ROUTES = {
+DESK = "askai_graph.server.answers.desk"
+# The HTTP face: the ``routes`` package (``/mcp``'s stand-in too), and any other module with a router.
+HTTP_ROUTES = {module for module in MODULES if module.startswith("askai_graph.server.routes.")} | {
     module for module in MODULES if module.startswith("askai_graph.server.") and _defines_router(module)
-} | {"askai_graph.server.mcp_endpoint"}
+}
 MCP_FACE = {module for module in MODULES if _package(module) == "askai_graph.mcp"}
 
 
@@ -236,7 +238,68 @@ def test_the_faces_never_import_each_other_and_both_answer_through_the_desk() ->
         if target in others
     )
     assert crossing == []
-    assert DESK in DESIGN_GRAPH["askai_graph.server.chat"] and DESK in DESIGN_GRAPH["askai_graph.mcp.tools"]
+    assert DESK in DESIGN_GRAPH["askai_graph.server.routes.chat"] and DESK in DESIGN_GRAPH["askai_graph.mcp.tools"]
+
+
+# The server's roles, each a subpackage (docs/ARCHITECTURE.md), lowest first, with the roles each
+# may import. The modules at the server's root (``app``, ``lifespan``, ``serving``, ``protocol``)
+# wire the roles together: they may import any role, and no role imports them.
+SERVER = "askai_graph.server"
+SERVER_ROLES: dict[str, frozenset[str]] = {
+    "guards": frozenset(),
+    "scaleout": frozenset({"guards"}),
+    "answers": frozenset({"guards", "scaleout"}),
+    "routes": frozenset({"guards", "scaleout", "answers"}),
+    "dashboard": frozenset({"guards", "scaleout"}),
+    "housekeeping": frozenset({"guards"}),
+}
+SERVER_WIRING = frozenset({"app", "lifespan", "serving", "protocol"})
+
+
+def _server_part(module: str) -> str | None:
+    """Return the role (or wiring module) of the server that ``module`` is in; None outside the server's parts."""
+    if not module.startswith(SERVER + "."):
+        return None
+    return module.removeprefix(SERVER + ".").split(".")[0]
+
+
+def _server_imports() -> set[tuple[str, str]]:
+    """Return each (part, part) pair of the server where a module of the first imports one of the second."""
+    pairs = set()
+    for module in MODULES:
+        for target in DESIGN_GRAPH[module] | GRAPH[module]:
+            part, other = _server_part(module), _server_part(target)
+            if part and other and part != other:
+                pairs.add((part, other))
+    return pairs
+
+
+@pytest.mark.parametrize("module", sorted(module for module in MODULES if _server_part(module)))
+def test_every_server_module_is_in_a_role_or_wires_them(module: str) -> None:
+    assert _server_part(module) in SERVER_ROLES.keys() | SERVER_WIRING
+
+
+def test_a_server_role_imports_only_the_roles_below_it_and_never_the_wiring() -> None:
+    # So the desk (``answers``) never imports a face or the dashboard, and no role imports
+    # ``app``: each role can be read, and tested, with only the ones under it.
+    against = sorted(
+        f"{part} imports {target}"
+        for part, target in _server_imports()
+        if part in SERVER_ROLES and target not in SERVER_ROLES[part]
+    )
+    assert against == []
+
+
+def test_no_two_parts_of_the_server_import_each_other() -> None:
+    graph: dict[str, set[str]] = {part: set() for part in SERVER_ROLES.keys() | SERVER_WIRING}
+    for part, target in _server_imports():
+        graph[part].add(target)
+    assert _cycles(graph) == []
+
+
+def test_every_router_is_a_face_in_routes_or_the_dashboard() -> None:
+    routers = {module for module in MODULES if _server_part(module) and _defines_router(module)}
+    assert {_server_part(module) for module in routers} == {"routes", "dashboard"}
 
 
 def test_the_one_load_by_name_against_the_import_order_is_the_mcp_face_on_first_use() -> None:
@@ -249,7 +312,7 @@ def test_the_one_load_by_name_against_the_import_order_is_the_mcp_face_on_first_
         for named in _named_modules(module)
         if _package(named) != _package(module) and _package(module) in _reachable(_package(named))
     )
-    assert against == [("askai_graph.server.mcp_endpoint", "askai_graph.mcp.server")]
+    assert against == [("askai_graph.server.routes.mcp_endpoint", "askai_graph.mcp.server")]
 
 
 def _reachable(package: str) -> set[str]:

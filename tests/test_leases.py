@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 
 from askai_graph import Settings
-from askai_graph.server.leases import ThreadLeases
-from askai_graph.server.request import BadRequest
+from askai_graph.server.answers.leases import ThreadLeases
+from askai_graph.server.guards.request import BadRequest
 from tests.fakes import in_virtual_time
 
 HOLD = 10.0  # thread_lease_renew_seconds' default

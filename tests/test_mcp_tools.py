@@ -18,8 +18,8 @@ from askai_graph import Settings
 from askai_graph.mcp.server import ASK_DOCS
 from askai_graph.mcp.tools import ToolRefused, answer_result, snippet, unlinked
 from askai_graph.server import create_app
-from askai_graph.server.events import answer_events
-from askai_graph.server.events import error as error_event
+from askai_graph.server.answers.events import answer_events
+from askai_graph.server.answers.events import error as error_event
 from askai_graph.state import Outcome, Source
 from askai_graph.summary import RunSummary
 

@@ -14,7 +14,7 @@ from askai_graph import build_graph, load_corpus
 from askai_graph.evidence.results import SearchResult
 from askai_graph.models.writing import format_sources
 from askai_graph.retrieval.pages import BM25Retriever
-from askai_graph.server.events import answer_events
+from askai_graph.server.answers.events import answer_events
 from askai_graph.settings import Settings
 from askai_graph.state import Source
 from askai_graph.text.fencing import fence

@@ -6,7 +6,7 @@ import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from askai_graph.server.pools import bookkeeping, collaborators, settle
+from askai_graph.server.guards.pools import bookkeeping, collaborators, settle
 from tests.fakes import in_virtual_time
 
 

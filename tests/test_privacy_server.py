@@ -15,7 +15,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import InMemoryCacheStore, SemanticCache, create_app
-from askai_graph.server.retention import expire_once
+from askai_graph.server.housekeeping.retention import expire_once
 from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog, open_run_log
 from askai_graph.stores.thread_tokens import checkpoint_thread
@@ -151,7 +151,7 @@ def test_nothing_the_reader_pasted_reaches_any_store(settings: Settings, tmp_pat
 def test_a_rate_limit_counts_a_keyed_hash_never_the_address() -> None:
     from limits.aio.storage import MemoryStorage
 
-    from askai_graph.server.limits import ClientRateLimit
+    from askai_graph.server.guards.limits import ClientRateLimit
 
     storage = MemoryStorage()
     limit = ClientRateLimit("1/minute", storage, readers=ReaderHash("k1"))

@@ -15,8 +15,8 @@ import pytest
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from askai_graph.server.cache import CachedAnswer
-from askai_graph.server.redis_cache import RedisCacheStore
+from askai_graph.server.answers.cache import CachedAnswer
+from askai_graph.server.answers.redis_cache import RedisCacheStore
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import LiveServer, sse_events
 from tests.redis_server import RedisServer
@@ -112,7 +112,7 @@ def test_losing_redis_gives_misses_logged_once_and_hits_resume_when_it_returns(
         await cache.aclose()
         return while_down, after
 
-    with caplog.at_level(logging.WARNING, logger="askai_graph.server.redis_cache"):
+    with caplog.at_level(logging.WARNING, logger="askai_graph.server.answers.redis_cache"):
         while_down, after = asyncio.run(scenario())
     unreachable = [r for r in caplog.records if "unreachable" in r.getMessage()]
     assert while_down == [False, False, False]
@@ -220,7 +220,7 @@ def test_the_rate_limit_admits_questions_while_redis_is_down(
     settings: Settings, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     app, _ = chat_app(settings.model_copy(update={"cache_url": redis_server.url, "rate_limit": "1/minute"}))
-    with caplog.at_level(logging.WARNING, logger="askai_graph.server.limits"), live(app) as base:
+    with caplog.at_level(logging.WARNING, logger="askai_graph.server.guards.limits"), live(app) as base:
         assert status(base) == 200
         redis_server.stop()
         down = [status(base) for _ in range(3)]
@@ -228,5 +228,6 @@ def test_the_rate_limit_admits_questions_while_redis_is_down(
         back = [status(base), status(base)]
     assert down == [200, 200, 200]
     assert back == [200, 429]
-    unreachable = [r for r in caplog.records if r.name.endswith("server.limits") and "unreachable" in r.getMessage()]
+    limits = "askai_graph.server.guards.limits"
+    unreachable = [r for r in caplog.records if r.name == limits and "unreachable" in r.getMessage()]
     assert len(unreachable) == 1

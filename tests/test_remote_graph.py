@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from askai_graph import Settings
 from askai_graph.server import create_app
-from askai_graph.server.remote import RemoteAskGraph, server_thread_id
+from askai_graph.server.scaleout.remote import RemoteAskGraph, server_thread_id
 from askai_graph.stores.thread_tokens import checkpoint_thread
 from tests.langgraph_server import remote_live_server
 from tests.live import AskaiServe, LiveServer, free_port, sse_events

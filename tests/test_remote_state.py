@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from askai_graph import Critique, SearchResult, Settings, ValidationReport
 from askai_graph.cli import main
-from askai_graph.server.remote import server_thread_id, typed_state
+from askai_graph.server.scaleout.remote import server_thread_id, typed_state
 from askai_graph.state import Source, Turn
 from tests.fakes import PASSING
 

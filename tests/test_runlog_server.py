@@ -17,9 +17,9 @@ from pydantic import SecretStr
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from askai_graph.server.bodies import FeedbackBody
-from askai_graph.server.limits import ClientRateLimit
-from askai_graph.server.request import BadRequest, parse_json
+from askai_graph.server.guards.limits import ClientRateLimit
+from askai_graph.server.guards.request import BadRequest, parse_json
+from askai_graph.server.routes.bodies import FeedbackBody
 from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog, open_run_log
 from tests.fakes import PASSING, cited_draft, postgres_database, replies, retriever, review, url

@@ -101,7 +101,7 @@ def test_serve_refuses_fewer_than_one_worker(capsys: pytest.CaptureFixture[str])
 
 def test_the_config_digest_is_the_same_in_every_process() -> None:
     # A set-valued setting must not make the digest depend on the process's hash seed.
-    script = "from askai_graph import Settings; from askai_graph.server.cache import config_digest; "
+    script = "from askai_graph import Settings; from askai_graph.server.answers.cache import config_digest; "
     script += "print(config_digest(Settings()))"
     digests = {
         subprocess.run(

@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from askai_graph import Settings
 from askai_graph.cli import main
 from askai_graph.server import create_app
-from askai_graph.server.retention import expire_once
+from askai_graph.server.housekeeping.retention import expire_once
 from askai_graph.stores.runlog import RunLog, RunRecord, open_run_log
 from askai_graph.stores.runlog import store as runlog_store
 from askai_graph.stores.runlog.searches import SearchRecord

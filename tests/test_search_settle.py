@@ -1,10 +1,10 @@
-"""Which searches the search log keeps (``server.search_settle``): the query a reader settled on, not each key's."""
+"""Which searches the search log keeps (``answers.search_settle``): the query a reader settled on, not each key's."""
 
 from __future__ import annotations
 
 import asyncio
 
-from askai_graph.server.search_settle import SearchSettler
+from askai_graph.server.answers.search_settle import SearchSettler
 from askai_graph.stores.runlog.searches import SearchRecord
 
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from askai_graph import Settings
-from askai_graph.server.bodies import ChatBody, FeedbackBody
-from askai_graph.server.request import BadRequest, parse_json
+from askai_graph.server.guards.request import BadRequest, parse_json
+from askai_graph.server.routes.bodies import ChatBody, FeedbackBody
 from tests.fakes import FakeRetriever
 
 RUN_ID = "6F1C1C9E-3D1A-4B7E-9A43-2F1D3C4B5A69"

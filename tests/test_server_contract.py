@@ -289,7 +289,7 @@ def test_app_stores_accepted_answers_in_the_given_store_under_the_given_namespac
     settings: Settings, serve: Serve
 ) -> None:
     from askai_graph.server import InMemoryCacheStore
-    from askai_graph.server.cache import config_digest
+    from askai_graph.server.answers.cache import config_digest
 
     store = InMemoryCacheStore(4)
     with serve(settings, replies(cited_draft(1)), replies(PASSING), 1, cache_store=store, namespace="fp-1") as base:

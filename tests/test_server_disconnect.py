@@ -15,7 +15,7 @@ from langgraph_sdk import get_sync_client
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from askai_graph.server.remote import RemoteAskGraph
+from askai_graph.server.scaleout.remote import RemoteAskGraph
 from tests.fakes import ScriptedChatModel, cited_draft, fan_out_graph, replies, retriever, review
 from tests.langgraph_server import (
     SCENARIO_GRAPH,

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from sse_starlette import ServerSentEvent
 
 from askai_graph.evidence.critique import Critique
-from askai_graph.server.chat import _framed
-from askai_graph.server.events import answer_events, step, token_chunks
-from askai_graph.server.limits import StreamSlots
+from askai_graph.server.answers.events import answer_events, step, token_chunks
+from askai_graph.server.guards.limits import StreamSlots
+from askai_graph.server.routes.chat import _framed
 from askai_graph.state import ReviewFailure, Source
 from askai_graph.validation import ValidationIssue, ValidationReport
 

@@ -69,7 +69,7 @@ def test_closing_closes_what_has_aclose_and_ignores_what_has_not() -> None:
 
 def test_the_app_stops_serving_a_graph_once_its_threads_database_closes(settings: Any, tmp_path: Any) -> None:
     from askai_graph.server import create_app
-    from askai_graph.server.reload import live
+    from askai_graph.server.answers.reload import live
 
     app = create_app(settings=settings.model_copy(update={"database_url": f"sqlite:///{tmp_path / 'threads.sqlite'}"}))
 

@@ -21,7 +21,7 @@ import pytest
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from askai_graph.server.client_connections import ClientConnections, RefusalLog, TrustedPeers
+from askai_graph.server.guards.client_connections import ClientConnections, RefusalLog, TrustedPeers
 from askai_graph.server.serving import bind, uvicorn_config
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import LiveServer

@@ -255,7 +255,7 @@ def test_leases_in_postgres_are_shared_by_every_process(postgres_database: str) 
 
     from psycopg_pool import AsyncConnectionPool
 
-    from askai_graph.server.leases import PostgresLeaseStore
+    from askai_graph.server.answers.leases import PostgresLeaseStore
     from askai_graph.stores.checkpoints import _postgres_kwargs
 
     async def scenario() -> None:
@@ -280,7 +280,7 @@ def test_leases_in_postgres_are_shared_by_every_process(postgres_database: str) 
 def test_leases_in_memory_end_when_released_or_expired() -> None:
     import asyncio
 
-    from askai_graph.server.leases import InMemoryLeaseStore
+    from askai_graph.server.answers.leases import InMemoryLeaseStore
 
     async def scenario() -> None:
         store = InMemoryLeaseStore()

@@ -87,7 +87,7 @@ def test_a_grouped_setting_keeps_its_flat_environment_name(
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda group: group.__name__)
 def test_only_a_field_added_to_the_answer_group_moves_the_cache_namespace(group: type[BaseModel]) -> None:
-    from askai_graph.server.cache import config_digest
+    from askai_graph.server.answers.cache import config_digest
 
     extra = create_model("Extra", __base__=group, extra_knob=(int, Field(1, description="A knob added later.")))
     extended = type("Extended", (Settings, extra), {"__module__": __name__})

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from askai_graph.server.limits import Slot
-from askai_graph.server.redis_cache import RedisCacheStore
-from askai_graph.server.shared_streams import SharedStreamSlots
+from askai_graph.server.answers.redis_cache import RedisCacheStore
+from askai_graph.server.guards.limits import Slot
+from askai_graph.server.scaleout.shared_streams import SharedStreamSlots
 from tests.fakes import FakeClock
 from tests.redis_server import RedisServer
 
@@ -132,7 +132,7 @@ def test_losing_redis_caps_per_process_logged_once_and_the_shared_cap_returns_wi
         await second.aclose()
         return down, back
 
-    with caplog.at_level(logging.WARNING, logger="askai_graph.server.shared_streams"):
+    with caplog.at_level(logging.WARNING, logger="askai_graph.server.scaleout.shared_streams"):
         down, back = asyncio.run(scenario())
     # Down: each process allows its own max_streams; back: two across both again.
     assert down == [True, True, False, True, True]

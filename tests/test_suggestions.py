@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from askai_graph import Settings, build_graph
 from askai_graph.models.providers import default_retriever
 from askai_graph.server import create_app
-from askai_graph.server.suggestions import as_question, catalog_suggestions, names_a_topic
+from askai_graph.server.routes.suggestions import as_question, catalog_suggestions, names_a_topic
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import LiveServer
 

@@ -22,8 +22,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from askai_graph.server.leases import ThreadLeases, utc_now
-from askai_graph.server.request import BadRequest
+from askai_graph.server.answers.leases import ThreadLeases, utc_now
+from askai_graph.server.guards.request import BadRequest
 from askai_graph.stores.thread_tokens import checkpoint_thread, new_thread_token
 from askai_graph.stores.threads import new_thread_id, run_config
 from tests.live import LiveServer

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from askai_graph.server.events import INTERNAL_ERROR
+from askai_graph.server.answers.events import INTERNAL_ERROR
 from askai_graph.state import Source
 from tests.browser import answer_dom, ask, open_widget, received
 from tests.fakes import (

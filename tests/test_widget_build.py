@@ -7,7 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from askai_graph.server.web import STATIC_DIR
+from askai_graph.server.routes.web import STATIC_DIR
 
 WEB = Path(__file__).parent.parent / "web"
 MANIFEST = json.loads((STATIC_DIR / "build.json").read_text())

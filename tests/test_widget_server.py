@@ -75,13 +75,13 @@ def test_without_cors_origins_no_origin_is_allowed(index_cache: Any) -> None:
 
 
 def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "askai_graph.server.web"]
+    return [r.getMessage() for r in caplog.records if r.name == "askai_graph.server.routes.web"]
 
 
 def test_a_refused_preflight_logs_one_line_naming_the_origin_and_the_setting(
     base: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level("WARNING", logger="askai_graph.server.web")
+    caplog.set_level("WARNING", logger="askai_graph.server.routes.web")
     for _ in range(3):  # every reader of the page asks: the log says it once
         httpx.options(f"{base}/api/chat", headers={"Origin": "https://other.example", **PREFLIGHT})
     httpx.options(f"{base}/api/chat", headers={"Origin": ALLOWED, **PREFLIGHT})  # allowed: nothing to say
@@ -92,7 +92,7 @@ def test_a_refused_preflight_logs_one_line_naming_the_origin_and_the_setting(
 
 
 def test_without_cors_origins_a_preflight_is_logged_too(index_cache: Any, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level("WARNING", logger="askai_graph.server.web")
+    caplog.set_level("WARNING", logger="askai_graph.server.routes.web")
     settings = Settings(index_cache_dir=index_cache)
     graph = build_graph(
         writer=replies(cited_draft(1)), critic=replies(PASSING), retriever=retriever(1), settings=settings

@@ -1,7 +1,7 @@
 """The MCP server: the three tools declared on the official SDK's ``MCPServer``, and ``/mcp`` on the app.
 
 ``DocsMCP`` is built over the desk ``create_app`` shares with ``/api/chat``, by the
-first request to ``/mcp`` (``server.mcp_endpoint``, which loads this module by name and
+first request to ``/mcp`` (``server.routes.mcp_endpoint``, which loads this module by name and
 runs the SDK's streamable-HTTP session manager inside the app's lifespan). The same
 server runs on stdin/stdout for ``askai mcp`` (``stdio``).
 
@@ -33,7 +33,7 @@ from askai_graph.mcp.tools import (
     Passage,
     ToolRefused,
 )
-from askai_graph.server.desk import Desk
+from askai_graph.server.answers.desk import Desk
 from askai_graph.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -80,7 +80,8 @@ class DocsMCP:
         self.settings = desk.settings
         self.tools = DocsTools(desk)
         self.server = docs_server(self)
-        # Builds the session manager ``server.mcp_endpoint`` hands each /mcp request to (its Starlette app goes unused).
+        # Builds the session manager ``server.routes.mcp_endpoint`` hands each /mcp request to
+        # (its Starlette app goes unused).
         self.http = self.server.streamable_http_app(
             streamable_http_path="/mcp",
             stateless_http=True,

@@ -1,6 +1,6 @@
 """What each MCP tool does, whatever the transport: ask the site, search it, list its pages.
 
-``DocsTools`` works through the app's answer desk (``server.desk``): what the app serves
+``DocsTools`` works through the app's answer desk (``server.answers.desk``): what the app serves
 now, with its stream cap, per-client rate limit, thread leases, question limit,
 deadline, answer cache and run log: an agent gets no more, and no less, than a reader of
 ``/api/chat``.
@@ -36,9 +36,9 @@ from typing_extensions import TypedDict
 from askai_graph.retrieval.pages import PageRetriever
 from askai_graph.rules.catalog import SiteCatalog
 from askai_graph.rules.question import QuestionError, checked_question
-from askai_graph.server.desk import Asked, Desk, Refused
-from askai_graph.server.events import Event
-from askai_graph.server.recording import flat
+from askai_graph.server.answers.desk import Asked, Desk, Refused
+from askai_graph.server.answers.events import Event
+from askai_graph.server.answers.recording import flat
 from askai_graph.settings.answer import LOCALE_PATTERN, VERSION_PATTERN
 from askai_graph.stores.thread_tokens import THREAD_TOKEN_FORMAT, is_thread_token
 from askai_graph.stores.threads import THREAD_ID_FORMAT, is_thread_id

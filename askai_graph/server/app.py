@@ -27,24 +27,25 @@ from langchain_core.retrievers import BaseRetriever
 from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from askai_graph.server import admin, chat, feedback, health, llms, search, search_click, suggestions, web
-from askai_graph.server.admin_revocations import Revocations
-from askai_graph.server.admin_throttle import sign_in_throttle
-from askai_graph.server.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
-from askai_graph.server.collector import tune_collector
-from askai_graph.server.desk import Desk
-from askai_graph.server.leases import ThreadLeases
+from askai_graph.server.answers.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
+from askai_graph.server.answers.desk import Desk
+from askai_graph.server.answers.leases import ThreadLeases
+from askai_graph.server.answers.reload import Generation, IndexReloader, default_reloader
+from askai_graph.server.answers.run import StreamingGraph
+from askai_graph.server.answers.search_settle import SearchSettler
+from askai_graph.server.dashboard import admin
+from askai_graph.server.dashboard.admin_revocations import Revocations
+from askai_graph.server.dashboard.admin_throttle import sign_in_throttle
+from askai_graph.server.guards.limits import StreamSlots, rate_limit_for, trusted_hosts
+from askai_graph.server.guards.pools import collaborators
+from askai_graph.server.guards.request import BadRequest, refused
+from askai_graph.server.housekeeping.collector import tune_collector
+from askai_graph.server.housekeeping.pruning import pruning
+from askai_graph.server.housekeeping.retention import retention
 from askai_graph.server.lifespan import Resource, closing, lifespan
-from askai_graph.server.limits import StreamSlots, rate_limit_for, trusted_hosts
-from askai_graph.server.mcp_endpoint import MCPEndpoint
-from askai_graph.server.openapi import describe_events
-from askai_graph.server.pools import collaborators
-from askai_graph.server.pruning import pruning
-from askai_graph.server.reload import Generation, IndexReloader, default_reloader
-from askai_graph.server.request import BadRequest, refused
-from askai_graph.server.retention import retention
-from askai_graph.server.run import StreamingGraph
-from askai_graph.server.search_settle import SearchSettler
+from askai_graph.server.routes import chat, feedback, health, llms, search, search_click, suggestions, web
+from askai_graph.server.routes.mcp_endpoint import MCPEndpoint
+from askai_graph.server.routes.openapi import describe_events
 from askai_graph.settings import Settings
 from askai_graph.stores.pruning import PruneCounts
 from askai_graph.stores.readers import ReaderHash
@@ -191,7 +192,7 @@ def _served(
         return _Served(Generation(graph, make_cache(namespace, None), {}), None, [])
     if settings.graph_url:
         # The graph runs on LangGraph Server, threads and all: this app keeps no graph state.
-        from askai_graph.server.remote import RemoteAskGraph
+        from askai_graph.server.scaleout.remote import RemoteAskGraph
 
         remote = RemoteAskGraph(settings.graph_url, settings.graph_id)
         info = {"graph_url": settings.graph_url, "graph_id": settings.graph_id}
@@ -236,7 +237,7 @@ def _run_log(settings: Settings, run_log: RunLog | None) -> RunLog | None:
 def _stream_slots(settings: Settings) -> StreamSlots:
     """Return the stream cap: counted in Redis across processes with ``cache_url``, else in this process."""
     if settings.cache_url:
-        from askai_graph.server.shared_streams import SharedStreamSlots
+        from askai_graph.server.scaleout.shared_streams import SharedStreamSlots
 
         return SharedStreamSlots(settings.max_streams, settings.cache_url, lease_seconds=settings.stream_lease_seconds)
     return StreamSlots(settings.max_streams)
@@ -263,7 +264,7 @@ def _ready() -> None:
 def _default_store(settings: Settings) -> CacheStore:
     """Return the Redis store when ``cache_url`` is set, else an in-process LRU."""
     if settings.cache_url:
-        from askai_graph.server.redis_cache import RedisCacheStore
+        from askai_graph.server.answers.redis_cache import RedisCacheStore
 
         return RedisCacheStore(
             settings.cache_url, max_entries=settings.cache_size, ttl_seconds=settings.cache_ttl_seconds

@@ -10,9 +10,8 @@ everything opened before it, and opens nothing after it.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -57,14 +56,3 @@ def closing(thing: object) -> Resource:
 
     return held
 
-
-@contextlib.asynccontextmanager
-async def background(work: Coroutine[Any, Any, None], name: str) -> AsyncIterator[None]:
-    """Run ``work`` as a task while the app serves; cancel it, and wait for it, when the app stops."""
-    task = asyncio.create_task(work, name=name)
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task

@@ -36,7 +36,7 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
-from askai_graph.server.client_connections import ClientConnections, RefusalLog, TrustedPeers, peer_host
+from askai_graph.server.guards.client_connections import ClientConnections, RefusalLog, TrustedPeers, peer_host
 
 logger = logging.getLogger(__name__)
 

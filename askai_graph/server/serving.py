@@ -16,7 +16,7 @@ from __future__ import annotations
 import socket
 from typing import Any
 
-from askai_graph.server.limits import trusted_hosts
+from askai_graph.server.guards.limits import trusted_hosts
 from askai_graph.server.protocol import ConnectionLimits, guarded_protocol
 from askai_graph.settings import Settings
 

@@ -28,7 +28,7 @@ from pydantic import SecretStr
 from starlette.requests import Request
 from starlette.responses import Response
 
-from askai_graph.server.admin_revocations import Revocations
+from askai_graph.server.dashboard.admin_revocations import Revocations
 
 COOKIE = "askai_admin"
 SESSION_SECONDS = 8 * 3600

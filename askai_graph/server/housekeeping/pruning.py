@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from askai_graph.server.lifespan import background
+from askai_graph.server.housekeeping.background import background
 from askai_graph.settings import Settings
 from askai_graph.stores.pruning import PruneCounts, prune_forever
 

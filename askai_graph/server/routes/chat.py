@@ -25,12 +25,12 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 from starlette.types import Receive, Scope, Send
 
-from askai_graph.server.bodies import ChatBody
-from askai_graph.server.desk import Asked, Desk, Refused
-from askai_graph.server.events import Event
-from askai_graph.server.limits import Slot, client_address
-from askai_graph.server.openapi import CHAT_RESPONSES, request_body
-from askai_graph.server.request import BadRequest, read_json, require_json
+from askai_graph.server.answers.desk import Asked, Desk, Refused
+from askai_graph.server.answers.events import Event
+from askai_graph.server.guards.limits import Slot, client_address
+from askai_graph.server.guards.request import BadRequest, read_json, require_json
+from askai_graph.server.routes.bodies import ChatBody
+from askai_graph.server.routes.openapi import CHAT_RESPONSES, request_body
 
 SEP = "\n"
 """Line separator of the event stream (sse-starlette defaults to CRLF; LF is what most clients log)."""

@@ -17,7 +17,7 @@ address cannot use up everyone's sign-ins.
 
 from __future__ import annotations
 
-from askai_graph.server.limits import ClientRateLimit, rate_limit_for
+from askai_graph.server.guards.limits import ClientRateLimit, rate_limit_for
 from askai_graph.stores.readers import ReaderHash
 
 PER_CLIENT = "5/minute;20/hour"

@@ -36,9 +36,9 @@ from langchain_core.runnables import RunnableConfig
 
 from askai_graph.models.prompts import FALLBACK_ANSWER
 from askai_graph.rules.gates import gate_statuses
-from askai_graph.server import events
-from askai_graph.server.events import Event
-from askai_graph.server.thread_run import ThreadRun
+from askai_graph.server.answers import events
+from askai_graph.server.answers.events import Event
+from askai_graph.server.answers.thread_run import ThreadRun
 from askai_graph.state import STATE_KEYS, AskState, Turn
 from askai_graph.stores.threads import DURABILITY, run_config
 

@@ -1,6 +1,6 @@
 """The reader-facing front end: ``GET /`` (a full-page Ask AI), ``GET /widget.js`` and CORS.
 
-The widget is built from ``web/`` (``make web``) into ``static/`` inside this package, so
+The widget is built from ``web/`` (``make web``) into ``server/static/`` (beside ``app``), so
 ``askai serve`` needs neither Node nor the network. ``/static/`` holds the lazily loaded
 Mermaid chunks and the third-party licenses (and the build's copy of the page): each of
 its files carries the page's Content-Security-Policy and ``nosniff`` too.
@@ -40,7 +40,7 @@ from askai_graph.settings import Settings
 
 logger = logging.getLogger(__name__)
 
-STATIC_DIR = Path(__file__).parent / "static"
+STATIC_DIR = Path(__file__).parents[1] / "static"  # askai_graph/server/static, one level up from routes/
 """The committed build of ``web/`` (``make web`` rewrites it)."""
 
 # The widget script and the page are small and change with each release: revalidate

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from askai_graph.server.admin_pages import escaped, page, period_form
+from askai_graph.server.dashboard.admin_pages import escaped, page, period_form
 from askai_graph.stores.runlog.coverage import GapGroup, PageUse, SearchGaps, split_off_topic
 
 EXAMPLES = 5

@@ -51,8 +51,8 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
-from askai_graph.server.admin_coverage import gaps_page, pages_page
-from askai_graph.server.admin_pages import (
+from askai_graph.server.dashboard.admin_coverage import gaps_page, pages_page
+from askai_graph.server.dashboard.admin_pages import (
     ADMIN_HEADERS,
     CSS,
     PERIODS,
@@ -62,17 +62,17 @@ from askai_graph.server.admin_pages import (
     questions_page,
     run_page,
 )
-from askai_graph.server.admin_revocations import Revocations
-from askai_graph.server.admin_session import (
+from askai_graph.server.dashboard.admin_revocations import Revocations
+from askai_graph.server.dashboard.admin_session import (
     AdminSessions,
     clear_session_cookie,
     same_origin,
     set_session_cookie,
 )
-from askai_graph.server.admin_throttle import SignInThrottle, sign_in_throttle
-from askai_graph.server.limits import client_address
-from askai_graph.server.pools import bookkeeping
-from askai_graph.server.request import BadRequest, read_body
+from askai_graph.server.dashboard.admin_throttle import SignInThrottle, sign_in_throttle
+from askai_graph.server.guards.limits import client_address
+from askai_graph.server.guards.pools import bookkeeping
+from askai_graph.server.guards.request import BadRequest, read_body
 from askai_graph.settings import Settings
 from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable

@@ -17,7 +17,7 @@ from fastapi.responses import PlainTextResponse
 
 from askai_graph.indexing.llmstxt import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt, site_pages
 from askai_graph.retrieval.corpus import Page
-from askai_graph.server.pools import bookkeeping
+from askai_graph.server.guards.pools import bookkeeping
 
 _RENDER: dict[str, Callable[[Sequence[Page]], str]] = {LLMS_TXT: llms_txt, LLMS_FULL_TXT: llms_full_txt}
 

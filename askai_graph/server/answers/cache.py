@@ -45,8 +45,8 @@ from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
 from askai_graph.retrieval.embeddings import LOCAL_MODEL
-from askai_graph.server.pools import bookkeeping
-from askai_graph.server.same_question import contrast, loose_key
+from askai_graph.server.answers.same_question import contrast, loose_key
+from askai_graph.server.guards.pools import bookkeeping
 from askai_graph.settings import AnswerSettings, Settings, group_fields
 from askai_graph.state import GateStatus, Outcome
 from askai_graph.text.masking import mask, mask_echoes

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from askai_graph.server.reload import live
+from askai_graph.server.answers.reload import live
 from askai_graph.stores.pruning import PruneCounts
 
 

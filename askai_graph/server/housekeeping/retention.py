@@ -14,8 +14,8 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
-from askai_graph.server.lifespan import background
-from askai_graph.server.pools import bookkeeping
+from askai_graph.server.guards.pools import bookkeeping
+from askai_graph.server.housekeeping.background import background
 from askai_graph.stores.runlog import RunLog
 
 logger = logging.getLogger(__name__)

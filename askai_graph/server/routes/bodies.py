@@ -16,7 +16,7 @@ import unicodedata
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from askai_graph.rules.question import QuestionError, checked_question
-from askai_graph.server.same_question import clean_question
+from askai_graph.server.answers.same_question import clean_question
 from askai_graph.settings import Settings
 from askai_graph.settings.answer import LOCALE_PATTERN, VERSION_PATTERN
 from askai_graph.stores.runlog import Rating

@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from askai_graph.server.cache import CachedAnswer
-from askai_graph.server.redis_outage import RedisOutage, redis_client
+from askai_graph.server.answers.cache import CachedAnswer
+from askai_graph.server.scaleout.redis_outage import RedisOutage, redis_client
 
 logger = logging.getLogger(__name__)
 

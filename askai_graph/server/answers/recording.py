@@ -15,8 +15,8 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
-from askai_graph.server.events import Done, Event
-from askai_graph.server.pools import bookkeeping, settle
+from askai_graph.server.answers.events import Done, Event
+from askai_graph.server.guards.pools import bookkeeping, settle
 from askai_graph.stores.runlog import RunLog, build_record
 from askai_graph.stores.threads import new_run_id
 from askai_graph.summary import RunSummary

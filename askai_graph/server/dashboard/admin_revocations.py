@@ -21,7 +21,7 @@ import logging
 import time
 from typing import Any
 
-from askai_graph.server.redis_outage import RedisOutage, redis_client
+from askai_graph.server.scaleout.redis_outage import RedisOutage, redis_client
 
 logger = logging.getLogger(__name__)
 

@@ -30,9 +30,9 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from askai_graph.server.outages import ThreadsUnreachable
-from askai_graph.server.request import BadRequest
-from askai_graph.server.thread_run import ThreadRun
+from askai_graph.server.answers.thread_run import ThreadRun
+from askai_graph.server.guards.request import BadRequest
+from askai_graph.server.scaleout.outages import ThreadsUnreachable
 from askai_graph.settings import Settings
 from askai_graph.stores.thread_tokens import checkpoint_thread, new_thread_token
 from askai_graph.stores.threads import new_run_id, new_thread_id, thread_status

@@ -36,9 +36,9 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from askai_graph.server.desk import Desk, Refused
-from askai_graph.server.pools import bookkeeping
-from askai_graph.server.request import BadRequest, ClientGone, decode_json, json_type, read_body, refused
+from askai_graph.server.answers.desk import Desk, Refused
+from askai_graph.server.guards.pools import bookkeeping
+from askai_graph.server.guards.request import BadRequest, ClientGone, decode_json, json_type, read_body, refused
 
 FACE_MODULE = "askai_graph.mcp.server"
 """The MCP face: the module that imports the SDK and declares the tools over the desk.

@@ -31,18 +31,18 @@ from langchain_core.retrievers import BaseRetriever
 
 from askai_graph.nodes.finish import fallback_answer
 from askai_graph.retrieval.scope import NoVersions, ScopeError, SiteVariants
-from askai_graph.server.answering import answer_batches
-from askai_graph.server.cache import SemanticCache
-from askai_graph.server.events import Event
-from askai_graph.server.leases import ThreadLeases
-from askai_graph.server.limits import ClientRateLimit, Slot, StreamSlots
-from askai_graph.server.outages import THREADS_UNREACHABLE, database_outage
-from askai_graph.server.recording import RecordingGraph, recorded
-from askai_graph.server.reload import Generation, IndexReloader
-from askai_graph.server.request import BadRequest
-from askai_graph.server.run import StreamingGraph
-from askai_graph.server.search_settle import SearchSettler
-from askai_graph.server.thread_run import ThreadRun
+from askai_graph.server.answers.answering import answer_batches
+from askai_graph.server.answers.cache import SemanticCache
+from askai_graph.server.answers.events import Event
+from askai_graph.server.answers.leases import ThreadLeases
+from askai_graph.server.answers.recording import RecordingGraph, recorded
+from askai_graph.server.answers.reload import Generation, IndexReloader
+from askai_graph.server.answers.run import StreamingGraph
+from askai_graph.server.answers.search_settle import SearchSettler
+from askai_graph.server.answers.thread_run import ThreadRun
+from askai_graph.server.guards.limits import ClientRateLimit, Slot, StreamSlots
+from askai_graph.server.guards.request import BadRequest
+from askai_graph.server.scaleout.outages import THREADS_UNREACHABLE, database_outage
 from askai_graph.settings import Settings
 from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog

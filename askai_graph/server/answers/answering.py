@@ -39,16 +39,16 @@ from typing import TYPE_CHECKING, Any, cast
 from askai_graph.models.prompts import FALLBACK_ANSWER
 from askai_graph.nodes.condense import PRECONDENSED
 from askai_graph.public_output import CondenseFirst
-from askai_graph.server import events
-from askai_graph.server.cache import CachedAnswer, Probe, SemanticCache
-from askai_graph.server.events import Event
-from askai_graph.server.pools import settle
-from askai_graph.server.run import Batch, Condensed, Finished, Run, StreamingGraph, timed_out, within
+from askai_graph.server.answers import events
+from askai_graph.server.answers.cache import CachedAnswer, Probe, SemanticCache
+from askai_graph.server.answers.events import Event
+from askai_graph.server.answers.run import Batch, Condensed, Finished, Run, StreamingGraph, timed_out, within
+from askai_graph.server.guards.pools import settle
 from askai_graph.state import Turn
 from askai_graph.stores.threads import record_cached_turn, run_config
 
 if TYPE_CHECKING:
-    from askai_graph.server.thread_run import ThreadRun
+    from askai_graph.server.answers.thread_run import ThreadRun
 
 logger = logging.getLogger(__name__)
 

@@ -32,8 +32,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from functools import partial
 
-from askai_graph.server.limits import Slot, StreamSlots
-from askai_graph.server.redis_outage import RedisOutage, redis_client
+from askai_graph.server.guards.limits import Slot, StreamSlots
+from askai_graph.server.scaleout.redis_outage import RedisOutage, redis_client
 
 logger = logging.getLogger(__name__)
 

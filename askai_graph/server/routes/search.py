@@ -37,10 +37,10 @@ from fastapi.responses import JSONResponse
 from askai_graph.retrieval.pages import PageRetriever
 from askai_graph.retrieval.scope import ScopeError
 from askai_graph.retrieval.search import MAX_RESULTS, PageMatch, search
-from askai_graph.server.limits import ClientRateLimit, client_address, reader_of
-from askai_graph.server.openapi import SEARCH_RESPONSES
-from askai_graph.server.request import BadRequest
-from askai_graph.server.search_settle import SearchSettler
+from askai_graph.server.answers.search_settle import SearchSettler
+from askai_graph.server.guards.limits import ClientRateLimit, client_address, reader_of
+from askai_graph.server.guards.request import BadRequest
+from askai_graph.server.routes.openapi import SEARCH_RESPONSES
 from askai_graph.settings import Settings
 from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog.searches import SearchRecord

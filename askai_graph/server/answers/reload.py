@@ -30,8 +30,8 @@ from fastapi import FastAPI
 from langchain_core.retrievers import BaseRetriever
 
 from askai_graph.retrieval.scope import SiteVariants
-from askai_graph.server.cache import SemanticCache
-from askai_graph.server.run import StreamingGraph
+from askai_graph.server.answers.cache import SemanticCache
+from askai_graph.server.answers.run import StreamingGraph
 from askai_graph.settings import Settings
 
 logger = logging.getLogger(__name__)

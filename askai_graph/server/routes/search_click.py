@@ -26,11 +26,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from askai_graph.retrieval.pages import PageRetriever
-from askai_graph.server.bodies import MAX_URL_CHARS, SearchClickBody
-from askai_graph.server.limits import ClientRateLimit, client_address, reader_of
-from askai_graph.server.openapi import SEARCH_CLICK_RESPONSES, request_body
-from askai_graph.server.request import BadRequest, read_json, require_json
-from askai_graph.server.search_settle import SearchSettler
+from askai_graph.server.answers.search_settle import SearchSettler
+from askai_graph.server.guards.limits import ClientRateLimit, client_address, reader_of
+from askai_graph.server.guards.request import BadRequest, read_json, require_json
+from askai_graph.server.routes.bodies import MAX_URL_CHARS, SearchClickBody
+from askai_graph.server.routes.openapi import SEARCH_CLICK_RESPONSES, request_body
 from askai_graph.settings import Settings
 from askai_graph.stores.readers import ReaderHash
 from askai_graph.stores.runlog import RunLog

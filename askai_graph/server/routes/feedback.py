@@ -26,11 +26,11 @@ import asyncio
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
-from askai_graph.server.bodies import FeedbackBody
-from askai_graph.server.limits import ClientRateLimit, client_address
-from askai_graph.server.openapi import FEEDBACK_RESPONSES, request_body
-from askai_graph.server.pools import bookkeeping
-from askai_graph.server.request import BadRequest, read_json, require_json
+from askai_graph.server.guards.limits import ClientRateLimit, client_address
+from askai_graph.server.guards.pools import bookkeeping
+from askai_graph.server.guards.request import BadRequest, read_json, require_json
+from askai_graph.server.routes.bodies import FeedbackBody
+from askai_graph.server.routes.openapi import FEEDBACK_RESPONSES, request_body
 from askai_graph.settings import Settings
 from askai_graph.stores.runlog import RunLog, RunLogUnavailable
 from askai_graph.stores.runlog.store import STORE_TIMEOUT_SECONDS
