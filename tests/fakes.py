@@ -9,6 +9,7 @@ import selectors
 import threading
 import time
 from collections.abc import Coroutine, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -420,6 +421,23 @@ def in_virtual_time(scenario: Coroutine[Any, Any, Any]) -> Any:
     """Run ``scenario`` to its end on a ``VirtualTimeLoop`` and return its result."""
     with asyncio.Runner(loop_factory=VirtualTimeLoop) as runner:
         return runner.run(scenario)
+
+
+class WallClockAhead:
+    """The real wall clock, plus whatever a test has skipped: ``skip(timedelta)`` ages everything at once.
+
+    For code that compares its clock with times stamped on the real one (a thread's last
+    checkpoint): skipping an hour makes that checkpoint an hour old without waiting.
+    """
+
+    def __init__(self) -> None:
+        self.ahead = timedelta(0)
+
+    def __call__(self) -> datetime:
+        return datetime.now(UTC) + self.ahead
+
+    def skip(self, span: timedelta) -> None:
+        self.ahead += span
 
 
 class FakeClock:

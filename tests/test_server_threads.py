@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 import uuid
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from askai_graph import Settings, build_graph
 from askai_graph.models.prompts import CLARIFY_ANSWER
 from askai_graph.server import create_app
-from tests.fakes import PASSING, cited_draft, in_virtual_time, replies, retriever
+from tests.fakes import PASSING, WallClockAhead, cited_draft, in_virtual_time, replies, retriever
 from tests.live import AskaiServe, LiveServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.enable_socket]
@@ -131,10 +131,10 @@ def test_a_well_formed_thread_id_the_server_never_issued_is_a_404(offline_app: s
 
 
 def test_an_expired_thread_is_a_404(settings: Settings) -> None:
-    short = settings.model_copy(update={"thread_ttl_hours": 1e-7})  # 0.36 ms
-    with LiveServer(create_app(settings=short)) as base:
+    clock = WallClockAhead()
+    with LiveServer(create_app(settings=settings.model_copy(update={"thread_ttl_hours": 1}), clock=clock)) as base:
         thread = chat(base, "What is BM25?").done
-        time.sleep(0.05)
+        clock.skip(timedelta(hours=1, seconds=1))
         reply = chat(base, FOLLOW_UP, thread)
     assert reply.status == 404 and reply.detail is not None and "expired" in reply.detail
 

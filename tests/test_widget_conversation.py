@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -23,7 +23,7 @@ from askai_graph import Settings, build_graph
 from askai_graph.models.prompts import CLARIFY_ANSWER
 from askai_graph.server import create_app
 from tests.browser import ask, host_page, open_widget, received
-from tests.fakes import PASSING, cited_draft, replies, retriever, url
+from tests.fakes import PASSING, WallClockAhead, cited_draft, replies, retriever, url
 from tests.live import LiveServer
 from tests.test_server_threads import BM25_POST, FOLLOW_UP, chat
 
@@ -175,13 +175,14 @@ def test_persist_local_shares_the_conversation_between_tabs(browser: Any, index_
 
 
 def test_an_expired_thread_starts_a_new_one_with_a_one_line_notice(page: Any, index_cache: Any) -> None:
-    settings = Settings(index_cache_dir=index_cache, cache_enabled=False, thread_ttl_hours=1 / 3600)
-    with LiveServer(create_app(settings=settings)) as base:
+    settings = Settings(index_cache_dir=index_cache, cache_enabled=False, thread_ttl_hours=1)
+    clock = WallClockAhead()
+    with LiveServer(create_app(settings=settings, clock=clock)) as base:
         bodies = chat_bodies(page)
         open_widget(page, f"{base}/")
         ask(page, FIRST)
         expired = owned(page, base)
-        time.sleep(1.5)  # the thread's last answer is now older than its one-second lifetime
+        clock.skip(timedelta(hours=1, seconds=1))  # the thread's last answer is now older than its lifetime
         ask(page, "How does BM25 rank pages?")
     first, second = received(page, "done")
     assert bodies == [

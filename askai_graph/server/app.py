@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from askai_graph.server.answers.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.answers.desk import Desk
-from askai_graph.server.answers.leases import ThreadLeases
+from askai_graph.server.answers.leases import ThreadLeases, utc_now
 from askai_graph.server.answers.reload import Generation, IndexReloader, default_reloader
 from askai_graph.server.answers.run import StreamingGraph
 from askai_graph.server.answers.search_settle import SearchSettler
@@ -65,6 +66,7 @@ def create_app(
     cache_store: CacheStore | None = None,
     run_log: RunLog | None = None,
     site: Path | None = None,
+    clock: Callable[[], datetime] = utc_now,
 ) -> FastAPI:
     """Build the HTTP app.
 
@@ -92,6 +94,9 @@ def create_app(
             false turns logging off either way.
         site: A built site to serve at ``/`` with the app (``askai serve --site``):
             its pages, with the API and the widget at the same origin.
+        clock: The wall clock a thread's age is read on against ``thread_ttl_hours``
+            (its checkpoints are stamped on the real one); a test moves it forward
+            instead of waiting out a lifetime.
 
     Returns:
         The FastAPI app; the corpus index is loaded before this returns, so
@@ -122,7 +127,7 @@ def create_app(
         settings,
         slots=slots,
         rate_limit=questions,
-        leases=ThreadLeases(settings),
+        leases=ThreadLeases(settings, clock=clock),
         run_log=run_log,
         readers=readers,
         reloader=served.reloader,
