@@ -170,7 +170,7 @@ def test_a_cache_hits_text_leaves_before_its_turn_is_written_and_its_done_after(
         slow, thread = SlowToRecord(graph), ThreadRun(new_thread_id(), new_run_id(), fresh=True)
         batches = answer_batches(QUESTION, graph=slow, cache=cache, token_chars=24, thread=thread)
         text = await anext(batches)
-        assert text and {name for name, _ in text} == {"token"}  # the reader has the answer already
+        assert text and {name for name, _ in text} == {"token", "sources"}  # the reader has the answer already
         done = asyncio.ensure_future(anext(batches))
         await asyncio.sleep(0.05)
         assert not done.done()  # ``done`` (and its thread ids) only once the turn is in the thread
