@@ -153,8 +153,6 @@ def no_cards_reason(summary: RunSummary) -> str:
     """Return one plain line on what the reader saw without source cards, and why."""
     if summary.gates.get("retrieval") == "failed":
         return "The reader saw this message: no page of the site covers the question."
-    if summary.cached:
-        return "The reader saw a cached answer: source cards come only with a freshly reviewed answer."
     otherwise = "The reader saw this answer without source cards: it did not pass every check."
     return _NO_CARDS.get(summary.outcome, otherwise)
 

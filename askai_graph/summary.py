@@ -3,8 +3,8 @@
 ``RunSummary.from_state`` is the one place that turns a run's final state (or a cached
 answer's fields) into what a reader, a log or a metric is told: the answer, its outcome
 and gates, the source cards, which retrieved URLs the answer cites (none on fallback),
-and the ids and timings of the run. A cached answer carries only its answer and verdict:
-no sources, no attempts, no per-draft detail.
+and the ids and timings of the run. A cached answer carries its answer, its verdict and
+the source cards it was first shown with: no attempts, no per-draft detail.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class RunSummary(BaseModel):
     gates: dict[str, str] = Field(default_factory=dict)
     """Final per-gate status: retrieval, validation, critic."""
     sources: tuple[Source, ...] = ()
-    """Source cards shown (only when the Source Gate passed; none on a cache hit)."""
+    """Source cards shown (only when the Source Gate passed; on a cache hit, those the answer was stored with)."""
     cited_urls: tuple[str, ...] = ()
     """Distinct retrieved URLs the final answer cites (none on fallback or a cache hit)."""
     retrieved_urls: tuple[str, ...] = ()
@@ -80,7 +80,7 @@ class RunSummary(BaseModel):
             attempts=int(final.get("attempts") or 0) if detail else 0,
             cached=cached,
             gates=dict(final.get("gates") or {}),
-            sources=tuple(final.get("sources") or ()) if detail else (),
+            sources=tuple(final.get("sources") or ()),
             cited_urls=tuple(report.cited_urls) if report is not None and outcome != "fallback" else (),
             retrieved_urls=tuple(r.source_url for r in final.get("search_results") or ()) if detail else (),
             validation_errors=tuple(report.errors) if report is not None else (),

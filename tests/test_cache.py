@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from langchain_core.embeddings import Embeddings
+from pydantic import ValidationError
 
 from askai_graph import Settings
 from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings
@@ -22,12 +23,20 @@ from askai_graph.server.answers.cache import (
     default_threshold,
     embedding_space,
 )
+from askai_graph.state import Source
 
 GATES = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
 
 
-def final(question: str, answer: str = "An answer.", outcome: str = "accepted") -> dict[str, Any]:
-    return {"question": question, "answer": answer, "outcome": outcome, "gates": GATES, "sources": []}
+def final(
+    question: str, answer: str = "An answer.", outcome: str = "accepted", sources: Sequence[Source] = ()
+) -> dict[str, Any]:
+    return {"question": question, "answer": answer, "outcome": outcome, "gates": GATES, "sources": list(sources)}
+
+
+def card(page: str) -> Source:
+    url = f"https://site.example/{page}"
+    return Source(title=page.title(), url=url, section="Usage", anchor_url=f"{url}#usage", quote=f"{page} quote")
 
 
 def cache(store: CacheStore | None = None, namespace: str = "corpus-a", **kwargs: Any) -> SemanticCache:
@@ -73,6 +82,59 @@ def test_only_accepted_answers_are_stored(outcome: str) -> None:
         assert await ask(semantic, "What course articles do you have?") is None
 
     asyncio.run(scenario())
+
+
+def test_a_hit_carries_the_cards_its_answer_was_streamed_with() -> None:
+    async def scenario() -> None:
+        semantic = cache()
+        probe = await semantic.lookup("What is semantic caching?")
+        await semantic.remember(probe, final("What is semantic caching?", sources=[card("caching"), card("keys")]))
+        hit = await ask(semantic, "What is semantic caching?")
+        assert hit is not None and hit.sources == (card("caching"), card("keys"))
+
+    asyncio.run(scenario())
+
+
+def test_a_hit_whose_card_page_left_the_index_is_a_miss_and_the_fresh_answer_replaces_it() -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(8)
+        question = "What is semantic caching?"
+        probe = await cache(store).lookup(question)
+        await cache(store).remember(probe, final(question, sources=[card("caching"), card("keys")]))
+        gone = card("keys").url
+        served = cache(store, pages=lambda urls: [url for url in urls if url == gone])
+        probe = await served.lookup(question)
+        assert probe.hit is None
+        await served.remember(probe, final(question, "Fresh.", sources=[card("caching")]))
+        hit = await ask(served, question)
+        assert hit is not None and (hit.answer, hit.sources) == ("Fresh.", (card("caching"),))
+        assert len(store) == 1
+
+    asyncio.run(scenario())
+
+
+def test_an_entry_stored_without_its_cards_is_a_miss_and_the_fresh_answer_replaces_it() -> None:
+    async def scenario() -> None:
+        store = InMemoryCacheStore(8)
+        semantic = cache(store)
+        question = "What is semantic caching?"
+        probe = await semantic.lookup(question)
+        # What a version that kept no cards stored: ``sources`` absent.
+        old = CachedAnswer(question=question, answer="Old.", outcome="accepted", gates=GATES)
+        await store.add(semantic.namespace, probe.key, old)
+        probe = await semantic.lookup(question)
+        assert old.sources is None and probe.hit is None
+        await semantic.remember(probe, final(question, "Fresh.", sources=[card("caching")]))
+        hit = await ask(semantic, question)
+        assert hit is not None and (hit.answer, hit.sources) == ("Fresh.", (card("caching"),))
+
+    asyncio.run(scenario())
+
+
+def test_an_entry_never_holds_cards_under_an_answer_that_failed_a_gate() -> None:
+    failed: Any = GATES | {"critic": "failed"}
+    with pytest.raises(ValidationError, match="only when every gate passed"):
+        CachedAnswer(question="q", answer="a", outcome="accepted", gates=failed, sources=(card("caching"),))
 
 
 def test_another_corpus_fingerprint_never_sees_the_answer() -> None:

@@ -26,7 +26,7 @@ from askai_graph.server.answers.thread_run import ThreadRun
 from askai_graph.state import STATE_KEYS
 from askai_graph.stores.thread_tokens import checkpoint_thread
 from askai_graph.stores.threads import new_run_id, new_thread_id, run_config
-from tests.fakes import PASSING, cited_draft, replies, retriever
+from tests.fakes import PASSING, cited_draft, replies, retriever, url
 from tests.live import LiveServer
 
 QUESTION = "What is semantic caching?"
@@ -170,7 +170,7 @@ def test_a_cache_hits_text_leaves_before_its_turn_is_written_and_its_done_after(
         slow, thread = SlowToRecord(graph), ThreadRun(new_thread_id(), new_run_id(), fresh=True)
         batches = answer_batches(QUESTION, graph=slow, cache=cache, token_chars=24, thread=thread)
         text = await anext(batches)
-        assert text and {name for name, _ in text} == {"token"}  # the reader has the answer already
+        assert text and {name for name, _ in text} == {"token", "sources"}  # the reader has the answer already
         done = asyncio.ensure_future(anext(batches))
         await asyncio.sleep(0.05)
         assert not done.done()  # ``done`` (and its thread ids) only once the turn is in the thread
@@ -181,6 +181,29 @@ def test_a_cache_hits_text_leaves_before_its_turn_is_written_and_its_done_after(
         assert [turn.question for turn in history] == [QUESTION]
 
     asyncio.run(scenario())
+
+
+def test_a_cache_hit_leaves_its_cards_in_the_threads_state(settings: Settings) -> None:
+    async def scenario() -> tuple[Any, Any]:
+        graph = build_graph(
+            writer=replies(cited_draft(1, 2)),
+            critic=replies(PASSING),
+            retriever=retriever(1, 2),
+            settings=settings,
+            checkpointer=InMemorySaver(),
+        )
+        cache = SemanticCache(InMemoryCacheStore(8))
+        states = []
+        for thread in (ThreadRun(new_thread_id(), new_run_id(), fresh=True) for _ in range(2)):
+            async for _ in answer_batches(QUESTION, graph=graph, cache=cache, token_chars=24, thread=thread):
+                pass
+            states.append((await graph.aget_state(run_config(thread.key))).values)
+        return states[0], states[1]
+
+    fresh, hit = asyncio.run(scenario())
+    # The thread says what its reader was shown, whether the answer was written or cached.
+    assert [card.url for card in fresh["sources"]] == [url(1), url(2)]
+    assert hit["sources"] == fresh["sources"] and hit["answer"] == fresh["answer"]
 
 
 @pytest.mark.parametrize("wrap", [CountedRuns, CondensesInRuns])

@@ -159,3 +159,34 @@ def test_sighup_to_the_parent_of_several_workers_reloads_each_and_stops_none(tmp
         # Every worker moves: twenty health checks in a row, spread over both, all see the new index.
         wait_for(lambda: all(health(base)["fingerprint"] != before for _ in range(20)))
         assert server.process.poll() is None
+
+
+def cards(events: list[tuple[str, Any, str]]) -> list[Any]:
+    return [card for name, data, _ in events if name == "sources" for card in data]
+
+
+def test_a_cached_answer_keeps_its_cards_until_a_rebuild_drops_a_cards_page(tmp_path: Path, index_cache: Path) -> None:
+    site, index = tmp_path / "site", tmp_path / "index"
+    write_site(site, "citric acid")
+    build_index(site, index, base_url="https://kettle.example/")
+    env = {"ASKAI_CORPUS": str(index), "ASKAI_INDEX_RELOAD_SECONDS": "0", "ASKAI_INDEX_CACHE_DIR": str(index_cache),
+           "ASKAI_RATE_LIMIT": ""}
+    server = AskaiServe(env, tmp_path / "serve.log")
+    with server as base:
+        before = health(base)["fingerprint"]
+        first = sse_events(base, QUESTION)
+        again = sse_events(base, QUESTION)
+        assert done(first)["outcome"] == "accepted" and done(again)["cached"] is True
+        assert cards(again) == cards(first)
+        assert "https://kettle.example/descaling/" in [card["url"] for card in cards(first)]
+        # The descaling page moves: the index served no longer has the first answer's card page.
+        (site / "descaling.md").rename(site / "kettle-care.md")
+        build_index(site, index, base_url="https://kettle.example/")
+        server.process.send_signal(signal.SIGHUP)
+        wait_for(lambda: health(base)["fingerprint"] != before)
+        fresh = sse_events(base, QUESTION)
+        third = sse_events(base, QUESTION)
+    urls = [card["url"] for card in cards(fresh)]
+    assert done(fresh)["cached"] is False, "a card page gone: a miss and a fresh run"
+    assert "https://kettle.example/kettle-care/" in urls and "https://kettle.example/descaling/" not in urls
+    assert done(third)["cached"] is True and cards(third) == cards(fresh)  # the fresh answer replaced the entry

@@ -97,7 +97,7 @@ def call(url: str, tool: str, arguments: dict[str, Any]) -> Any:
 
 
 def test_mcp_ask_docs_and_search_docs_read_the_version_they_name(mcp_url: str) -> None:
-    # A version the HTTP tests did not ask (their answers are cached: a hit carries no sources).
+    # A version the HTTP tests did not ask: a fresh answer, not one of theirs from the cache.
     answer = call(mcp_url, "ask_docs", {"question": QUESTION, "version": "next"}).structured_content
     assert [source["url"] for source in answer["sources"]] == ["https://gizmo.example/docs/next/fake-timers"], answer
     found = call(mcp_url, "search_docs", {"query": QUESTION, "version": "next"}).structured_content["result"]

@@ -7,16 +7,20 @@ it can stop and restart it without touching the machine's shared server.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import time
 from typing import Any
 
 import pytest
+import redis.asyncio
 
 from askai_graph import Settings, build_graph
 from askai_graph.server import create_app
-from askai_graph.server.answers.cache import CachedAnswer
+from askai_graph.server.answers.cache import CachedAnswer, SemanticCache
 from askai_graph.server.answers.redis_cache import RedisCacheStore
+from askai_graph.state import Source
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import LiveServer, sse_events
 from tests.redis_server import RedisServer
@@ -48,6 +52,58 @@ def test_an_entry_stored_by_one_client_is_a_hit_for_another(redis_server: RedisS
     hit, other_namespace = asyncio.run(scenario())
     assert hit == answer("What is BM25?")
     assert other_namespace is None
+
+
+CARDS = [
+    Source(title="BM25", url="https://site.example/bm25", section="Ranking", anchor_url="https://site.example/bm25#ranking",
+           quote="BM25 ranks documents by term frequency."),
+    Source(title="Caching", url="https://site.example/caching", anchor_url="https://site.example/caching"),
+]
+
+
+def semantic(server: RedisServer) -> SemanticCache:
+    """One process' answer cache over the shared Redis (same namespace as the others')."""
+    return SemanticCache(store(server), namespace="corpus-fp")
+
+
+def test_a_cached_answer_round_trips_its_cards_through_redis(redis_server: RedisServer) -> None:
+    async def scenario() -> Any:
+        first, second = semantic(redis_server), semantic(redis_server)
+        try:
+            probe = await first.lookup("What is BM25?")
+            final = {"question": "What is BM25?", "answer": "A ranking.", "outcome": "accepted", "gates": GATES}
+            assert await first.remember(probe, final | {"sources": CARDS})
+            return (await second.lookup("What is BM25?")).hit
+        finally:
+            await first.store.aclose()  # type: ignore[attr-defined]
+            await second.store.aclose()  # type: ignore[attr-defined]
+
+    hit = asyncio.run(scenario())
+    assert hit is not None and hit.sources == tuple(CARDS)
+
+
+def test_an_entry_an_older_version_stored_without_cards_is_a_miss_until_answered_again(
+    redis_server: RedisServer,
+) -> None:
+    async def scenario() -> tuple[Any, Any]:
+        cache = semantic(redis_server)
+        probe = await cache.lookup("What is BM25?")
+        # The layout the module documents: {prefix}:e:{namespace}:{digest of the key}; no "sources".
+        name = f"askai:cache:e:{cache.namespace}:{hashlib.sha256(probe.key.encode()).hexdigest()[:32]}"
+        old = {"question": "What is BM25?", "answer": "Old.", "outcome": "accepted", "gates": GATES}
+        client = redis.asyncio.Redis.from_url(redis_server.url)
+        try:
+            await client.set(name, json.dumps(old))
+            missed = await cache.lookup("What is BM25?")
+            await cache.remember(missed, old | {"answer": "Fresh.", "sources": CARDS[:1]})
+            return missed.hit, (await cache.lookup("What is BM25?")).hit
+        finally:
+            await client.aclose()
+            await cache.store.aclose()  # type: ignore[attr-defined]
+
+    missed, hit = asyncio.run(scenario())
+    assert missed is None
+    assert hit is not None and (hit.answer, hit.sources) == ("Fresh.", (CARDS[0],))
 
 
 def test_the_store_keeps_max_entries_and_evicts_the_least_recently_used(redis_server: RedisServer) -> None:

@@ -96,12 +96,15 @@ def test_a_follow_up_continues_the_thread_on_the_langgraph_server(served: str, l
 
 def test_a_cache_hit_is_recorded_in_the_remote_thread(served: str, langgraph_server: str) -> None:
     question = "What is semantic caching?"
-    events_of(chat(served, question))
+    asked = events_of(chat(served, question))
     hit = events_of(chat(served, question))[-1][1]
     assert hit["cached"] is True
     with get_sync_client(url=langgraph_server) as client:
         state = client.threads.get_state(on_server(hit))
     assert [turn["question"] for turn in state["values"]["history"]] == [question]
+    assert state["values"]["sources"] and [card["url"] for card in state["values"]["sources"]] == [
+        card["url"] for name, data in asked if name == "sources" for card in data
+    ]
 
 
 def test_an_unknown_thread_is_a_404(served: str) -> None:

@@ -116,6 +116,9 @@ def test_a_cache_hit_is_logged_as_cached(settings: Settings, run_log: RunLog) ->
         second = sse_events(base, "semantic CACHING -- what is it?")[-1][1]
     assert second["cached"] is True and second["run_id"] != first["run_id"]
     assert [(r.run_id, r.cached) for r in run_log.runs()] == [(first["run_id"], False), (second["run_id"], True)]
+    # The hit showed its first answer's cards: the log (and the dashboard's run page) says so.
+    fresh, hit = run_log.runs()
+    assert fresh.source_urls and hit.source_urls == fresh.source_urls
 
 
 @live

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from askai_graph.retrieval.lexical_embeddings import LexicalEmbeddings
 from askai_graph.retrieval.question_cache import CachedQuestions
 from askai_graph.server import InMemoryCacheStore, SemanticCache, create_app
 from askai_graph.server.app import answer_cache
+from askai_graph.state import Source
 from tests.fakes import PASSING, cited_draft, replies, retriever
 from tests.live import LiveServer, sse_events
 
@@ -112,3 +115,52 @@ def test_an_answer_written_with_one_readers_history_is_never_served_to_another(s
         theirs = ask(client, base, QUESTION)  # another reader, a new thread, the same question
     assert theirs["cached"] is False and "Zelda" not in theirs["text"]
     assert writer.calls == 3
+
+
+def cards(events: list[tuple[str, Any, str]]) -> list[Any]:
+    return [data for name, data, _ in events if name == "sources"]
+
+
+def test_a_repeated_question_gets_the_cards_of_its_first_answer_before_done(settings: Settings) -> None:
+    served, _ = app(settings, InMemoryCacheStore(8))
+    with LiveServer(served) as base:
+        first = sse_events(base, QUESTION)
+        again = sse_events(base, QUESTION)
+    assert first[-1][1]["cached"] is False and again[-1][1]["cached"] is True
+    assert cards(first) and cards(again) == cards(first)
+    assert [name for name, _, _ in again][-2:] == ["sources", "done"]
+
+
+def test_the_apps_cache_serves_a_hit_only_while_each_card_page_is_in_the_index_it_serves(
+    settings: Settings, tmp_path: Path
+) -> None:
+    from askai_graph.indexing import build_index
+    from askai_graph.models.providers import default_retriever
+
+    site = tmp_path / "site"
+    site.mkdir()
+    for page in ("descaling", "lid"):
+        (site / f"{page}.md").write_text(f"---\ntitle: {page}\n---\n\nHow the kettle's {page} works.\n")
+    build_index(site, tmp_path / "both", base_url="https://kettle.example/")
+    (site / "lid.md").unlink()
+    build_index(site, tmp_path / "smaller", base_url="https://kettle.example/")
+    store = InMemoryCacheStore(8)
+
+    def served(index: str) -> SemanticCache:
+        """The cache the app builds for the corpus it serves (one namespace for both, as a shared one may be)."""
+        retriever = default_retriever(settings.model_copy(update={"corpus": tmp_path / index}))
+        return answer_cache(settings, store, namespace="kettle", retriever=retriever)
+
+    urls = [f"https://kettle.example/{page}/" for page in ("descaling", "lid")]
+    cards = [Source(title=url, url=url) for url in urls]
+    gates = {"retrieval": "passed", "validation": "passed", "critic": "passed"}
+    final = {"question": QUESTION, "answer": "Both.", "outcome": "accepted", "gates": gates, "sources": cards}
+
+    async def scenario() -> tuple[Any, Any]:
+        probe = await served("both").lookup(QUESTION)
+        await served("both").remember(probe, final)
+        return (await served("both").lookup(QUESTION)).hit, (await served("smaller").lookup(QUESTION)).hit
+
+    on_both, on_smaller = asyncio.run(scenario())
+    assert on_both is not None and [card.url for card in on_both.sources] == urls
+    assert on_smaller is None  # the lid page is gone: a miss, never a dead card

@@ -150,7 +150,7 @@ def test_provider_failure_is_a_gate_failure_and_a_fallback_not_an_error_event(se
     assert writer.calls == settings.max_attempts
 
 
-def test_cache_hit_streams_only_tokens_and_done_with_cached_true(
+def test_cache_hit_streams_tokens_the_first_answers_cards_and_done_with_cached_true(
     settings: Settings, serve: Serve, graph_host: GraphHost
 ) -> None:
     writer = replies(cited_draft(1, 2))
@@ -158,8 +158,9 @@ def test_cache_hit_streams_only_tokens_and_done_with_cached_true(
         first = sse_events(base, "What is semantic caching?")
         second = sse_events(base, "semantic CACHING -- what is it?")
     assert first[-1][1]["cached"] is False
-    assert set(names(second)[:-1]) == {"token"} and names(second)[-1] == "done"
+    assert set(names(second)[:-2]) == {"token"} and names(second)[-2:] == ["sources", "done"]
     assert answer(second) == answer(first)
+    assert second[-2][1] == [data for name, data, _ in first if name == "sources"][0]
     assert without_ids(second[-1][1]) == {
         "outcome": "accepted",
         "attempts": 0,

@@ -104,16 +104,19 @@ def test_answer_events_send_sources_only_when_the_gate_passed() -> None:
     ]
 
 
-def test_cached_answer_events_have_no_sources_and_zero_attempts() -> None:
+def test_cached_answer_events_carry_the_stored_cards_and_zero_attempts() -> None:
     final = {
         "answer": "A.",
         "outcome": "accepted",
+        "attempts": 2,
         "gates": {"critic": "passed"},
-        "sources": [Source(title="T", url="u")],
+        "sources": [Source(title="T", url="https://u.example").model_dump()],  # as the cache hands them back
     }
     events = list(answer_events(final, cached=True, token_chars=24))
+    card = {"title": "T", "url": "https://u.example", "section": "", "anchor_url": "https://u.example", "quote": ""}
     assert events == [
         ("token", {"text": "A."}),
+        ("sources", [card]),
         ("done", {"outcome": "accepted", "attempts": 0, "cached": True, "gates": {"critic": "passed"}}),
     ]
 

@@ -178,7 +178,11 @@ def test_the_semantic_cache_is_keyed_by_the_standalone_question(offline_app: str
     cached_follow_up = chat(offline_app, FOLLOW_UP, again.done)
     assert again.done["cached"] and cached_follow_up.done["cached"]
     assert cached_follow_up.answer == follow_up.answer
-    assert [name for name, _ in cached_follow_up.events if name != "token"] == ["done"]
+    # No steps: the follow-up's answer and the cards it was first given.
+    assert [name for name, _ in cached_follow_up.events if name != "token"] == ["sources", "done"]
+    assert [data for name, data in cached_follow_up.events if name == "sources"] == [
+        data for name, data in follow_up.events if name == "sources"
+    ]
     # Cached turns are remembered: a further follow-up still knows the topic.
     more = chat(offline_app, "Any examples?", again.done)
     assert more.step("research")["rewritten"] is True and more.done["outcome"] != "fallback"

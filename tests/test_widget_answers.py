@@ -142,13 +142,15 @@ def test_an_answer_without_review_shows_no_cards_and_says_why(
     expect(page.locator("[data-askai-answer]")).not_to_be_empty()
 
 
-def test_cache_hit_shows_the_answer_without_steps_and_with_the_cache_mark(page: Any, index_cache: Any) -> None:
+def test_cache_hit_shows_the_answer_and_its_cards_without_steps_and_with_the_cache_mark(
+    page: Any, index_cache: Any
+) -> None:
     settings = Settings(index_cache_dir=index_cache)
     graph = build_graph(
-        writer=replies(cited_draft(1)), critic=replies(PASSING), retriever=retriever(1, 2), settings=settings
+        writer=replies(cited_draft(2, 1)), critic=replies(PASSING), retriever=retriever(1, 2), settings=settings
     )
     with LiveServer(create_app(graph, settings)) as base:
-        page.goto(f"{base}/")
+        open_widget(page, f"{base}/")
         ask(page, QUESTION)
         first = page.locator("[data-askai-answer]").inner_text()
         expect(page.locator("[data-askai-steps] li")).not_to_have_count(0)
@@ -156,11 +158,14 @@ def test_cache_hit_shows_the_answer_without_steps_and_with_the_cache_mark(page: 
         ask(page, QUESTION)
     expect(page.locator("[data-askai-cache]")).to_be_visible()
     expect(page.locator("[data-askai-cache]")).to_have_text("Answered from cache")
-    expect(page.locator("[data-askai-gate-notice]")).to_have_text(
-        "Source cards are shown only with a freshly reviewed answer."
-    )
+    expect(page.locator("[data-askai-gate-notice]")).to_be_hidden()
     expect(page.locator("[data-askai-steps] li")).to_have_count(0)
     assert page.locator("[data-askai-answer]").inner_text() == first
+    # The cards the fresh answer showed, in their order, under the cached one.
+    fresh, cached = received(page, "sources")
+    assert [card["url"] for card in fresh] == [url(2), url(1)] and cached == fresh
+    hrefs = page.locator("a[data-askai-source]").evaluate_all("cards => cards.map(c => c.getAttribute('href'))")
+    assert hrefs == [card["anchor_url"] for card in cached]
 
 
 def test_an_error_event_shows_the_message_and_retry_asks_again(page: Any, index_cache: Any) -> None:

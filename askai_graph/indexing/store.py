@@ -210,6 +210,15 @@ class IndexReader:
         sql = f"SELECT id, post_id FROM passages WHERE id IN ({marks})"
         return {rows_of[row[0]]: row[1] for row in self.query(sql, list(rows_of))}
 
+    def missing_urls(self, urls: Sequence[str]) -> list[str]:
+        """Return those of ``urls`` that are no page of this index (one lookup in its unique URL index)."""
+        wanted = sorted(set(urls))
+        if not wanted:
+            return []
+        marks = ",".join("?" * len(wanted))
+        found = {row[0] for row in self.query(f"SELECT url FROM posts WHERE url IN ({marks})", wanted)}
+        return [url for url in urls if url not in found]
+
     def first_passages(self, post_ids: Sequence[int]) -> dict[int, str]:
         """Return each post's first passage text."""
         marks = ",".join("?" * len(post_ids))

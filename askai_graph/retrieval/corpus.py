@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -71,6 +71,16 @@ class Corpus(BaseModel):
     """The built index (``askai_graph.indexing.IndexReader``) the posts come from, if any."""
     variants: dict[str, Any] | None = None
     """A source read in memory: its versions and languages, and their defaults (a built index's are in its manifest)."""
+
+
+def missing_pages(corpus: Corpus) -> Callable[[Sequence[str]], list[str]]:
+    """Return a check of which URLs are no page of ``corpus`` (blocking for a built index: it reads it)."""
+    index = corpus.index
+    if index is not None:
+        check: Callable[[Sequence[str]], list[str]] = index.missing_urls
+        return check
+    urls = frozenset(post.url for post in corpus.posts)
+    return lambda wanted: [url for url in wanted if url not in urls]
 
 
 def site_order_key(weight: float | None, date: str | None, title: str, url: str) -> tuple[object, ...]:

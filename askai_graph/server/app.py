@@ -43,6 +43,7 @@ from askai_graph.server.guards.request import BadRequest, refused
 from askai_graph.server.housekeeping.collector import tune_collector
 from askai_graph.server.housekeeping.pruning import pruning
 from askai_graph.server.housekeeping.retention import retention
+from askai_graph.retrieval.corpus import Corpus, missing_pages
 from askai_graph.server.lifespan import Resource, closing, lifespan
 from askai_graph.server.routes import chat, feedback, health, llms, search, search_click, suggestions, web
 from askai_graph.server.routes.mcp_endpoint import MCPEndpoint
@@ -290,17 +291,20 @@ def answer_cache(
     Its namespace is ``namespace`` (what answers depend on beyond settings) plus the
     settings' digest; ``None`` keeps the cache private. Paraphrases are found with
     ``embeddings`` when given, else with the configured embedding model (the
-    ``retriever``'s own copy when it has one) unless ``cache_paraphrases`` is off.
+    ``retriever``'s own copy when it has one) unless ``cache_paraphrases`` is off. A
+    hit's cards are checked against the ``retriever``'s corpus, when it has one.
     """
     space = None
     if embeddings is None and settings.embeddings and settings.cache_paraphrases:
         embeddings, space = _configured_embeddings(settings, retriever)
+    corpus = getattr(retriever, "corpus", None)
     return SemanticCache(
         store,
         namespace=f"{namespace}:{config_digest(settings)}" if namespace else None,
         embeddings=embeddings,
         threshold=settings.cache_threshold,
         space=space,
+        pages=missing_pages(corpus) if isinstance(corpus, Corpus) else None,
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 
-from askai_graph.state import Turn, new_turn_state
+from askai_graph.state import Source, Turn, new_turn_state
 
 ThreadStatus = Literal["active", "unknown", "expired"]
 DURABILITY: Literal["exit"] = "exit"
@@ -96,8 +96,9 @@ async def record_cached_turn(
 ) -> None:
     """Write a cached answer into the thread as a finished turn, so follow-ups can lean on it.
 
-    ``history`` is the thread's turns when the caller has just read them (under the
-    thread's lease); otherwise they are read here.
+    The thread's state then holds what the reader was shown: the answer, its verdict and
+    its cards. ``history`` is the thread's turns when the caller has just read them
+    (under the thread's lease); otherwise they are read here.
     """
     config = run_config(thread_id)
     if history is None:
@@ -117,6 +118,7 @@ async def record_cached_turn(
         "answer": cached["answer"],
         "outcome": "accepted",
         "gates": dict(cached["gates"]),
+        "sources": [Source.model_validate(card) for card in cached.get("sources") or ()],
         "history": [*history, turn][-max_turns:],
     }
     await graph.aupdate_state(config, values, as_node="source_gate")

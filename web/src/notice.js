@@ -22,8 +22,8 @@ export function progressLabel(t, step) {
 /** Why no source cards are shown, or null when cards are shown or none were expected. */
 export function gateNotice(t, done, hasSources) {
   if (hasSources) return null;
+  // A cached answer comes with the cards it was first shown with: none means the same as on a fresh one.
   const missing = (done.gates || {}).retrieval === "failed";
-  if (done.cached) return t.cachedNoSources;
   switch (done.outcome) {
     case "accepted_early":
       return t.earlyNoSources;

@@ -35,7 +35,6 @@ export const STRINGS = Object.freeze({
   linkWaits: "The link's question is in the box below: press Ask to add it to this conversation, or New conversation to start over.",
   cached: "Answered from cache",
   sources: "Sources",
-  cachedNoSources: "Source cards are shown only with a freshly reviewed answer.",
   earlyNoSources: "Sources are hidden because the answer was not confirmed by review (low confidence).",
   degradedNoSources: "Sources are hidden because the answer could not be fully verified by review.",
   notFound: "I couldn't find this in the site's articles.",

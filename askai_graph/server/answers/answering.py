@@ -8,7 +8,9 @@ knows nothing of the cache. A question goes down once and comes back once:
    first stage run outside any run (``AskGraph.condense_first``) on the thread's history.
    A thread made for this request has no history to read; an older one is read once,
    under the request's lease (no other answer can add a turn meanwhile).
-2. **Serve a hit.** It streams the cached answer and writes it into the thread as a turn
+2. **Serve a hit.** It streams the cached answer with the source cards it was stored
+   with (``cache.SemanticCache.lookup`` served it only while each card's page is still
+   in the index) and writes it into the thread as a turn
    (``record_cached_turn``) before its ``done``; no graph run starts, so no retrieval
    runs for an answer nobody will read.
 3. **Run on a miss**, with the condensation in its config (``nodes.condense.PRECONDENSED``),
@@ -65,9 +67,9 @@ async def answer_batches(
 ) -> AsyncGenerator[Batch, None]:
     """Yield the SSE contract's events for one question, in batches of those ready together (``run``).
 
-    A cache hit yields only tokens and ``done``; a miss yields its run's batches. Past
-    ``deadline_seconds`` the question is abandoned and ends as a fallback (``fallback``:
-    the text, in the reader's locale). ``scope``
+    A cache hit yields tokens, its stored ``sources`` (if any) and ``done``; a miss yields
+    its run's batches. Past ``deadline_seconds`` the question is abandoned and ends as a
+    fallback (``fallback``: the text, in the reader's locale). ``scope``
     (``version``, ``locale``) is the reader's version and language: the run's context,
     and a cache of its own (``SemanticCache.scoped``).
     """
@@ -201,7 +203,7 @@ async def _served(
     deadline: float | None = None,
     scope: Mapping[str, str] | None = None,
 ) -> AsyncIterator[list[Event]]:
-    """Yield the events of a cache hit: its tokens at once, then ``done`` once the turn is in the thread.
+    """Yield the events of a cache hit: its tokens and cards at once, then ``done`` once the turn is in the thread.
 
     The turn is recorded (until ``deadline``) between the two, like any answer before
     its ``done``: the reader has the text without waiting on the thread's write, and a

@@ -20,8 +20,14 @@ The *namespace* keys everything an answer depends on: the corpus fingerprint and
 digest of the configuration (models, prompts, thresholds, attempt limits, embedding
 space; see ``app.config_digest``), so a changed corpus, another model or a stricter
 setting never serves an old answer. Only ``accepted`` answers are stored, with the
-gate verdicts they earned; a hit replays them because the question served is, by the
+gate verdicts they earned and the source cards they were streamed with (none unless
+the Source Gate passed); a hit replays them because the question served is, by the
 checks above, the question that earned them.
+
+A hit is served only while its cards still point into the index served (``pages``):
+a card whose page is gone makes the entry a miss, the question runs afresh and its
+answer replaces the entry. An entry stored without its cards (by a version that kept
+none) is a miss too: serving it card-less would hide what a fresh answer shows.
 
 ``CacheStore`` is the seam for a shared store (Redis...): three async methods.
 ``InMemoryCacheStore`` is the in-process default, a bounded LRU.
@@ -36,19 +42,20 @@ import json
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from askai_graph.retrieval.embeddings import LOCAL_MODEL
 from askai_graph.server.answers.same_question import contrast, loose_key
 from askai_graph.server.guards.pools import bookkeeping
+from askai_graph.rules.gates import should_expose_retrieved_links
 from askai_graph.settings import AnswerSettings, Settings, group_fields
-from askai_graph.state import GateStatus, Outcome
+from askai_graph.state import GateStatus, Outcome, Source
 from askai_graph.text.masking import mask, mask_echoes
 
 logger = logging.getLogger(__name__)
@@ -67,6 +74,18 @@ class CachedAnswer(BaseModel):
     """Always ``accepted``: nothing else is stored."""
     gates: dict[str, GateStatus]
     """Gate statuses the answer earned for ``question``."""
+    sources: tuple[Source, ...] | None = None
+    """The source cards streamed with the answer (the Source Gate's, possibly none).
+
+    ``None``: stored by a version that kept no cards; such an entry is never served."""
+
+    @model_validator(mode="after")
+    def _cards_only_under_both_gates(self) -> Self:
+        # The Source Gate's rule, again for what a shared store hands back: no card under an
+        # answer whose recorded gates did not all pass.
+        if self.sources and not should_expose_retrieved_links({"gates": self.gates}):
+            raise ValueError("a cached answer carries source cards only when every gate passed")
+        return self
 
 
 @runtime_checkable
@@ -165,6 +184,10 @@ class Probe:
     """The cached answer, when it was written for this same question."""
 
 
+MissingPages = Callable[[Sequence[str]], Sequence[str]]
+"""Return which of these URLs are not pages of the index served (blocking: it may read the index)."""
+
+
 def config_digest(settings: Settings) -> str:
     """Return a digest of everything in ``settings`` and the prompts that an answer depends on.
 
@@ -230,6 +253,7 @@ class SemanticCache:
         embeddings: Embeddings | None = None,
         threshold: float | None = None,
         space: str | None = None,
+        pages: MissingPages | None = None,
     ) -> None:
         """Create a cache.
 
@@ -244,6 +268,10 @@ class SemanticCache:
                 ``None``: the measured default of the space (``default_threshold``).
             space: Names the vector space of ``embeddings`` (e.g. ``model_key`` of the
                 settings that chose them); derived from the object when ``None``.
+            pages: Says which card URLs are not pages of the index served; an entry with
+                such a card is a miss. ``None``: the index is not visible here (a graph
+                built elsewhere), and ``namespace`` alone names the corpus, as it does for
+                the links in the cached text itself.
         """
         # Without embeddings no vector is compared: the space is "keys-only" whatever is named.
         space = embedding_space(None) if embeddings is None else space or embedding_space(embeddings)
@@ -254,6 +282,7 @@ class SemanticCache:
         self.embeddings = embeddings
         self.threshold = threshold
         self.space = space
+        self.pages = pages
         self.namespace = f"{namespace or uuid.uuid4().hex}:{space}"
 
     def scoped(self, scope: Mapping[str, str]) -> SemanticCache:
@@ -282,7 +311,7 @@ class SemanticCache:
         except Exception:
             logger.exception("answer cache: lookup failed; treating as a miss")
             return Probe(question=question, key=key, vector=None, hit=None)
-        if found is not None and contrast(question, found.question) is None:
+        if found is not None and contrast(question, found.question) is None and await self._servable(found):
             return Probe(question=question, key=key, vector=None, hit=found)
         if self.embeddings is None:
             return Probe(question=question, key=key, vector=None, hit=None)
@@ -295,11 +324,32 @@ class SemanticCache:
         hit = None
         if near is not None and near[0] >= self.threshold:
             reason = contrast(question, near[1].question, allow_synonyms=True)
-            if reason is None:
-                hit = near[1]
-            else:
+            if reason is not None:
                 logger.debug("answer cache: similar question refused (%s)", reason)
+            elif await self._servable(near[1]):
+                hit = near[1]
         return Probe(question=question, key=key, vector=vector, hit=hit)
+
+    async def _servable(self, entry: CachedAnswer) -> bool:
+        """Say whether ``entry`` may be served: it kept its cards, and each card's page is still served.
+
+        A failing page check is logged and the entry not served (a miss costs a run, a
+        dead card costs the reader's trust).
+        """
+        if entry.sources is None:
+            logger.debug("answer cache: an entry stored without its source cards; treating as a miss")
+            return False
+        if self.pages is None or not entry.sources:
+            return True
+        try:
+            # The index is read from disk under a lock a retriever may hold: off the loop.
+            gone = await bookkeeping(self.pages, [source.url for source in entry.sources])
+        except Exception:
+            logger.exception("answer cache: could not check the cached cards' pages; treating as a miss")
+            return False
+        if gone:
+            logger.info("answer cache: %d cached card(s) point to pages no longer served: a miss", len(gone))
+        return not gone
 
     async def _embed(self, question: str) -> list[float]:
         """Embed ``question``: a model with no async path of its own runs in the bookkeeping pool.
@@ -314,13 +364,24 @@ class SemanticCache:
         return await model.aembed_query(question)
 
     async def remember(self, probe: Probe, final: Mapping[str, Any]) -> bool:
-        """Store a finished run's answer if its outcome is ``accepted``; say whether it was stored."""
+        """Store a finished run's answer and its cards if its outcome is ``accepted``; say whether it was stored.
+
+        It replaces the entry under the question's key, one a lookup refused included.
+        """
         if final.get("outcome") != "accepted" or not probe.key or not final.get("answer"):
             return False
         # The reader's own pasted values, echoed by the answer, are not stored for the next reader.
         asked = [str(final[key]) for key in ("question", "standalone_question") if final.get(key)]
         answer = mask_echoes(final["answer"], *asked)
-        entry = CachedAnswer(question=probe.question, answer=answer, outcome="accepted", gates=dict(final["gates"]))
+        # The cards the reader was shown: the Source Gate's, and only where its rule holds.
+        cards = tuple(final.get("sources") or ()) if should_expose_retrieved_links(final) else ()
+        try:
+            entry = CachedAnswer(
+                question=probe.question, answer=answer, outcome="accepted", gates=dict(final["gates"]), sources=cards
+            )
+        except ValueError:
+            logger.exception("answer cache: the finished answer is not a cacheable entry; it is not cached")
+            return False
         try:
             await self.store.add(self.namespace, probe.key, entry, probe.vector)
         except Exception:

@@ -116,8 +116,9 @@ def answer_events(
 
     Args:
         final: The finished run's summary, or its state (or a cached answer's fields).
-        cached: Whether the answer comes from the semantic cache: then no sources are
-            sent and ``attempts`` is 0 (no draft was written for this request).
+        cached: Whether the answer comes from the semantic cache: then ``attempts`` is 0
+            (no draft was written for this request) and the sources are the cards the
+            answer was stored with (``cache.CachedAnswer.sources``).
         token_chars: About how many characters each ``token`` event carries.
         ids: ``thread_id``, ``run_id`` and ``thread_token`` for ``done``, when the run is on a thread.
     """
