@@ -1,33 +1,39 @@
 """Answers/s of ``askai serve`` as users run it, against bare anchors on the same stack, in one run.
 
 Run: ``.venv/bin/python bench/serve_throughput.py [--levels 1,50] [--seconds 3] [--rounds 3]
-[--profile FILE]``. Loopback only; about 2 minutes with the defaults. Five servers, each a
-process on a free 127.0.0.1 port, accepting on a socket bound like ``askai serve``'s
-(``serving.bind``, ``serving.uvicorn_config``: the same uvicorn protocol, limits and
-``TCP_NODELAY``):
+[--kinds ...] [--baseline-tree DIR] [--profile FILE]``. Loopback only; about 2 minutes
+with the defaults. Each server is a process on a free 127.0.0.1 port, accepting on a
+socket bound like ``askai serve``'s (``serving.bind``, ``serving.uvicorn_config``: the
+same uvicorn protocol, limits and ``TCP_NODELAY``). The kinds (``--kinds``):
 
 - ``askai``: ``askai serve`` itself, as users run it: threads in SQLite (a file of this
-  run's), the run log on, offline models, the bundled sample site, answer cache *off*, so
-  every request runs the whole graph. Only the per-client limits are lifted (every
-  simulated user is 127.0.0.1): rate limit, stream cap, connections per client;
-- ``askai+cache``: the same with the answer cache on (the default), warmed with
-  ``server_load.ACCEPTED`` and asked their paraphrases (every request should be a hit);
+  run's), the run log on, its access log, offline models, the bundled sample site, answer
+  cache *off*, so every request runs the whole graph. Only the per-client limits are
+  lifted (every simulated user is 127.0.0.1): rate limit, stream cap, connections per client;
+- ``askai+cache``: the same with the answer cache on (the default). Every mixed question
+  and paraphrase is asked once first; its load then asks the paraphrases that come back
+  as cache hits (an answer that was not accepted is never cached);
 - ``bare-graph``: the fair anchor of ``askai``: FastAPI + sse-starlette, a 7-node
   LangGraph graph of trivial async nodes streamed with the server's stream modes
   (``updates``, ``values``), a ``step`` event per node, then a fixed 1,000-character
-  answer in the server's ``token`` chunks and ``done``;
-- ``bare-sse``: the anchor of a cache hit: the same endpoint without the graph.
+  answer in the server's ``token`` chunks and ``done`` (no access log);
+- ``bare-sse``: the anchor of a cache hit: the same endpoint without the graph;
+- ``askai-nolog``, ``askai+cache-nolog``: with the run log off, to tell its cost apart;
+- any ``askai`` kind ending in ``@before`` runs the code of ``--baseline-tree`` (a source
+  tree holding ``askai_graph``, e.g. ``git archive REV askai_graph | tar -x -C DIR``).
 
 For each level (concurrent clients, each on one kept-alive connection asking back to back,
 ``server_load.load``'s minimal client), every server is loaded for ``--seconds`` in turn,
 for ``--rounds`` rounds (the order rotates each round). Printed per level: each server's
 median answers/s over the rounds, its CPU milliseconds per answer (its process tree's user
-+ system time over its turns, which background load moves least), errors; then the ratios
-``askai`` / ``bare-graph`` and ``askai+cache`` / ``bare-sse``, of the medians and the
-median of each round's ratio. The load average before and after is printed: the machine
-is shared. With ``--profile FILE``, the ``askai`` server runs under cProfile (every
-thread, via ``threading.setprofile``) and its stats are written to FILE when it stops
-(the figures of that run are not comparable, only where its time went).
++ system time over its turns, which background load moves least), split between the
+event loop's thread and the others, errors and cache hits; then the ratios ``askai`` /
+``bare-graph`` and ``askai+cache`` / ``bare-sse`` (and their ``@before`` twins), of the
+medians and the median of each round's ratio. The load average before and after is
+printed: the machine is shared. With ``--profile FILE``, the first ``askai`` kind runs
+under cProfile, timing its event loop thread's CPU (``time.thread_time``) from the end of
+the warm-up; the stats are written to FILE when it stops (its figures are slowed by the
+profiler: read where the time went, not the rates).
 """
 
 from __future__ import annotations
@@ -172,17 +178,22 @@ def thread_cpu(pid: int) -> dict[str, float]:
     return used
 
 
-def start(kind: str, folder: Path, profile: Path | None, log: Any) -> tuple[subprocess.Popen[bytes], str]:
-    """Start one server; return its process and base URL once ``/healthz`` answers."""
+def start(
+    kind: str, folder: Path, profile: Path | None, log: Any, baseline: Path | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start one server; return its process and base URL once ``/healthz`` answers.
+
+    A kind ending in ``@before`` runs ``baseline``'s code (a source tree holding ``askai_graph``).
+    """
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASKAI_")}
     if kind.startswith("askai"):
         env |= UNLIMITED | {
-            "ASKAI_DATABASE_URL": f"sqlite:///{folder / kind / 'threads.sqlite'}",
+            "ASKAI_DATABASE_URL": f"sqlite:///{folder / kind.replace('@', '-') / 'threads.sqlite'}",
             "ASKAI_INDEX_CACHE_DIR": str(folder / "index"),
             "ASKAI_CACHE_ENABLED": "true" if kind.startswith("askai+cache") else "false",
             # ``-nolog``: the run log off, to tell its cost apart (not how users run it).
-            "ASKAI_RUN_LOG": "false" if kind.endswith("-nolog") else "true",
+            "ASKAI_RUN_LOG": "false" if kind.removesuffix("@before").endswith("-nolog") else "true",
         }
         args = ["serve", "--port", str(port)]
         if profile is not None and kind.startswith("askai"):
@@ -192,6 +203,8 @@ def start(kind: str, folder: Path, profile: Path | None, log: Any) -> tuple[subp
     else:
         command = [sys.executable, __file__, "--serve", kind, "--port", str(port)]
     root = Path(__file__).resolve().parent.parent
+    if kind.endswith("@before") and baseline is not None:
+        root, env["PYTHONPATH"] = baseline, str(baseline)  # ``-m`` imports from the working folder first
     process = subprocess.Popen(command, env=env, cwd=root, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
@@ -230,12 +243,10 @@ async def warm(base: str) -> list[str]:
 async def measure(
     bases: dict[str, str], pids: dict[str, int], levels: list[int], seconds: float, rounds: int, profiled: str | None
 ) -> None:
-    hits = []
-    for kind, base in bases.items():
-        served = await warm(base)
-        hits = served if kind.startswith("askai+cache") else hits
-    if any(kind.startswith("askai+cache") for kind in bases):
-        print(f"cache hits: {len(hits)} of {len(PARAPHRASES)} paraphrases, asked in the hit load")
+    hits = {kind: await warm(base) for kind, base in bases.items()}
+    for kind, served in hits.items():
+        if kind.startswith("askai+cache"):
+            print(f"{kind}: {len(served)} of {len(PARAPHRASES)} paraphrases are cache hits, asked in its load")
     if profiled is not None:
         os.kill(pids[profiled], signal.SIGUSR1)
     load_before = os.getloadavg()[0]
@@ -247,7 +258,7 @@ async def measure(
         order = list(bases)
         for turn in range(rounds):
             for kind in order[turn % len(order) :] + order[: turn % len(order)]:
-                questions = hits if kind.startswith("askai+cache") else MIXED
+                questions = hits[kind] if kind.startswith("askai+cache") else MIXED
                 used, threads = tree_cpu_seconds(pids[kind]), thread_cpu(pids[kind])
                 result = await load(bases[kind], questions, clients, seconds)
                 cpu[kind] += tree_cpu_seconds(pids[kind]) - used
@@ -269,7 +280,8 @@ async def measure(
                 shares = sorted(by_thread.get(kind, {}).items(), key=lambda item: -item[1])
                 print("      by thread, ms/answer: " + ", ".join(
                     f"{name} {spent * 1000 / answers[kind]:.2f}" for name, spent in shares if spent > 0))  # fmt: skip
-        for kind, anchor in ANCHOR.items():
+        pairs = [*ANCHOR.items(), *((f"{kind}@before", anchor) for kind, anchor in ANCHOR.items())]
+        for kind, anchor in pairs:
             if kind in rates and anchor in rates:
                 of_medians = statistics.median(rates[kind]) / statistics.median(rates[anchor])
                 paired = statistics.median(a / b for a, b in zip(rates[kind], rates[anchor], strict=True))
@@ -283,6 +295,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="load per server, level and round")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per level")
     parser.add_argument("--kinds", default=",".join(KINDS), help="which servers (comma separated)")
+    parser.add_argument("--baseline-tree", type=Path, help="a source tree run by the kinds ending in @before")
     parser.add_argument("--profile", type=Path, help="run the askai server under cProfile; stats to this file")
     parser.add_argument("--log", default=os.devnull, help="the servers' output goes here")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
@@ -294,7 +307,8 @@ def main() -> None:
     kinds = args.kinds.split(",")
     with tempfile.TemporaryDirectory() as folder:
         log = open(args.log, "ab")  # noqa: SIM115 - open while the servers run
-        servers = {kind: start(kind, Path(folder), args.profile, log) for kind in kinds}
+        baseline = args.baseline_tree.resolve() if args.baseline_tree else None
+        servers = {kind: start(kind, Path(folder), args.profile, log, baseline) for kind in kinds}
         try:
             bases = {kind: base for kind, (_, base) in servers.items()}
             pids = {kind: process.pid for kind, (process, _) in servers.items()}
