@@ -215,7 +215,9 @@ def test_a_record_the_database_refuses_is_dropped_and_the_writer_goes_on(
     log.close()
 
 
-def test_answers_queued_together_are_written_in_one_transaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_answers_queued_together_are_written_in_one_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     log = open_run_log(f"sqlite:///{tmp_path / 'runs.sqlite'}")
     assert isinstance(log, SqlRunLog)
     opened = log._transaction
