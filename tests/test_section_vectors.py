@@ -57,6 +57,15 @@ def test_a_restart_reads_the_warmed_vectors_from_disk(tmp_path: Path) -> None:
     assert len(section_vectors.shared(again)) == 3
 
 
+def test_a_changed_page_re_embeds_only_its_own_sections(tmp_path: Path) -> None:
+    before = [("Page 1", TRAIL), ("Page 2", "Boots need breaking in before the trip.")]
+    warm(ConceptEmbeddings(), before, "fake", tmp_path)
+    after = [before[0], ("Page 2", "Boots and shoes need breaking in before the trip.")]
+    again = ConceptEmbeddings()
+    warm(again, after, "fake", tmp_path)
+    assert again.texts == site_sections(after[1:])
+
+
 def test_another_model_does_not_read_the_cached_vectors(tmp_path: Path) -> None:
     pages = [("Page 1", TRAIL)]
     warm(ConceptEmbeddings(), pages, "fake", tmp_path)

@@ -150,7 +150,7 @@ def open_dense(
         logger.warning("passage embeddings cache at %s is unreadable; embedding again", path)
     texts = [_text(corpus.posts[number], passage, is_first(i)) for i, (number, passage) in enumerate(passages)]
     matrix = embed_texts(embeddings, texts)
-    save_matrix(matrix, path)
+    _save(matrix, path)
     return DenseIndex(matrix, model)
 
 
@@ -158,8 +158,7 @@ def _text(post: Page, passage: Passage, first: bool) -> str:
     return dense_text(post.title, post.summary if first else "", passage.text)
 
 
-def save_matrix(matrix: np.ndarray, path: Path) -> None:
-    """Write ``matrix`` to ``path`` (``.npy``) atomically; a failure is logged, never raised (it is a cache)."""
+def _save(matrix: np.ndarray, path: Path) -> None:
     staging: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -169,6 +168,6 @@ def save_matrix(matrix: np.ndarray, path: Path) -> None:
             np.save(out, matrix)
         os.replace(staging, path)
     except OSError as exc:
-        logger.info("embeddings not cached at %s (%s); they will be computed next start", path, exc)
+        logger.info("passage embeddings not cached (%s); they will be computed next start", exc)
         if staging is not None:
             Path(staging).unlink(missing_ok=True)

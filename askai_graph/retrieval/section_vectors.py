@@ -7,15 +7,18 @@ answers: a started server's first answers paid for embedding the sections of eve
 they drafted from, twice (0.3 to 4.8 s each on a 2-core machine, against 12 to 22 ms for
 the question's vector). Now one ``SectionVectors`` per embedding model serves both
 (``shared``), and a server fills it before its first request (``warm``): every section
-of a site small enough (``WARM_SECTIONS``), its vectors cached on disk by their
-texts and model, like the passages', so a restart loads them.
+of a site small enough (``WARM_SECTIONS``), its vectors cached on disk per model and
+section text, so a restart reads them and a changed page re-embeds its own sections.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -23,7 +26,6 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from askai_graph.retrieval.dense import save_matrix
 from askai_graph.retrieval.sections import Section, split_page
 
 logger = logging.getLogger(__name__)
@@ -32,11 +34,12 @@ SECTION_CHARS = 1000
 """What of a section an embedding model reads (its heading and opening carry its vector)."""
 VECTOR_CACHE = 4096
 """Section texts kept; the same pages come back, and a full cache starts over."""
-WARM_SECTIONS = 3000
-"""Largest site (in sections) whose sections a server embeds before its first request."""
+WARM_SECTIONS = 1000
+"""Largest site (in sections) whose sections a server embeds before its first request: about
+50 s of one loaded core the first time with the local model, then read from the cache."""
 WARM_BATCH = 16
 """Section texts per model call when warming."""
-_CACHE_FORMAT = "s1"
+_CACHE_FORMAT = "s2"
 
 
 def section_text(heading: str, text: str) -> str:
@@ -74,17 +77,27 @@ class SectionVectors:
                 self._vectors.update(fresh)
         return np.stack([known[text] for text in texts])
 
-    def warm(self, texts: Sequence[str], cache: Path | None = None) -> None:
-        """Embed ``texts`` now (or load their vectors from ``cache``, a ``.npy`` file written the first time)."""
+    def warm(self, texts: Sequence[str], cache: Path | None = None) -> int:
+        """Embed ``texts`` now, reading the vectors ``cache`` holds (an ``.npz`` file) and adding the others to it.
+
+        The cache keeps one row per text digest, so a changed page re-embeds its own
+        sections only. Returns how many texts were embedded (not read).
+        """
         texts = list(dict.fromkeys(texts))
-        rows = _load(cache, len(texts))
-        if rows is None:
-            rows = self._embed_all(texts)
-            if cache is not None:
-                save_matrix(rows, cache)
+        keys = [hashlib.sha256(text.encode()).digest() for text in texts]
+        stored = _load(cache)
+        missing = [i for i, key in enumerate(keys) if key not in stored]
+        fresh = self._embed_all([texts[i] for i in missing]) if missing else None
+        by_key = dict(stored)
+        if fresh is not None:
+            by_key.update((keys[i], row) for i, row in zip(missing, fresh, strict=True))
+        rows = [by_key[key] for key in keys]
+        if cache is not None and (missing or len(stored) != len(keys)):
+            _save(cache, keys, np.stack(rows))  # this site's sections only: pages gone leave the cache
         with self._lock:
             self._warmed = len(texts)
             self._vectors.update(zip(texts, rows, strict=True))
+        return len(missing)
 
     def _embed_all(self, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` longest first, ``WARM_BATCH`` at a time: a batch is padded to its longest text."""
@@ -128,31 +141,49 @@ def site_sections(pages: Iterable[tuple[str, str]]) -> list[str]:
 def warm(embeddings: Embeddings, pages: Sequence[tuple[str, str]], model: str, cache_dir: Path) -> int:
     """Embed every section of a site of at most ``WARM_SECTIONS`` sections into ``shared(embeddings)``.
 
-    The vectors are cached in ``cache_dir`` under a digest of the texts and the model
-    (``model`` and the length it reads). Returns the number of sections warmed (0: the
+    The vectors are cached in ``cache_dir``, one file per model (``model`` and the length
+    it reads), one row per section text. Returns the number of sections warmed (0: the
     site is larger, left to the answers).
     """
     texts = list(dict.fromkeys(site_sections(pages)))
     if not texts or len(texts) > WARM_SECTIONS:
         logger.info("%d sections: not embedded ahead (at most %d are)", len(texts), WARM_SECTIONS)
         return 0
-    identity = hashlib.sha256(f"{model}@{getattr(embeddings, 'max_tokens', None)}".encode())
-    for text in texts:
-        identity.update(text.encode() + b"\0")
-    shared(embeddings).warm(texts, cache_dir / f"sections-{_CACHE_FORMAT}-{identity.hexdigest()[:24]}.npy")
+    identity = hashlib.sha256(f"{model}@{getattr(embeddings, 'max_tokens', None)}|{SECTION_CHARS}".encode())
+    started = time.perf_counter()
+    embedded = shared(embeddings).warm(texts, cache_dir / f"sections-{_CACHE_FORMAT}-{identity.hexdigest()[:24]}.npz")
+    logger.info("%d section vectors ready (%d embedded) in %.1f s", len(texts), embedded, time.perf_counter() - started)
     return len(texts)
 
 
-def _load(cache: Path | None, rows: int) -> np.ndarray | None:
-    """Return the cached matrix if it has ``rows`` rows, else ``None`` (missing or unreadable: embed again)."""
+def _load(cache: Path | None) -> dict[bytes, np.ndarray]:
+    """Return the cached rows by text digest (none when missing or unreadable: embed again)."""
     if cache is None or not cache.exists():
-        return None
+        return {}
     try:
-        matrix = np.load(cache)
-    except (OSError, ValueError):
+        with np.load(cache) as stored:
+            keys, vectors = stored["keys"], stored["vectors"]
+    except (OSError, ValueError, KeyError):
         logger.warning("section embeddings cache at %s is unreadable; embedding again", cache)
-        return None
-    return matrix if matrix.ndim == 2 and matrix.shape[0] == rows else None
+        return {}
+    if vectors.ndim != 2 or len(keys) != len(vectors):
+        return {}
+    return {bytes(key): row for key, row in zip(keys, vectors, strict=True)}
+
+
+def _save(cache: Path, keys: list[bytes], vectors: np.ndarray) -> None:
+    """Write the cache atomically (a temp file renamed), so concurrent starts never read half of it."""
+    staging: str | None = None
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        handle, staging = tempfile.mkstemp(dir=cache.parent, suffix=".npz")
+        with os.fdopen(handle, "wb") as out:
+            np.savez(out, keys=np.asarray(keys, dtype="S32"), vectors=vectors)
+        os.replace(staging, cache)
+    except OSError as exc:
+        logger.info("section embeddings not cached at %s (%s); they will be computed next start", cache, exc)
+        if staging is not None:
+            Path(staging).unlink(missing_ok=True)
 
 
 def warm_retriever(retriever: object) -> int:
