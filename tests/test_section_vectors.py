@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -85,6 +86,17 @@ def test_a_retriever_without_an_embedding_model_warms_nothing(tmp_path: Path) ->
     from askai_graph.retrieval.pages import BM25Retriever
 
     assert warm_retriever(BM25Retriever(corpus=load_corpus(None), cache_dir=tmp_path)) == 0
+
+
+def test_a_model_that_fails_while_warming_leaves_the_sections_to_the_answers(tmp_path: Path) -> None:
+    class Failing(ConceptEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            raise RuntimeError("provider down")
+
+    retriever = SimpleNamespace(
+        embeddings=Failing(), corpus=load_corpus(None), cache_dir=tmp_path, embeddings_model="fake"
+    )
+    assert warm_retriever(retriever) == 0
 
 
 def test_the_server_warms_the_sections_of_the_corpus_it_builds_a_graph_over(

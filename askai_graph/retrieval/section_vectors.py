@@ -84,7 +84,7 @@ class SectionVectors:
         sections only. Returns how many texts were embedded (not read).
         """
         texts = list(dict.fromkeys(texts))
-        keys = [hashlib.sha256(text.encode()).digest() for text in texts]
+        keys = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
         stored = _load(cache)
         missing = [i for i, key in enumerate(keys) if key not in stored]
         fresh = self._embed_all([texts[i] for i in missing]) if missing else None
@@ -156,7 +156,7 @@ def warm(embeddings: Embeddings, pages: Sequence[tuple[str, str]], model: str, c
     return len(texts)
 
 
-def _load(cache: Path | None) -> dict[bytes, np.ndarray]:
+def _load(cache: Path | None) -> dict[str, np.ndarray]:
     """Return the cached rows by text digest (none when missing or unreadable: embed again)."""
     if cache is None or not cache.exists():
         return {}
@@ -168,17 +168,17 @@ def _load(cache: Path | None) -> dict[bytes, np.ndarray]:
         return {}
     if vectors.ndim != 2 or len(keys) != len(vectors):
         return {}
-    return {bytes(key): row for key, row in zip(keys, vectors, strict=True)}
+    return {str(key): row for key, row in zip(keys, vectors, strict=True)}
 
 
-def _save(cache: Path, keys: list[bytes], vectors: np.ndarray) -> None:
+def _save(cache: Path, keys: list[str], vectors: np.ndarray) -> None:
     """Write the cache atomically (a temp file renamed), so concurrent starts never read half of it."""
     staging: str | None = None
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         handle, staging = tempfile.mkstemp(dir=cache.parent, suffix=".npz")
         with os.fdopen(handle, "wb") as out:
-            np.savez(out, keys=np.asarray(keys, dtype="S32"), vectors=vectors)
+            np.savez(out, keys=np.asarray(keys, dtype="U64"), vectors=vectors)
         os.replace(staging, cache)
     except OSError as exc:
         logger.info("section embeddings not cached at %s (%s); they will be computed next start", cache, exc)
@@ -189,7 +189,8 @@ def _save(cache: Path, keys: list[bytes], vectors: np.ndarray) -> None:
 def warm_retriever(retriever: object) -> int:
     """Warm the section vectors of ``retriever``'s site if it ranks with an embedding model (``warm``).
 
-    Returns the number of sections warmed (0: no model, or a site too large).
+    Returns the number of sections warmed (0: no model, a site too large, or a model that
+    failed: warming saves the first answers time, it never stops a server from starting).
     """
     embeddings = getattr(retriever, "embeddings", None)
     corpus = getattr(retriever, "corpus", None)
@@ -199,4 +200,8 @@ def warm_retriever(retriever: object) -> int:
 
     cache_dir = getattr(retriever, "cache_dir", None) or default_cache_dir()
     model = str(getattr(retriever, "embeddings_model", type(embeddings).__name__))
-    return warm(embeddings, [(page.title, page.body) for page in corpus.posts], model, cache_dir)
+    try:
+        return warm(embeddings, [(page.title, page.body) for page in corpus.posts], model, cache_dir)
+    except Exception:  # noqa: BLE001 - any provider error: the answers embed what they need
+        logger.warning("the section vectors could not be embedded ahead; answers will embed them", exc_info=True)
+        return 0
