@@ -1,6 +1,7 @@
 """Cold start of hybrid retrieval (``ASKAI_EMBEDDINGS=local``) against BM25, on the CLI and in a server.
 
-Run: ``.venv/bin/python bench/cold_start.py [--runs N] [--baseline-tree DIR]``. Two tables:
+Run: ``.venv/bin/python bench/cold_start.py [--runs N] [--baseline-tree DIR] [--server-only]``.
+Two tables (``--server-only``: the second alone):
 
 1. **Cold ``askai ask``**: a new process per question, BM25 and hybrid in turn (interleaved),
    over the bundled sample site with its index (and embedding vectors) already cached:
@@ -10,7 +11,9 @@ Run: ``.venv/bin/python bench/cold_start.py [--runs N] [--baseline-tree DIR]``. 
    127.0.0.1 port, hybrid, answer cache off; once ``/healthz`` answers, ten different
    questions through ``POST /api/chat``, each read to its last event. Round ``r`` starts
    at question ``r``: over ten rounds each question is asked first once and tenth once,
-   so first and tenth are medians over the same questions.
+   so first and tenth are medians over the same questions. Also printed: the median time
+   from the server's spawn to its first ``/healthz`` answer (start-up, where the section
+   vectors are now read or embedded), and the ratio first / tenth.
 
 With ``--baseline-tree`` (a checkout of an earlier commit, e.g. ``git archive main | tar
 -x -C DIR``), that tree's code runs in the same rounds, for a before/after on one loaded
@@ -90,8 +93,9 @@ def ask(port: int, question: str) -> float:
     client = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     try:
         started = time.perf_counter()
-        client.request("POST", "/api/chat", body=json.dumps({"message": question}),
-                       headers={"Content-Type": "application/json"})
+        client.request(
+            "POST", "/api/chat", body=json.dumps({"message": question}), headers={"Content-Type": "application/json"}
+        )
         response = client.getresponse()
         body = response.read()
         elapsed = time.perf_counter() - started
@@ -102,16 +106,28 @@ def ask(port: int, question: str) -> float:
     return elapsed
 
 
-def server_answers(path: Path | None, cache: str, start: int) -> list[float]:
-    """Return the seconds of ten different questions' answers (from question ``start`` on) from a new hybrid server."""
+def server_answers(path: Path | None, cache: str, start: int) -> tuple[float, list[float]]:
+    """Return a new hybrid server's seconds to start, and of ten different questions' answers (from ``start`` on).
+
+    Started: from the process' spawn to ``/healthz`` answering (the model loaded, the
+    corpus' section vectors read or embedded).
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASKAI_")}
-    env |= {"ASKAI_INDEX_CACHE_DIR": cache, "ASKAI_EMBEDDINGS": "local", "ASKAI_CACHE_ENABLED": "false",
-            "ASKAI_RUN_LOG": "false", "ASKAI_RATE_LIMIT": "10000/minute", "HF_HUB_OFFLINE": "1"}
+    env |= {
+        "ASKAI_INDEX_CACHE_DIR": cache,
+        "ASKAI_EMBEDDINGS": "local",
+        "ASKAI_CACHE_ENABLED": "false",
+        "ASKAI_RUN_LOG": "false",
+        "ASKAI_RATE_LIMIT": "10000/minute",
+        "HF_HUB_OFFLINE": "1",
+    }
     if path:
         env["PYTHONPATH"] = str(path)
     # In the tree's folder: ``python -c`` puts the working folder first on the path, before PYTHONPATH.
-    server = subprocess.Popen([sys.executable, "-c", SERVER], cwd=path or ROOT, env=env, stdout=subprocess.PIPE,
-                              text=True)
+    spawned = time.perf_counter()
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER], cwd=path or ROOT, env=env, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())
@@ -125,11 +141,22 @@ def server_answers(path: Path | None, cache: str, start: int) -> list[float]:
             except OSError:
                 client.close()
                 time.sleep(0.1)
-        return [ask(port, QUESTIONS[(start + n) % len(QUESTIONS)]) for n in range(len(QUESTIONS))]
+        started = time.perf_counter() - spawned
+        return started, [ask(port, QUESTIONS[(start + n) % len(QUESTIONS)]) for n in range(len(QUESTIONS))]
     finally:
         server.terminate()
         server.wait(20)
         server.stdout.close()  # type: ignore[union-attr]
+
+
+def cli_table(trees: dict[str, Path | None], runs: int, cache: str) -> None:
+    """Time and print cold ``askai ask`` (table 1)."""
+    samples = cli_rounds(trees, runs, cache)
+    print(f"\ncold `askai ask`, index cached, {runs} interleaved rounds (median ms; hybrid / bm25)")
+    medians = {name: statistics.median(values) * 1000 for name, values in samples.items()}
+    for tree in trees:
+        bm25, hybrid = medians[f"{tree} bm25"], medians[f"{tree} hybrid"]
+        print(f"{tree:12} bm25 {bm25:8.0f}   hybrid {hybrid:8.0f}   {hybrid / bm25:5.2f}x")
 
 
 def main() -> None:
@@ -138,28 +165,33 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="rounds of cold `askai ask`")
     parser.add_argument("--server-rounds", type=int, default=len(QUESTIONS), help="servers started per tree")
     parser.add_argument("--baseline-tree", type=Path, help="also time this source tree's code")
+    parser.add_argument("--server-only", action="store_true", help="only the started server's table")
     args = parser.parse_args()
     trees: dict[str, Path | None] = {"this tree": None}
     if args.baseline_tree:
         trees = {"baseline": args.baseline_tree.resolve(), "this tree": ROOT}
     with tempfile.TemporaryDirectory() as cache:
-        samples = cli_rounds(trees, args.runs, cache)
-        print(f"\ncold `askai ask`, index cached, {args.runs} interleaved rounds (median ms; hybrid / bm25)")
-        medians = {name: statistics.median(values) * 1000 for name, values in samples.items()}
-        for tree in trees:
-            bm25, hybrid = medians[f"{tree} bm25"], medians[f"{tree} hybrid"]
-            print(f"{tree:12} bm25 {bm25:8.0f}   hybrid {hybrid:8.0f}   {hybrid / bm25:5.2f}x")
+        if not args.server_only:
+            cli_table(trees, args.runs, cache)
         answers: dict[str, list[list[float]]] = {tree: [] for tree in trees}
+        starts: dict[str, list[float]] = {tree: [] for tree in trees}
         for start in range(args.server_rounds):
             for tree, path in trees.items():
-                answers[tree].append(server_answers(path, cache, start))
-    print(f"\nhybrid server, answers 1 and 10 after start, {args.server_rounds} interleaved rounds "
-          "(median ms; first / tenth)")
+                started, times = server_answers(path, cache, start)
+                starts[tree].append(started)
+                answers[tree].append(times)
+    print(
+        f"\nhybrid server, answers 1 and 10 after start, {args.server_rounds} interleaved rounds "
+        "(median ms; first / tenth)"
+    )
     for tree, rounds in answers.items():
         first = statistics.median(r[0] for r in rounds) * 1000
         tenth = statistics.median(r[9] for r in rounds) * 1000
         rest = statistics.median(statistics.median(r[1:]) for r in rounds) * 1000
-        print(f"{tree:12} first {first:8.0f}   tenth {tenth:8.0f}   2nd-10th {rest:8.0f}   {first / tenth:5.2f}x")
+        began = statistics.median(starts[tree]) * 1000
+        print(f"{tree:12} start {began:8.0f}   first {first:8.0f}   tenth {tenth:8.0f}   2nd-10th {rest:8.0f}"
+              f"   first / tenth {first / tenth:5.2f}x")  # fmt: skip
+    print(f"load average {os.getloadavg()[0]:.1f} at the end ({os.cpu_count()} cpus)")
 
 
 if __name__ == "__main__":

@@ -82,6 +82,28 @@ def _asked_from(settings: Settings, run_log: RunLog, search_id: str) -> str | No
 
 
 @live
+def test_an_answer_is_queued_for_the_log_on_the_event_loop_without_a_thread_hop(
+    settings: Settings, run_log: RunLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queued_on_loop: list[bool] = []
+    record = run_log.record
+
+    def noting(run: Any) -> None:
+        try:
+            asyncio.get_running_loop()  # raises in a worker thread
+            queued_on_loop.append(True)
+        except RuntimeError:
+            queued_on_loop.append(False)
+        record(run)
+
+    monkeypatch.setattr(run_log, "record", noting)
+    with serve(settings, run_log) as base:
+        sse_events(base, QUESTION)
+    assert queued_on_loop == [True]
+    assert len(run_log.runs()) == 1
+
+
+@live
 def test_a_question_asked_from_a_search_is_logged_with_its_search_id(settings: Settings, run_log: RunLog) -> None:
     settings = settings.model_copy(update={"reader_hash_key": SecretStr("k" * 32)})
     readers = ReaderHash(settings.reader_hash_key)

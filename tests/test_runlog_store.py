@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -199,10 +200,10 @@ def test_a_record_the_database_refuses_is_dropped_and_the_writer_goes_on(
     refused, kept = run("refused"), run("kept")
     insert = log._insert
 
-    def refuse_one(record: RunRecord) -> None:
-        if record.run_id == refused.run_id:
+    def refuse_one(records: list[RunRecord]) -> None:
+        if refused.run_id in {record.run_id for record in records}:
             raise ValueError("not storable")  # any error other than the database being away
-        insert(record)
+        insert(records)
 
     monkeypatch.setattr(log, "_insert", refuse_one)
     with caplog.at_level("ERROR", logger=runlog_store.__name__):
@@ -211,4 +212,28 @@ def test_a_record_the_database_refuses_is_dropped_and_the_writer_goes_on(
         log.flush()
     assert [r.question for r in log.runs()] == ["kept"]
     assert "refused is dropped" in caplog.text
+    log.close()
+
+
+def test_answers_queued_together_are_written_in_one_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = open_run_log(f"sqlite:///{tmp_path / 'runs.sqlite'}")
+    assert isinstance(log, SqlRunLog)
+    opened = log._transaction
+    commits = 0
+
+    def counted(*, write: bool = True) -> Any:
+        nonlocal commits
+        commits += write
+        return opened(write=write)
+
+    monkeypatch.setattr(log, "_transaction", counted)
+    with log._writing:  # the writer thread is busy: what is recorded meanwhile queues
+        for n in range(3):
+            log.record(run(f"queued {n}"))
+    log.flush()
+    assert commits == 1
+    assert sorted(r.question for r in log.runs()) == ["queued 0", "queued 1", "queued 2"]
+    assert log.overview(datetime(2000, 1, 1, tzinfo=UTC)).total == 3  # the rollups count each
     log.close()

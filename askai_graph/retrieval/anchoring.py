@@ -35,6 +35,7 @@ from askai_graph.evidence.citations import (
     normalise_space,
 )
 from askai_graph.evidence.results import SearchResult
+from askai_graph.retrieval.section_vectors import shared
 from askai_graph.retrieval.sections import Section, page_sections
 from askai_graph.text.terms import content_terms, reading_language, sentence_terms, sentences
 
@@ -43,10 +44,6 @@ _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 _LINK_TEXT = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
-SECTION_CHARS = 1000
-"""What of a section an embedding model reads (its heading and opening carry its vector)."""
-VECTOR_CACHE = 4096
-
 
 class Meaning:
     """Cosines between a sentence and sections, from an embedding model; section vectors cached."""
@@ -54,7 +51,7 @@ class Meaning:
     def __init__(self, embeddings: Embeddings) -> None:
         """Use ``embeddings`` (the retriever's model) for every anchoring of this graph."""
         self.embeddings = embeddings
-        self._vectors: dict[str, np.ndarray] = {}
+        self._vectors = shared(embeddings)  # the Writer's too, warmed by a server
 
     def closest(self, sentence: str, sections: Sequence[Section]) -> Section:
         """Return the section whose text is closest in meaning to ``sentence`` (the first on a tie).
@@ -69,19 +66,8 @@ class Meaning:
             return sections[0]
 
     def _cosines(self, sentence: str, sections: Sequence[Section]) -> np.ndarray:
-        texts = [f"{section.heading}\n{section.text}"[:SECTION_CHARS] for section in sections]
-        # Runs of several threads share the cache: each works on its own copy of what it needs.
-        known = {text: vector for text in dict.fromkeys(texts) if (vector := self._vectors.get(text)) is not None}
-        missing = [text for text in dict.fromkeys(texts) if text not in known]
-        if missing:
-            vectors = self.embeddings.embed_documents(missing)
-            fresh = {text: np.asarray(v, dtype=float) for text, v in zip(missing, vectors, strict=True)}
-            known.update(fresh)
-            if len(self._vectors) > VECTOR_CACHE:  # the same pages come back: keep a bounded cache
-                self._vectors.clear()
-            self._vectors.update(fresh)
+        matrix = self._vectors.matrix(sections)
         query = np.asarray(self.embeddings.embed_query(sentence), dtype=float)
-        matrix = np.stack([known[text] for text in texts])
         norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
         return (matrix @ query) / np.where(norms == 0, 1.0, norms)  # type: ignore[no-any-return]
 

@@ -238,6 +238,11 @@ def _page_sections(
     return tuple(sections)
 
 
+def split_page(title: str, content: str) -> list[tuple[str, str]]:
+    """Return the ``(heading, text)`` of each section of a page, as ``page_sections`` cuts it."""
+    return [(heading, text) for heading, text, *_ in _page_sections(title, content, reading_language())]
+
+
 def heading_terms(title: str, content: str, quoted: str) -> frozenset[str]:
     """Return the content terms of the headings over the page's sections that ``quoted``'s sentences come from.
 

@@ -28,6 +28,7 @@ from langchain_core.retrievers import BaseRetriever
 from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from askai_graph.retrieval.corpus import Corpus, missing_pages
 from askai_graph.server.answers.cache import CacheStore, InMemoryCacheStore, SemanticCache, config_digest
 from askai_graph.server.answers.desk import Desk
 from askai_graph.server.answers.leases import ThreadLeases, utc_now
@@ -43,7 +44,6 @@ from askai_graph.server.guards.request import BadRequest, refused
 from askai_graph.server.housekeeping.collector import tune_collector
 from askai_graph.server.housekeeping.pruning import pruning
 from askai_graph.server.housekeeping.retention import retention
-from askai_graph.retrieval.corpus import Corpus, missing_pages
 from askai_graph.server.lifespan import Resource, closing, lifespan
 from askai_graph.server.routes import chat, feedback, health, llms, search, search_click, suggestions, web
 from askai_graph.server.routes.mcp_endpoint import MCPEndpoint

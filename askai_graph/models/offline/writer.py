@@ -27,6 +27,7 @@ from langchain_core.embeddings import Embeddings
 
 from askai_graph.evidence.results import SearchResult, analysed_inline
 from askai_graph.models.writing import DraftRequest
+from askai_graph.retrieval.section_vectors import shared
 from askai_graph.retrieval.sections import (
     CodeBlock,
     IntroducedList,
@@ -57,8 +58,6 @@ MIN_RELATIVE_SCORE = 0.35
 # and a value (a default is often shown as code).
 CODE_FORMS = frozenset({"instruction", "value"})
 NOTHING_FOUND = "The site's articles don't seem to cover this question."
-SECTION_CHARS = 1000
-VECTOR_CACHE = 4096
 
 
 def markdown_link(result: SearchResult) -> str:
@@ -103,7 +102,8 @@ class ExtractiveWriter:
     ) -> None:
         """Configure how much of the evidence an answer quotes, and the embedding model that helps rank sections."""
         self.embeddings = embeddings
-        self._vectors: dict[str, list[float]] = {}
+        # Shared with anchoring, and warmed by a server before its first request.
+        self._vectors = shared(embeddings) if embeddings is not None else None
         self.max_sentences = max_sentences
         self.max_per_post = max_per_post
         self.max_code_blocks = max_code_blocks
@@ -264,17 +264,10 @@ class ExtractiveWriter:
 
     def _similarity(self, question: str, sections: list[Section]) -> list[float] | None:
         """Return each section's cosine to the question, when an embedding model is configured."""
-        if self.embeddings is None or not sections:
+        if self.embeddings is None or self._vectors is None or not sections:
             return None
-        # Models read a few hundred tokens: a section's heading and opening carry its vector.
-        texts = [f"{section.heading}\n{section.text}"[:SECTION_CHARS] for section in sections]
-        missing = [text for text in dict.fromkeys(texts) if text not in self._vectors]
-        if missing:
-            if len(self._vectors) > VECTOR_CACHE:  # the same pages come back: keep a bounded cache
-                self._vectors.clear()
-            self._vectors.update(zip(missing, self.embeddings.embed_documents(missing), strict=True))
+        matrix = self._vectors.matrix(sections)
         query = np.asarray(self.embeddings.embed_query(question), dtype=float)
-        matrix = np.asarray([self._vectors[text] for text in texts], dtype=float)
         norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
         return [float(value) for value in (matrix @ query) / np.where(norms == 0, 1.0, norms)]
 

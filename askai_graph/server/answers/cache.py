@@ -51,9 +51,9 @@ from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from askai_graph.retrieval.embeddings import LOCAL_MODEL
+from askai_graph.rules.gates import should_expose_retrieved_links
 from askai_graph.server.answers.same_question import contrast, loose_key
 from askai_graph.server.guards.pools import bookkeeping
-from askai_graph.rules.gates import should_expose_retrieved_links
 from askai_graph.settings import AnswerSettings, Settings, group_fields
 from askai_graph.state import GateStatus, Outcome, Source
 from askai_graph.text.masking import mask, mask_echoes

@@ -3,8 +3,9 @@
 The server's run loop stays as it is. ``RecordingGraph`` wraps the graph for one request
 and remembers its latest state and how long each stage took; ``recorded`` wraps the
 request's event stream (``answering.answer_batches``; ``flat`` unbatches it), gives ``done`` its
-``run_id`` (keeping one already there) and writes the record just before ``done``
-leaves, so a reader's feedback on that id can never arrive before the run it rates. A
+``run_id`` (keeping one already there) and queues the record just before ``done``
+leaves (``RunLog.record`` never waits; a rating of a run still queued writes the queue
+first), so a reader's feedback on that id can never arrive before the run it rates. A
 failing run log is logged and skipped: it never costs the reader the answer.
 """
 
@@ -16,7 +17,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
 from askai_graph.server.answers.events import Done, Event
-from askai_graph.server.guards.pools import bookkeeping, settle
 from askai_graph.stores.runlog import RunLog, build_record
 from askai_graph.stores.threads import new_run_id
 from askai_graph.summary import RunSummary
@@ -106,11 +106,11 @@ async def _done(
         # ``with_summary`` keeps what rides on the event only (the thread's token).
         data = data.with_summary(summary.model_copy(update={"run_id": run_id or new_run_id()}))
     if run_log is not None:
-        await _write(run_log, question, recorder, data.summary, (time.perf_counter() - start) * 1000, asker)
+        _write(run_log, question, recorder, data.summary, (time.perf_counter() - start) * 1000, asker)
     return "done", data
 
 
-async def _write(
+def _write(
     run_log: RunLog,
     question: str,
     recorder: RecordingGraph,
@@ -118,18 +118,16 @@ async def _write(
     ms: float,
     asker: tuple[str | None, str | None],
 ) -> None:
-    """Hand the record to the run log, in the bookkeeping pool, waiting at most ``pools.SETTLE_SECONDS``.
+    """Queue the record in the run log, on the event loop: ``RunLog.record`` never waits on its database.
 
-    Not the collaborators' pool, where hung retriever or model calls may hold every
-    thread; and not unbounded, so ``done`` (and the tokens buffered before it) never
-    waits on a slow store. A late record is still written.
+    Its writer thread stores the queued answers (together, when several wait), so no
+    answer's ``done`` waits on a store, and no thread is woken for each answer.
     """
     try:
         reader, search_id = asker  # who asked (keyed hash), and from which search
         record = build_record(
             summary, question=question, latency_ms=ms, stage_ms=recorder.stage_ms, reader=reader, search_id=search_id
         )
+        run_log.record(record)
     except Exception:
         logger.exception("could not write the run log; the answer is sent anyway")
-        return
-    await settle(bookkeeping(run_log.record, record), what="the run-log write")

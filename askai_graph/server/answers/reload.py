@@ -215,9 +215,14 @@ def default_reloader(
     from askai_graph.graph import build_graph
     from askai_graph.indexing import is_built_index
     from askai_graph.models.providers import default_retriever
+    from askai_graph.retrieval.section_vectors import warm_retriever
 
     def make_graph(retriever: BaseRetriever, checkpointer: Any) -> StreamingGraph:
-        return build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer)
+        graph = build_graph(retriever=retriever, settings=settings, checkpointer=checkpointer)
+        # Before the first question: its Writer and anchoring would embed the sections of
+        # every page it drafts from (seconds on a local model), the later ones find them.
+        warm_retriever(retriever)
+        return graph
 
     def cache_for(fingerprint: str, retriever: BaseRetriever) -> SemanticCache | None:
         return make_cache(f"{namespace}:{fingerprint}" if namespace else fingerprint, retriever)

@@ -13,12 +13,13 @@ from leaving, long after its deadline had turned it into a fallback.
   and LangChain's ``run_in_executor(None, ...)`` (a sync retriever's or model's async
   path) land there, whoever wrote the collaborator. A question waiting for one of its
   threads is still bounded by its deadline (``run``).
-- **Bookkeeping** (the run log, feedback, the cache's own embedding, ``llms.txt``) runs
-  through ``bookkeeping(...)`` in a separate pool of ``BOOKKEEPING_THREADS`` threads
+- **Bookkeeping** (the run log's reads, feedback, the cache's own embedding,
+  ``llms.txt``) runs through ``bookkeeping(...)`` in a separate pool of ``BOOKKEEPING_THREADS`` threads
   named ``askai-bookkeeping``, which no collaborator call ever enters. Between an
   answer's last gate and its ``done`` the server waits on it at most
   ``SETTLE_SECONDS`` (``settle``): past that, ``done`` leaves and the write finishes
-  on its own.
+  on its own. An answer's run-log record takes no thread: ``RunLog.record`` only
+  queues it for the run log's own writer thread (``server.answers.recording``).
 
 A store reached by host name (not an address) resolves it with ``loop.getaddrinfo``,
 which uses the default executor: give such stores an address when collaborators may hang.

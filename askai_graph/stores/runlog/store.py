@@ -4,15 +4,17 @@
 folder) or ``postgresql://...`` (the ``postgres`` extra; several server processes share
 it). Both go through the same DB-API code: one ``askai_runs`` table, JSON lists as
 text, times as ISO-8601 UTC text (so they sort and compare the same in both). Calls are
-blocking; the server runs them in a worker thread.
+blocking (the server runs them in a worker thread), except ``record`` and
+``record_search``, which only queue.
 
 Outages lose nothing. PostgreSQL is reached through a connection pool that checks a
 connection before lending it and reconnects in the background, and every wait is
 bounded (``STORE_TIMEOUT_SECONDS``). ``record`` only queues: a writer thread stores the
-answers in order and, while the database is away, keeps them in a bounded queue in
-memory and retries with backoff, so an answer never waits on the database. A call that
-needs the database now (``add_feedback``, ``runs``) raises ``RunLogUnavailable`` within
-that bound, which the server answers with a 503.
+answers in order (those queued together in one transaction) and, while the database is
+away, keeps them in a bounded queue in memory and retries with backoff, so an answer
+never waits on the database. A call that needs the database now (``add_feedback``,
+``runs``) raises ``RunLogUnavailable`` within that bound, which the server answers with
+a 503.
 
 Nothing a reader typed is stored as typed: ``_insert`` masks the question, the standalone
 question and the gaps (``masking.mask``), ``add_feedback`` the comment. Searches
@@ -35,7 +37,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from askai_graph.stores.runlog import rollups, searches
 from askai_graph.stores.runlog.overview import Overview, RunQuery
@@ -57,6 +59,8 @@ STORE_TIMEOUT_SECONDS = 2.0
 _FIRST_RETRY_SECONDS, _LAST_RETRY_SECONDS = 0.5, 5.0
 PENDING_LIMIT = 10_000
 """Answers kept in memory while the database is away (beyond it, the oldest is dropped)."""
+WRITE_BATCH = 64
+"""Queued answers written in one transaction at most."""
 _JSON_FIELDS = ("gates", "failure_codes", "gaps", "cited_urls", "retrieved_urls", "source_urls", "stage_ms")
 _COLUMNS = (
     "run_id", "created_at", "question", "standalone_question", "thread_id", "reader", "outcome", "attempts", "cached",
@@ -117,7 +121,7 @@ class RunLog(Protocol):
     """A store of answered questions and the feedback on them."""
 
     def record(self, run: RunRecord) -> None:
-        """Store one answer."""
+        """Queue one answer for writing; return at once, never waiting on the database (the server calls it inline)."""
         ...
 
     def add_feedback(self, run_id: str, rating: Rating, comment: str | None) -> bool:
@@ -299,24 +303,42 @@ class SqlRunLog:
                 with self._queued:
                     if not self._pending:
                         return written
-                    run = self._pending[0]
-                try:
-                    if isinstance(run, SearchRecord):
-                        with self._transaction() as cursor:
-                            searches.insert(cursor, self._p, run)
-                    else:
-                        self._insert(run)
-                except RunLogUnavailable:
-                    raise
-                except Exception:
-                    # Refused for itself, not for the database being away: kept, it would hold
-                    # every later record behind it, and end the writer thread.
-                    logger.exception("run log: a record the database refused is dropped")
+                    batch = _leading_runs(self._pending) or [self._pending[0]]
+                self._write(batch)
                 with self._queued:
-                    self._pending.popleft()
-                written += 1
+                    for _ in batch:
+                        self._pending.popleft()
+                written += len(batch)
         finally:
             self._writing.release()
+
+    def _write(self, batch: list[RunRecord | SearchRecord]) -> None:
+        """Write ``batch`` (answers together, in one transaction; or one search); a refused record is dropped.
+
+        Under load the answers that queued while the last commit ran leave together: one
+        commit for them all, not one each. If the database refuses the batch for one of
+        its records (not for being away), each is tried alone so only that one is lost.
+
+        Raises:
+            RunLogUnavailable: the database is away (the batch stays queued).
+        """
+        try:
+            if isinstance(batch[0], SearchRecord):
+                with self._transaction() as cursor:
+                    searches.insert(cursor, self._p, batch[0])
+            else:
+                self._insert(cast(list[RunRecord], batch))
+            return
+        except RunLogUnavailable:
+            raise
+        except Exception:
+            if len(batch) == 1:
+                # Refused for itself, not for the database being away: kept, it would hold
+                # every later record behind it, and end the writer thread.
+                logger.exception("run log: a record the database refused is dropped")
+                return
+        for run in batch:
+            self._write([run])
 
     def _write_pending(self) -> None:
         backoff, outage = _FIRST_RETRY_SECONDS, False
@@ -340,20 +362,26 @@ class SqlRunLog:
                 logger.info("run log: the database is back; %d waiting answers written", written)
             backoff, outage = _FIRST_RETRY_SECONDS, False
 
-    def _insert(self, run: RunRecord) -> None:
-        data = run.model_dump(mode="json")
-        data["question"] = mask(run.question)
-        data["standalone_question"] = mask(run.standalone_question)
-        data["gaps"] = [mask(gap) for gap in run.gaps]
-        values = [json.dumps(data[c]) if c in _JSON_FIELDS else data[c] for c in _COLUMNS]
-        values[_COLUMNS.index("cached")] = int(run.cached)
+    def _insert(self, runs: list[RunRecord]) -> None:
+        """Insert ``runs`` and count them into the rollups, in one transaction (a repeated run id: the first stays)."""
+        rows, counted = [], []
+        for run in runs:
+            data = run.model_dump(mode="json")
+            data["question"] = mask(run.question)
+            data["standalone_question"] = mask(run.standalone_question)
+            data["gaps"] = [mask(gap) for gap in run.gaps]
+            values = [json.dumps(data[c]) if c in _JSON_FIELDS else data[c] for c in _COLUMNS]
+            values[_COLUMNS.index("cached")] = int(run.cached)
+            rows.append((values, tuple(data[column] for column in rollups.ROW.split(", "))))
         placeholders = ", ".join([self._p] * len(_COLUMNS))
         sql = f"INSERT INTO askai_runs ({', '.join(_COLUMNS)}) VALUES ({placeholders}) ON CONFLICT (run_id) DO NOTHING"
         with self._transaction() as cursor:
-            cursor.execute(sql, values)
-            if cursor.rowcount == 1:
-                row = tuple(data[column] for column in rollups.ROW.split(", "))
-                rollups.counted([row]).write(cursor, self._p)
+            for values, row in rows:
+                cursor.execute(sql, values)
+                if cursor.rowcount == 1:
+                    counted.append(row)
+            if counted:
+                rollups.counted(counted).write(cursor, self._p)
 
     def add_feedback(self, run_id: str, rating: Rating, comment: str | None) -> bool:
         """Attach the reader's rating (the latest wins); ``False`` when ``run_id`` is unknown.
@@ -792,3 +820,13 @@ def _ensure_table(connection: Any) -> None:
 
 def _open_error(exc: Exception) -> RunLogError:
     return RunLogError(f"cannot open the run log: {' '.join(str(exc).split())}")
+
+
+def _leading_runs(pending: deque[RunRecord | SearchRecord]) -> list[RunRecord | SearchRecord]:
+    """Return the answers at the head of ``pending`` (up to ``WRITE_BATCH``), stopping at the first search."""
+    batch: list[RunRecord | SearchRecord] = []
+    for record in pending:
+        if not isinstance(record, RunRecord) or len(batch) == WRITE_BATCH:
+            break
+        batch.append(record)
+    return batch
