@@ -7,7 +7,8 @@ page's language in ``lang``. Those marks are all a build keeps of the site's ver
 (it has no ``versions.json``), so the built-site reader takes them from there:
 
 - list pages (tags, authors, the blog's archive and paginated lists) repeat other
-  pages' text under their own URL: they are not indexed;
+  pages' text under their own URL: they are not indexed (the blog's pages other than
+  its posts, and the docs' tag pages);
 - a page's title is its article's ``<h1>`` (``<title>`` carries the site's name:
   ``Create a Document | My Site``), else ``<title>`` without that suffix (the home page's
   ``<h1>`` is the site's name in its hero banner);
@@ -29,10 +30,15 @@ from typing import Any
 from askai_graph.indexing.variants import NEXT, Variants
 
 LIST_PAGES = frozenset({
-    "blog-list-page", "blog-tags-list-page", "blog-tags-post-list-page", "blog-archive-page",
+    "blog-list-page", "blog-tags-list-page", "blog-tags-post-list-page",
     "blog-authors-list-page", "blog-authors-posts-page", "docs-tags-list-page", "docs-tags-doc-list-page",
 })  # fmt: skip
 """``<html>`` classes of the pages that list other pages (Docusaurus 3's ``ThemeClassNames.page``)."""
+_BLOG_PLUGIN = "plugin-blog"
+_BLOG_POST = "blog-post-page"
+"""A blog's only pages of their own are its posts: every other page of the blog plugin lists them.
+
+The archive (``/blog/archive``) has no page class at all, only its plugin's."""
 _VERSION_CLASS = "docs-version-"
 _CURRENT = "current"
 _HEAD_BYTES = 8192
@@ -64,7 +70,8 @@ class Marks:
     @property
     def listing(self) -> bool:
         """Whether the page lists other pages (tags, authors, archive)."""
-        return bool(self.classes & LIST_PAGES)
+        blog_listing = _BLOG_PLUGIN in self.classes and _BLOG_POST not in self.classes
+        return blog_listing or bool(self.classes & LIST_PAGES)
 
 
 def marks_of(root: Any) -> Marks:
