@@ -6,6 +6,7 @@ as a reader sees it, the site's one version, and one widget on every page.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,30 @@ def test_each_indexed_code_block_is_the_pages_own(built: Path) -> None:
         assert indexed_code(post.body) == shown, post.url
         compared += len(shown)
     assert compared == 5  # four on the configuration page (one with line numbers), one in the API's
+
+
+def test_a_page_is_indexed_without_the_themes_sidebar(built: Path) -> None:
+    posts = {post.url.removeprefix(BASE): post for post in index_of(built).posts}
+    # The theme's sidebar names every page and links the previous one: none of it is the API page's text.
+    assert "Remove the cached responses" in posts["api.html"].body
+    for post in posts.values():
+        assert "Navigation" not in post.body and "Related Topics" not in post.body, post.url
+    assert "Configuring Lantern" not in posts["api.html"].body
+
+
+def test_a_rebuild_indexes_the_pages_it_did_not_write_again_as_before(tmp_path: Path) -> None:
+    source, out = tmp_path / "source", tmp_path / "html"
+    shutil.copytree(SITE, source)
+    assert sphinx_build(source, "html", out).returncode == 0
+    before = {post.url: post.body for post in index_of(out).posts}
+    with (source / "configure.rst").open("a", encoding="utf-8") as page:
+        page.write("\nA closing line.\n")
+    written = (out / "api.html").stat().st_mtime_ns
+    assert sphinx_build(source, "html", out).returncode == 0
+    assert (out / "api.html").stat().st_mtime_ns == written  # Sphinx did not write it again
+    after = {post.url: post.body for post in index_of(out).posts}
+    assert after[BASE + "api.html"] == before[BASE + "api.html"]  # still its content alone
+    assert "A closing line." in after[BASE + "configure.html"]
 
 
 def test_the_index_has_the_sites_one_version(built: Path) -> None:
