@@ -63,6 +63,16 @@ def test_the_docs_of_both_versions_and_the_blog_post_are_indexed_and_no_list_pag
     assert urls == {URL + path for path in [*DOCS, *NEXT_DOCS, POST]}  # no tag, author, archive, blog list, 404
 
 
+def test_a_page_is_indexed_without_the_themes_badge_breadcrumbs_and_pagination(built: Path) -> None:
+    posts = {post.url.removeprefix(URL): post for post in index_of(built).posts}
+    for path, post in posts.items():
+        assert "Skip to main content" not in post.body and "Version:" not in post.body, path
+    home = posts[""].body  # a short doc: its text, not the next page's title in the pagination below it
+    assert "Lantern is a small HTTP proxy" in home and "Certificate verification" not in home
+    blog = posts[POST].body  # the post's text, not its date, author and tags around it
+    assert blog.startswith("Lantern 1.1 streams") and "Maintainer" not in blog and "Tags:" not in blog
+
+
 def test_each_indexed_code_block_is_the_pages_own(built: Path) -> None:
     compared = 0
     for post in index_of(built).posts:
