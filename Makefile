@@ -20,11 +20,14 @@ LLAMA_WHEEL := $(LLAMA_WHEELS)/.llama-cpp-python-$(LLAMA_CPP_VERSION)-portable
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF $(if $(filter x86_64,$(shell uname -m)),-DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
 QUESTION ?= What course articles do you have?
 # The renderer differential test renders drafts with the Markdown renderers front ends
-# ship (markdown-it, marked, micromark, commonmark.js, Mermaid): pinned npm packages,
-# installed from the committed lock file.
+# ship (markdown-it, marked, micromark, commonmark.js, Mermaid), and the Docusaurus plugin's
+# test builds a real Docusaurus 3 site (tests/builds/docusaurus: about 300 MB of packages,
+# under a minute to install): pinned npm packages, each installed from its committed lock file.
 NPM ?= npm
 RENDERERS := tests/renderers
-NODE_HINT := make test needs Node.js 20+ and npm for the renderer differential test (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)
+DOCUSAURUS_SITE := tests/builds/docusaurus
+NODE_PACKAGES := $(RENDERERS)/node_modules/.installed $(DOCUSAURUS_SITE)/node_modules/.installed
+NODE_HINT := make test needs Node.js 20+ and npm for the renderer differential test and the Docusaurus build (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)
 
 .PHONY: demo test unit lint typecheck tests base-install-check eval-check eval-baseline eval-compare serve bench diagram clean web web-check chromium screenshot services
 
@@ -72,16 +75,16 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-$(RENDERERS)/node_modules/.installed: $(RENDERERS)/package.json $(RENDERERS)/package-lock.json
+$(NODE_PACKAGES): %/node_modules/.installed: %/package.json %/package-lock.json
 	@if ! command -v node >/dev/null 2>&1 || ! command -v $(NPM) >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "installing Node.js and npm (apt-get) for the renderer differential test"; \
+	    echo "installing Node.js and npm (apt-get) for the renderer differential test and the Docusaurus build"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null) || exit 1; \
 	  fi; \
 	fi
 	@command -v node >/dev/null 2>&1 && command -v $(NPM) >/dev/null 2>&1 || { echo "$(NODE_HINT)" >&2; exit 1; }
 	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { echo "Node.js $$(node --version) is too old. $(NODE_HINT)" >&2; exit 1; }
-	cd $(RENDERERS) && $(NPM) ci --no-audit --no-fund --loglevel=error
+	cd $* && $(NPM) ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 # Defined before the rules that list it: make expands prerequisites as it reads them.
@@ -95,7 +98,7 @@ $(SCHEMATHESIS): | $(BIN)/python
 	$(VENV)/tools/schemathesis/bin/python -m pip install --quiet 'schemathesis>=4.32,<5'
 
 # pytest exits 5 when it collected nothing: that is a failure, not a pass.
-tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium services $(WEB_DEPS) $(RENDERERS)/node_modules/.installed
+tests: $(VENV)/.installed-test $(SCHEMATHESIS) chromium services $(WEB_DEPS) $(NODE_PACKAGES)
 	CHROMIUM=$(CHROMIUM) $(BIN)/pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The labelled sample-site questions against the committed baseline: a change that makes
@@ -203,4 +206,4 @@ services: $(VENV)/.installed-test
 	  echo "The thread and scale-out tests need PostgreSQL at $(ASKAI_TEST_POSTGRES) (trust auth, user postgres): install and start it (sudo apt-get install -y postgresql && sudo service postgresql start), or set ASKAI_TEST_POSTGRES" >&2; exit 1; }
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .langgraph_api $(RENDERERS)/node_modules
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .langgraph_api $(RENDERERS)/node_modules $(DOCUSAURUS_SITE)/node_modules $(DOCUSAURUS_SITE)/.docusaurus

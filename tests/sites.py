@@ -1,4 +1,10 @@
-"""Real builds of the plugin fixture site (``tests/data/plugins``) with MkDocs and Sphinx, in subprocesses."""
+"""Real builds of the plugin fixture sites with MkDocs, Sphinx and Docusaurus, in subprocesses.
+
+``tests/data/plugins`` holds pages the tests write a config beside; ``tests/builds``
+holds whole sites (a Sphinx project, a Docusaurus site with its lock file). The readers
+here look at a built page as a reader's browser shows it, and at the index the plugin
+wrote, so a test can hold one against the other.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import lxml.html
 import yaml
+from markdown_it import MarkdownIt
 
 PLUGIN_SITE = Path(__file__).parent / "data" / "plugins"
+BUILDS = Path(__file__).parent / "builds"
+ROOT = Path(__file__).parent.parent
 
 
 def clean_env() -> dict[str, str]:
@@ -57,3 +67,35 @@ def sphinx_build(source: Path, builder: str, out: Path) -> subprocess.CompletedP
     """Run ``sphinx-build -b builder`` on ``source`` into ``out``."""
     command = [sys.executable, "-m", "sphinx", "-b", builder, "-q", str(source), str(out)]
     return subprocess.run(command, env=clean_env(), capture_output=True, text=True, timeout=300)
+
+
+def shown_code(html: str) -> list[str]:
+    """Return the text of each ``<pre>`` block of a built page as a browser shows it.
+
+    A ``<br>`` is a line break (Prism writes no newline characters), the numbers of
+    Sphinx's ``:linenos:`` are no part of the code (readers cannot select them), and the
+    newline ending the last line is dropped. Every other character is kept, trailing
+    spaces included.
+    """
+    root = lxml.html.document_fromstring(html)
+    blocks = []
+    for pre in root.iter("pre"):
+        for number in [node for node in pre.iter("span") if "linenos" in str(node.get("class") or "").split()]:
+            number.drop_tree()
+        for br in pre.iter("br"):
+            br.tail = "\n" + (br.tail or "")
+        blocks.append(str(pre.text_content()).removesuffix("\n"))
+    return blocks
+
+
+def indexed_code(markdown: str) -> list[str]:
+    """Return the text of each fenced code block of an indexed page, as a CommonMark reader takes it."""
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    return [token.content.removesuffix("\n") for token in tokens if token.type == "fence"]
+
+
+def widget_count(html: str) -> tuple[int, int]:
+    """Return how many ``<askai-widget>`` elements and widget scripts a built page has."""
+    root = lxml.html.document_fromstring(html)
+    scripts = [node for node in root.iter("script") if node.get("data-askai-script") is not None]
+    return sum(1 for _ in root.iter("askai-widget")), len(scripts)

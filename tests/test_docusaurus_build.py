@@ -26,7 +26,10 @@ PAGE = """<!doctype html>
 <meta data-rh="true" property="og:title" content="{title} | My Site">
 <link data-rh="true" rel="canonical" href="{url}"></head>
 <body class="navigation-with-keyboard"><div id="__docusaurus"><nav class="navbar">Docs Blog</nav>
-<div class="main-wrapper"><main class="docMainContainer"><article><div class="theme-doc-markdown markdown">
+<div class="main-wrapper"><main class="docMainContainer"><article>\
+<nav class="theme-doc-breadcrumbs"><ul class="breadcrumbs"><li><span>Guides</span></li></ul></nav>\
+<span class="theme-doc-version-badge badge badge--secondary">Version: 1.0</span>\
+<div class="theme-doc-markdown markdown">
 <header><h1>{title}</h1></header>
 <p>{text}</p>
 <h2 class="anchor anchorWithStickyNavbar" id="start">Start the site<a href="#start" class="hash-link"
@@ -37,7 +40,9 @@ PAGE = """<!doctype html>
 <div class="buttonGroup__atx"><button type="button" aria-label="Copy code to clipboard" title="Copy"
  class="clean-btn"></button></div></div></div>
 <ul><li><code>1.0</code> at <code>http://localhost:3000/docs/</code> for the version 1.0 docs</li></ul>
-</div></article></main></div><footer class="footer">Copyright My Site</footer></div></body></html>"""
+</div></article><nav class="pagination-nav" aria-label="Docs pages"><a class="pagination-nav__link" href="/docs/b">\
+<div class="pagination-nav__sublabel">Next</div><div class="pagination-nav__label">Deploy your site</div></a></nav>\
+</main></div><footer class="footer">Copyright My Site</footer></div></body></html>"""
 DOC = "docs-wrapper plugin-docs plugin-id-default docs-version-{version} docs-doc-page docs-doc-id-intro"
 
 
@@ -87,7 +92,6 @@ def build(tmp_path: Path) -> Path:
     for rel, kind in [
         ("blog/tags/hello/index.html", "blog-tags-post-list-page"),
         ("blog/tags/index.html", "blog-tags-list-page"),
-        ("blog/archive/index.html", "blog-archive-page"),
         ("blog/authors/index.html", "blog-authors-list-page"),
         ("blog/authors/slorber/index.html", "blog-authors-posts-page"),
         ("blog/index.html", "blog-list-page"),
@@ -95,6 +99,8 @@ def build(tmp_path: Path) -> Path:
         ("docs/tags/guide/index.html", "docs-tags-doc-list-page"),
     ]:
         write_page(root, rel, "Listing", f"blog-wrapper plugin-blog plugin-id-default {kind}", "Welcome. Read more")
+    # The archive has no page class of its own (Docusaurus 3.10): only its plugin's.
+    write_page(root, "blog/archive/index.html", "Archive", "plugin-blog plugin-id-default", "2026 November 2 - Welcome")
     write_page(root, "404.html", "Page Not Found", "plugin-pages plugin-id-default", "We could not find it.")
     return root
 
@@ -110,6 +116,12 @@ def test_a_url_in_inline_code_is_kept_in_the_index_and_in_a_quoted_sentence(buil
     assert line in post.body
     assert plain_text(line) == line
     assert plain_text("see https://my.site/docs/ and `http://localhost:3000/`") == "see and `http://localhost:3000/`"
+
+
+def test_a_page_is_its_markdown_without_the_badge_breadcrumbs_and_pagination(build: Path, tmp_path: Path) -> None:
+    post = next(p for p in index_of(build, tmp_path).posts if p.url.endswith("/create-a-document/"))
+    assert post.body.startswith("# Create a Document\n\nDocuments are groups of pages.")
+    assert "Version:" not in post.body and "Guides" not in post.body and "Deploy your site" not in post.body
 
 
 def test_titles_are_the_pages_own_without_the_site_name(build: Path, tmp_path: Path) -> None:

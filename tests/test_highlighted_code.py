@@ -61,3 +61,24 @@ def test_a_page_of_many_blocks_gets_each_block_back_in_its_place() -> None:
     assert isinstance(page, Page)
     expected = "\n\n".join(f"Step {n}.\n\n```\nrun({n})\n\ncheck({n})\n```" for n in range(12))
     assert page.body == expected
+
+
+def _one_block(pre: str) -> str:
+    page = read_content_html("cli.md", f"<html><body><article><p>Run:</p>{pre}</article></body></html>", URL, "CLI")
+    assert isinstance(page, Page)
+    return page.body
+
+
+def test_inline_line_numbers_are_not_part_of_the_code() -> None:
+    # Sphinx's `:linenos:` (html_codeblock_linenos_style = "inline"): the numbers are spans inside the <pre>.
+    pre = ('<div class="highlight-sh notranslate"><div class="highlight"><pre><span></span>'
+           '<span class="linenos">1</span>shop<span class="w"> </span>check\n'
+           '<span class="linenos">2</span>shop<span class="w"> </span>run\n</pre></div></div>')
+    assert "```sh\nshop check\nshop run\n```" in _one_block(pre)
+
+
+def test_trailing_spaces_inside_a_code_line_are_kept() -> None:
+    # Two spaces ending a Markdown line are a hard line break: a Markdown sample without them says something else.
+    lines = ["Ends in a hard break:  ", "the next line.", "tab\t"]
+    pre = '<pre class="language-md"><code>' + "\n".join(lines) + "\n</code></pre>"
+    assert "```md\n" + "\n".join(lines) + "\n```" in _one_block(pre)

@@ -23,6 +23,8 @@ from typing import Any
 
 _LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight(?:-source)?)-([\w+#.-]+)")
 _BACKTICKS = re.compile(r"`+")
+_LINE_NUMBERS = "linenos"
+"""The class Pygments gives line numbers: inline spans (Sphinx's default), or a table's cell."""
 
 
 @dataclass(frozen=True)
@@ -86,23 +88,31 @@ def _fenced(block: CodeBlock) -> str:
 
 
 def _block_text(pre: Any) -> str:
-    """The block's text as shown: blank lines and indentation kept, the final newline dropped.
+    """The block's text as shown: blank lines, indentation and trailing spaces kept, the final newline dropped.
 
-    Prism (Docusaurus) writes no newline characters: each line is a ``<span
-    class="token-line">`` ending in a ``<br>``. Each such line is a line here.
+    A line's trailing spaces stay: in a Markdown sample two of them are a hard line break.
+    Prism (Docusaurus) writes no newline characters: each line is an element of class
+    ``token-line`` (a ``<div>`` in Docusaurus 3.10's build, a ``<span>`` in older ones)
+    ending in a ``<br>``. Each such line is a line here.
     """
+    for number in [node for node in pre.iter("span") if _LINE_NUMBERS in _classes(node)]:
+        number.drop_tree()  # Sphinx's inline :linenos: numbers: no part of the code (readers cannot select them)
     lines = _shown_lines(pre)
     while lines and not lines[-1].strip():
         lines.pop()
     while lines and not lines[0].strip():
         lines.pop(0)
-    return "\n".join(line.rstrip() for line in lines)
+    return "\n".join(lines)
+
+
+def _classes(node: Any) -> frozenset[str]:
+    return frozenset(str(node.get("class") or "").split())
 
 
 def _shown_lines(pre: Any) -> list[str]:
-    token_lines = [span for span in pre.iter("span") if "token-line" in str(span.get("class") or "").split()]
+    token_lines = [node for node in pre.iter("span", "div") if "token-line" in _classes(node)]
     if token_lines:
-        return [line for span in token_lines for line in span.text_content().split("\n")]
+        return [line for node in token_lines for line in node.text_content().split("\n")]
     for br in pre.iter("br"):  # a line break written as markup, not as a character
         br.tail = "\n" + (br.tail or "")
     return str(pre.text_content()).split("\n")
@@ -117,7 +127,7 @@ def _language(pre: Any) -> str:
 
 
 def _in_line_numbers(pre: Any) -> bool:
-    return any("linenos" in str(node.get("class") or "").split() for node in pre.iterancestors("td", "div"))
+    return any(_LINE_NUMBERS in _classes(node) for node in pre.iterancestors("td", "div"))
 
 
 def _table_around(pre: Any) -> Any:

@@ -7,7 +7,10 @@ page's language in ``lang``. Those marks are all a build keeps of the site's ver
 (it has no ``versions.json``), so the built-site reader takes them from there:
 
 - list pages (tags, authors, the blog's archive and paginated lists) repeat other
-  pages' text under their own URL: they are not indexed;
+  pages' text under their own URL: they are not indexed (the blog's pages other than
+  its posts, and the docs' tag pages);
+- a page's text is its article's Markdown (``keep_content_only``), without the
+  theme's badge, breadcrumbs, post header and pagination around it;
 - a page's title is its article's ``<h1>`` (``<title>`` carries the site's name:
   ``Create a Document | My Site``), else ``<title>`` without that suffix (the home page's
   ``<h1>`` is the site's name in its hero banner);
@@ -29,10 +32,15 @@ from typing import Any
 from askai_graph.indexing.variants import NEXT, Variants
 
 LIST_PAGES = frozenset({
-    "blog-list-page", "blog-tags-list-page", "blog-tags-post-list-page", "blog-archive-page",
+    "blog-list-page", "blog-tags-list-page", "blog-tags-post-list-page",
     "blog-authors-list-page", "blog-authors-posts-page", "docs-tags-list-page", "docs-tags-doc-list-page",
 })  # fmt: skip
 """``<html>`` classes of the pages that list other pages (Docusaurus 3's ``ThemeClassNames.page``)."""
+_BLOG_PLUGIN = "plugin-blog"
+_BLOG_POST = "blog-post-page"
+"""A blog's only pages of their own are its posts: every other page of the blog plugin lists them.
+
+The archive (``/blog/archive``) has no page class at all, only its plugin's."""
 _VERSION_CLASS = "docs-version-"
 _CURRENT = "current"
 _HEAD_BYTES = 8192
@@ -64,7 +72,8 @@ class Marks:
     @property
     def listing(self) -> bool:
         """Whether the page lists other pages (tags, authors, archive)."""
-        return bool(self.classes & LIST_PAGES)
+        blog_listing = _BLOG_PLUGIN in self.classes and _BLOG_POST not in self.classes
+        return blog_listing or bool(self.classes & LIST_PAGES)
 
 
 def marks_of(root: Any) -> Marks:
@@ -88,6 +97,26 @@ def page_title(root: Any) -> str:
             return text
     title = " ".join(str(root.findtext(".//title") or "").split())
     return title.rpartition(_TITLE_DELIMITER)[0].strip() or title
+
+
+def keep_content_only(root: Any) -> None:
+    """Leave in the parsed page's ``<body>`` only its article's Markdown, when it has one.
+
+    A doc's ``theme-doc-markdown`` and a post's ``#__blog-post-container`` carry the class
+    ``markdown``; around them the theme puts breadcrumbs, the version badge, a post's
+    date and authors, its tags, the previous and next pages' titles. On a short page
+    trafilatura cannot tell those from the content. ``<head>`` (canonical URL,
+    description, a post's date) stays.
+    """
+    body = root.find("body")
+    found = next(((article, node) for article in root.iter("article") for node in article.iter()
+                  if "markdown" in str(node.get("class") or "").split()), None)  # fmt: skip
+    if body is None or found is None:
+        return
+    article, content = found
+    content.tail = article.tail = None
+    article[:] = [content]  # inside an <article>, which trafilatura takes for the main content
+    body[:] = [article]
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,13 @@ from urllib.parse import quote
 
 from askai_graph.indexing.anchors import heading_ids, html_anchors
 from askai_graph.indexing.codeblocks import CodeBlock, put_code_back, set_code_aside
-from askai_graph.indexing.docusaurus_build import BuildVariants, is_docusaurus, marks_of, page_title
+from askai_graph.indexing.docusaurus_build import (
+    BuildVariants,
+    is_docusaurus,
+    keep_content_only,
+    marks_of,
+    page_title,
+)
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_text, split_front_matter
 from askai_graph.indexing.markdown import absolute_images, first_sentence, unique_images
@@ -83,6 +89,8 @@ def read_html_page(
     if docusaurus and marks.listing:
         return Skip(where, "a Docusaurus list page (tags, authors, archive): its posts are indexed on their own")
     own_title = page_title(root) if docusaurus else ""
+    if docusaurus:
+        keep_content_only(root)
     ids, blocks = heading_ids(root), set_code_aside(root)
     _drop_permalinks(root)
     try:

@@ -7,8 +7,9 @@ from the generator. Its text is read, when the generator hands the plugin the pa
 Markdown (MkDocs), with the Markdown reader of ``askai index`` (``indexing.markdown``):
 the same sections, headings, code and prose as an index of the source tree, which
 measured better answers than reading the rendered HTML (docs/benchmarks.md). Otherwise
-(Sphinx) it is read from the HTML the generator wrote, with the built-site reader
-(``indexing.html``: main content, headings' anchors, code languages).
+(Sphinx) it is read from the HTML the generator rendered, with the built-site reader
+(``indexing.html``: headings' anchors, code blocks, their languages): the page's body
+alone when the generator hands it over (``content_only``), else its main content.
 
 The index is kept in a cache folder outside the built site (generators wipe their output
 folder before each build) and updated there incrementally: a page whose rendered HTML,

@@ -9,16 +9,20 @@ For the ``html`` and ``dirhtml`` builders the widget's script is added with
 (``genindex``, ``search``, ``py-modindex``) are rendered from templates with no body to
 add to: the element is written into their HTML when the build finishes (a reader lands
 there too), and they are not indexed (they are no document of the site). On
-``build-finished`` the index is built from the HTML Sphinx wrote (the built-site
+``build-finished`` the index is built from the HTML Sphinx rendered (the built-site
 reader, ``rendered``), each page with the URL the builder gives it under
 ``html_baseurl``, its title, and its place in the toctree's reading order (depth first
-from the root document, as Sphinx's own "next" links go). It is updated incrementally
-in the doctree folder, which Sphinx keeps between builds, and copied into the output's
+from the root document, as Sphinx's own "next" links go). A page is read from its body
+as Sphinx hands it to the theme (kept in the doctree folder when the page is written,
+since an incremental build writes only the pages that changed): the theme's sidebar,
+which names every page, is no page's text. The index is updated incrementally in the
+doctree folder, which Sphinx keeps between builds, and copied into the output's
 ``askai/index/``.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +40,8 @@ from askai_graph.retrieval.corpus import CorpusError
 
 BUILDERS = ("html", "dirhtml")
 PREFIX = "askai_"
+BODIES = "askai-bodies"
+"""The doctree folder's folder of each page's rendered body, one per builder."""
 log = logging.getLogger(__name__)
 
 
@@ -81,9 +87,20 @@ def _add_element(app: Sphinx, pagename: str, templatename: str, context: dict[st
         return
     context["metatags"] = context.get("metatags", "") + THEME_STYLE
     if "body" in context:
+        if _options(app).index:
+            body = _body_file(app, pagename)
+            body.parent.mkdir(parents=True, exist_ok=True)
+            body.write_text(context["body"], "utf-8")
         context["body"] = context["body"] + widget_element(_options(app))
     else:  # genindex, search, py-modindex: no body in the context; written in at the end
         _generated(app).add(pagename)
+
+
+def _body_file(app: Sphinx, pagename: str) -> Path:
+    """Where the page's body (its content without the theme) is kept between builds."""
+    name = hashlib.sha256(pagename.encode()).hexdigest()
+    # Not .html: the doctree folder may be inside the output (sphinx-build -b's default): no page there.
+    return Path(app.doctreedir) / BODIES / app.builder.name / f"{name}.body"
 
 
 def _generated(app: Sphinx) -> set[str]:
@@ -143,9 +160,12 @@ def _pages(app: Sphinx, base: str) -> list[RenderedPage]:
         rank, section = places.get(docname, (None, ""))
         title = env.titles[docname].astext() if docname in env.titles else docname
         uri = builder.get_target_uri(docname)
+        body = _body_file(app, docname)
+        # Without a kept body (an output written before this version of the extension) the whole page is read.
+        html, content_only = (body.read_text("utf-8"), True) if body.is_file() else (path.read_text("utf-8"), False)
         pages.append(RenderedPage(
             where=str(env.doc2path(docname, False)), url=base + uri, title=title,
-            html=path.read_text("utf-8"), rank=rank, section=section,
+            html=html, rank=rank, section=section, content_only=content_only,
         ))
     return pages
 

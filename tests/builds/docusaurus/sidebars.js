@@ -1,0 +1,3 @@
+module.exports = {
+  docs: ["intro", { type: "category", label: "Guide", items: ["guide/ssl", "guide/install", "guide/configure"] }],
+};

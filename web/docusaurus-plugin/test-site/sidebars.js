@@ -1,1 +1,0 @@
-module.exports = { docs: ["intro", { type: "category", label: "Guide", items: ["guide/ssl", "guide/install"] }] };
