@@ -70,6 +70,7 @@ def rows(count: int, seed: int = 7) -> list[list[Any]]:
             "latency_ms": rng.lognormvariate(6.5, 0.6),
             "rating": rng.choice([None] * 8 + ["up", "down"]),
             "comment": None,
+            "search_id": None,  # asked in the chat, not from the search box's launcher
         }
         made.append([json.dumps(data[c]) if c in _JSON_FIELDS else data[c] for c in _COLUMNS])
     return made

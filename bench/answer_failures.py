@@ -1,6 +1,7 @@
 """Why each labelled question of an ``askai eval`` report was not answered, counted by cause.
 
-Run: ``.venv/bin/python bench/answer_failures.py --corpus IDX REPORT.json`` (``REPORT.json``
+Run: ``.venv/bin/python bench/answer_failures.py --corpus IDX REPORT.json`` (with neither: an
+``askai eval`` of the bundled sample site's questions over its index, ``sample_index``) (``REPORT.json``
 from ``askai eval evals/SITE.jsonl --out DIR``; set ``ASKAI_RETRIEVAL=hybrid
 ASKAI_EMBEDDINGS=local`` for a hybrid report, on an index built with them). Every answer
 question with a ``must_mention`` gets one cause:
@@ -30,6 +31,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from sample_index import corpus_or_sample, sample_report
+
 
 def cause(result: dict[str, Any], rank: int | None) -> str:
     """Name why ``result`` (one ``report.json`` result) was or was not answered; ``rank`` counts from 0."""
@@ -51,11 +54,14 @@ def cause(result: dict[str, Any], rank: int | None) -> str:
 def main() -> None:
     """Classify every labelled answer question of the report and print the counts per cause."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("report", type=Path, help="an askai eval report.json")
-    parser.add_argument("--corpus", required=True, help="the index the report was measured on")
+    parser.add_argument("report", type=Path, nargs="?", help="an askai eval report.json")
+    parser.add_argument("--corpus", help="the index the report was measured on")
     parser.add_argument("--list", action="store_true", help="print each question's cause")
     args = parser.parse_args()
-    os.environ["ASKAI_CORPUS"] = args.corpus
+    if (args.report is None) != (args.corpus is None):
+        parser.error("give a report and the --corpus it was measured on, or neither")
+    os.environ["ASKAI_CORPUS"] = corpus_or_sample(args.corpus)
+    report = args.report or sample_report(os.environ["ASKAI_CORPUS"])
 
     from askai_graph.evaluation.context import answering_rank
     from askai_graph.models.offline.writer import ExtractiveWriter
@@ -67,7 +73,7 @@ def main() -> None:
     retriever = default_retriever(settings)
     writer = ExtractiveWriter(embeddings=getattr(retriever, "embeddings", None))
     counts: Counter[str] = Counter()
-    for result in json.loads(args.report.read_text())["results"]:
+    for result in json.loads(report.read_text())["results"]:
         if result["kind"] != "answer" or not result["must_mention"]:
             continue
         results = to_search_results(retriever.invoke(result["question"], k=settings.top_k), settings.top_k)

@@ -6,13 +6,18 @@ a slice of an expected page holds every ``must_mention`` term. A question whose 
 section no retrieved page holds counts as out of reach for every budget (a retrieval miss).
 
 Usage: ASKAI_CORPUS=IDX [ASKAI_EMBEDDINGS=local] python bench/context_budget.py evals/jest.jsonl
+(``--corpus IDX`` does what ``ASKAI_CORPUS`` does; with neither, and no questions, the bundled
+sample site and its questions: ``sample_index``)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
+
+from sample_index import QUESTIONS, corpus_or_sample
 
 from askai_graph.evaluation.context import holds_answer
 from askai_graph.models.providers import default_retriever
@@ -26,9 +31,10 @@ BUDGETS = (8000, 12000, 16000, 24000, 32000)
 def main() -> None:
     """Print, per budget, the share of labelled answer questions whose answering section is in the context."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("questions", type=Path, help="an eval JSONL file")
+    parser.add_argument("questions", type=Path, nargs="?", default=QUESTIONS, help="an eval JSONL file")
+    parser.add_argument("--corpus", default=os.environ.get("ASKAI_CORPUS"), help="an index built by askai index")
     args = parser.parse_args()
-    settings = Settings()
+    settings = Settings(corpus=corpus_or_sample(args.corpus))
     retriever = default_retriever(settings)
     reached = dict.fromkeys(BUDGETS, 0)
     judged = 0

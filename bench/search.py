@@ -197,6 +197,9 @@ def main() -> None:
             print("\n| site | questions | search MRR@10 | Research MRR@10 |")
             print("|---|---:|---:|---:|")
         for site in sites:
+            if not (REALSITES / SITES[site][0]).is_dir():  # the shared snapshots are not in a clone
+                print(f"| {site} | skipped: no {REALSITES / SITES[site][0]} | | |", flush=True)
+                continue
             got = quality(site, work)
             row = f"| {site} | {got['questions']:.0f} | {got['search_mrr']:.3f} | {got['research_mrr']:.3f} |"
             print(row, flush=True)

@@ -1,6 +1,7 @@
 """Where the section that answers a question ranks among the sections the offline Writer sees.
 
 Run: ``.venv/bin/python bench/section_rank.py --corpus IDX --questions evals/SITE.jsonl``
+(without them: the bundled sample site and its questions, ``sample_index``)
 (``IDX`` from ``askai index``; set ``ASKAI_RETRIEVAL=hybrid ASKAI_EMBEDDINGS=local`` for
 hybrid, on an index built with them). For every labelled answer question it retrieves
 as the graph's first Research pass does, ranks the sections the way the extractive
@@ -26,6 +27,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
+from sample_index import QUESTIONS, corpus_or_sample
+
 BUCKETS = ("rank 1", "rank 2-3", "rank 4-5", "rank 6+", "not among the sections", "page not retrieved")
 
 
@@ -41,12 +44,14 @@ def bucket(rank: int | None, page_retrieved: bool) -> str:
 def main() -> None:
     """Rank each question's sections and print how many answering sections land in each bucket."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", required=True, help="an index built by askai index")
-    parser.add_argument("--questions", required=True, type=Path, help="a labelled set (JSONL)")
+    parser.add_argument("--corpus", help="an index built by askai index (default: the sample site's)")
+    parser.add_argument(
+        "--questions", type=Path, default=QUESTIONS, help="a labelled set (JSONL; default: the sample site's)"
+    )
     parser.add_argument("--list", action="store_true", help="print each question's bucket")
     parser.add_argument("--context", action="store_true", help="rank as a model Writer's context is filled")
     args = parser.parse_args()
-    os.environ["ASKAI_CORPUS"] = args.corpus
+    os.environ["ASKAI_CORPUS"] = corpus_or_sample(args.corpus)
 
     from askai_graph.evaluation.context import answering_rank, context_ranking
     from askai_graph.models.offline.writer import ExtractiveWriter

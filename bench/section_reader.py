@@ -1,6 +1,7 @@
 """Whether a local chat model, reading the Writer's best sections against the question, picks the answering one.
 
 Run: ``.venv/bin/python bench/section_reader.py --corpus IDX --questions evals/SITE.jsonl``
+(without them: the bundled sample site and its questions, ``sample_index``)
 (``IDX`` from ``askai index``; the ``local`` extra installed). For every labelled answer
 question whose answering section (on an expected page, holding every ``must_mention``)
 is among the offline Writer's first ``--top`` sections, the model reads each of those
@@ -22,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from sample_index import QUESTIONS, corpus_or_sample
 
 PROMPT = (
     "<start_of_turn>user\nDoes this documentation section answer the question? Reply Yes or No.\n\n"
@@ -58,12 +61,14 @@ class Reader:
 def main() -> None:
     """Score every judged question's first sections with the model and print the three counts."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", required=True, help="an askai index folder")
-    parser.add_argument("--questions", required=True, type=Path, help="an evals/*.jsonl set")
+    parser.add_argument("--corpus", help="an askai index folder (default: the sample site's)")
+    parser.add_argument(
+        "--questions", type=Path, default=QUESTIONS, help="an evals/*.jsonl set (default: the sample site's)"
+    )
     parser.add_argument("--top", type=int, default=5, help="sections the model reads per question")
     parser.add_argument("--model", type=Path, help="a GGUF chat model (default: the local extra's)")
     args = parser.parse_args()
-    os.environ["ASKAI_CORPUS"] = args.corpus
+    os.environ["ASKAI_CORPUS"] = corpus_or_sample(args.corpus)
 
     from askai_graph.evaluation.context import answering_rank
     from askai_graph.models.local import LocalModelError, model_file

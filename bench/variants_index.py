@@ -47,6 +47,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--realsites", type=Path, default=realsites())
     args = parser.parse_args()
+    if not all((args.realsites / site).is_dir() for site in ("jest", "fastapi")):
+        print(f"skipped: the jest and fastapi snapshots are not under {args.realsites} (--realsites)")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         jest = args.realsites / "jest"

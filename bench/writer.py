@@ -1,6 +1,7 @@
 """The offline Writer's cost per question on a built index, against Validation of the same drafts.
 
 Run: ``.venv/bin/python bench/writer.py --corpus IDX --questions evals/SITE.jsonl [--rounds 3]``
+(without them: the bundled sample site and its questions, ``sample_index``)
 (``IDX`` from ``askai index``). Each question is retrieved once; then, per round, the
 extractive Writer drafts it and ``validate_draft`` checks the draft, timed apart.
 Prints medians (ms), their ratio, and the median characters of evidence a question
@@ -17,15 +18,19 @@ import statistics
 import time
 from pathlib import Path
 
+from sample_index import QUESTIONS, corpus_or_sample
+
 
 def main() -> None:
     """Retrieve every question once, then time the Writer and Validation over the rounds."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", required=True, help="an index built by askai index")
-    parser.add_argument("--questions", required=True, type=Path, help="a labelled set (JSONL with 'question')")
+    parser.add_argument("--corpus", help="an index built by askai index (default: the sample site's)")
+    parser.add_argument(
+        "--questions", type=Path, default=QUESTIONS, help="labelled questions (JSONL; default: the sample site's)"
+    )
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    os.environ["ASKAI_CORPUS"] = args.corpus
+    os.environ["ASKAI_CORPUS"] = corpus_or_sample(args.corpus)
 
     from askai_graph.models.offline.writer import ExtractiveWriter
     from askai_graph.models.providers import default_retriever

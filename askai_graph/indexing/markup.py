@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from itertools import repeat
 
 from askai_graph.text.plain import plain_text, strip_html_tags
 
@@ -36,6 +37,8 @@ _TAB = re.compile(r"^(\s*)===\+?\s+\"([^\"]*)\"\s*$")
 _BLOCK_OPEN = re.compile(r"^\s*/{3,}\s*([\w-]+)(?:\s*\|\s*(.*?))?\s*$")
 _BLOCK_CLOSE = re.compile(r"^\s*/{3,}\s*$")
 _BLOCK_OPTION = re.compile(r"^\s*(?:attrs|open|type):\s.*$")
+# What a line ``unwrap_mkdocs`` changes holds (a page without any is only collapsed).
+_MKDOCS_MARKS = ("!!!", "???", "===", "///", "attrs:", "open:", "type:")
 _MDX_ESM = re.compile(r"^(?:import|export)\s")
 # Docusaurus admonitions: ``:::note``, ``:::info Title``, ``:::tip[Title]``, closed by ``:::``.
 _DIRECTIVE_OPEN = re.compile(r"^\s*:{3,}([a-z][\w-]*)(?:\[(.*)\]|\s+(.*?))?\s*(?:\{.*\})?\s*$")
@@ -58,6 +61,10 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _EMPHASIS = re.compile(r"(\*\*|\*|~~|(?<!\w)__|(?<!\w)_)(?=\S)(.+?)(?<=\S)\1(?!\w)")
 # Template expressions (mkdocs-macros, Jinja, Hugo shortcodes) are filled in at build time.
 _TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
+# Every pattern ``plain_line`` applies needs one of these characters.
+_INLINE_MARKS = re.compile(r"[{<\[`*_~\\]")
+# Two blank lines in a row (``str.strip`` and ``\s`` agree on what is white space).
+_TWO_BLANK_LINES = re.compile(r"\n\s*\n\s*\n")
 _ESCAPE = re.compile(r"\\([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
 
 
@@ -69,11 +76,19 @@ def fenced_lines(text: str) -> Iterator[tuple[str, bool]]:
     backtick. Unlike plain CommonMark, a fence indented four spaces or more is still a
     fence: generators nest fenced code in list items, admonitions and content tabs.
     """
+    lines = text.split("\n")
+    if "```" not in text and "~~~" not in text:
+        # No fence can open: most pages' prose, walked in C rather than one generator step a line.
+        return zip(lines, repeat(False))
+    return _fenced(lines)
+
+
+def _fenced(lines: list[str]) -> Iterator[tuple[str, bool]]:
     fence: str | None = None
-    for line in text.split("\n"):
+    for line in lines:
         stripped = line.strip()
         if fence is None:
-            match = _FENCE_OPEN.match(stripped)
+            match = _FENCE_OPEN.match(stripped) if stripped[:1] in ("`", "~") else None
             if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
                 fence = match.group(1)
                 yield line, True
@@ -103,6 +118,8 @@ def first_h1(body: str) -> str:
 
 def unwrap_mkdocs(body: str) -> str:
     """Rewrite admonitions, details, content tabs and blocks as plain Markdown (see module docstring)."""
+    if not any(mark in body for mark in _MKDOCS_MARKS):
+        return collapse_blank_lines(body)  # nothing below can match a line: most pages of most sites
     out: list[str] = []
     dedent: list[int] = []  # indentation of each open indented block's body
     was_code = False
@@ -138,6 +155,8 @@ def unwrap_mkdocs(body: str) -> str:
 
 def collapse_blank_lines(text: str) -> str:
     """Keep one blank line where removed markers left several (code keeps its own)."""
+    if not _TWO_BLANK_LINES.search(f"\n{text}\n"):
+        return text  # no two blank lines in a row: nothing to collapse
     out: list[str] = []
     blank = False
     for line, code in fenced_lines(text):
@@ -218,6 +237,9 @@ def clean_prose(body: str) -> str:
         if code:
             out.append(line)
             continue
+        if "{" not in line and "<" not in line:
+            out.append(line)  # no attribute list, tag or template statement can be in it
+            continue
         cleaned = outside_code_spans(strip_attribute_lists(line), lambda text: _TEMPLATE.sub("", strip_html_tags(text)))
         # A line that only held tags becomes blank (it separated blocks anyway).
         out.append("" if line.strip() and not cleaned.strip() else cleaned)
@@ -235,6 +257,8 @@ def summary_line(markdown: str) -> str:
 
 def plain_line(markdown: str) -> str:
     """Return a Markdown snippet as one line of plain text (links become their text)."""
+    if not _INLINE_MARKS.search(markdown):
+        return plain_text(markdown)  # none of the patterns below can match: most headings and titles
     text = _TEMPLATE.sub(" ", strip_attribute_lists(markdown))
     text = _AUTOLINK.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
