@@ -19,7 +19,10 @@ Signals, each in [0, 1]:
   form ("code example", "default value", "reason") becomes a gap. A message that gives the
   assistant orders ("ignore your instructions", "you are now...", "reply only with...")
   is not a question about the site: quoted posts cannot align with it, so intent fails
-  and no source card lends the site's authority to an injection attempt.
+  and no source card lends the site's authority to an injection attempt. A draft that
+  leads with a page's opening summary (the text before its first heading, on a page with
+  headed sections) shares words with any question on that page: no evidence that it
+  answers this one, unless the question asks what the page's subject is.
 - **confidence**: the mean of relevance and grounded share, times the share of question
   terms the evidence mentions at all, to the power 1.5 (gaps weigh heavily), times the
   square root of the share of those the passages the draft quotes (its cited posts'
@@ -62,6 +65,7 @@ from askai_graph.rules.answer_form import (
     asked_verb,
     has_form,
     instruction_elements,
+    is_definition_question,
     question_form,
     topic_words,
 )
@@ -83,6 +87,10 @@ from askai_graph.text.terms import (
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _LIST_LINK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)]+\)", re.MULTILINE)
 CATALOG_CONFIDENCE = 0.5
+SUMMARY_PROBE = 60
+"""Characters of a draft's first claim looked up in a page's opening text (a quote is verbatim)."""
+SUMMARY_GAP = "section"
+"""The gap of a draft that leads with a page's opening summary when no question word points elsewhere."""
 RESTATED = "the answer restates the question"
 """The gap of a draft that adds nothing to the question and its section's heading."""
 # What a section must hold for a how-to answer to owe the reader one: value and prose
@@ -301,6 +309,12 @@ class LexicalCritic:
                 # instruction: the section it quotes holds the code, flag or step itself.
                 intent = 0.3
                 gaps = [*gaps, owed]
+            summary = self._leads_with_summary(request, claims)
+            if summary:
+                # A page's opening text sums up the whole page, so it shares words with any
+                # question on that page: leading with it is no sign the draft answers the asked thing.
+                intent = 0.3
+                gaps = [*gaps, *(term for term in summary if term not in gaps)]
             name = self._missing_name(request, form, claims)
             if name:
                 # "--findRelatedTests" for "only the tests related to the files I
@@ -369,6 +383,38 @@ class LexicalCritic:
                         found.append(section)
         return found
 
+    def _leads_with_summary(self, request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> list[str]:
+        """Return the topic words to search for when the draft leads with a page's opening summary, else [].
+
+        The text before a page's first heading introduces everything the page covers; a
+        question about one thing the page covers is answered in its section, and a draft
+        that leads with the introduction has not found it. A question asking what the
+        page's subject is (``is_definition_question``) is answered there, and a page
+        without headed sections has no other place.
+        """
+        if is_definition_question(request.question):
+            return []
+        results = list({p.result.source_url: p.result for p in request.evidence}.values())
+        sections = page_sections(results)
+        first = next(((text, cited) for text, cited, terms in claims if cited and terms), None)
+        if first is None:
+            return []
+        text, cited = first
+        said = " ".join(text.split())[:SUMMARY_PROBE]
+        openings = [
+            section
+            for section in sections
+            if results[section.post].source_url in cited
+            and not section.heading
+            and said in " ".join(section.text.split())
+        ]
+        # A page without headed sections has no other place to answer from.
+        headed = {section.post for section in sections if section.heading}
+        if not any(section.post in headed for section in openings):
+            return []
+        rarity = term_rarity(topic_words(request.question), sections)
+        return sorted(rarity, key=lambda term: -rarity[term])[:1] or [SUMMARY_GAP]
+
     def _missing_name(
         self, request: ReviewRequest, form: AnswerForm, claims: list[tuple[str, set[str], set[str]]]
     ) -> str | None:
@@ -410,7 +456,7 @@ class LexicalCritic:
         for section in self._lead_sections(request, claims)[:1]:
             owed = [e for e in instruction_elements(section.text, request.question) if e.startswith(_OWED)]
             if owed:
-                heading = f" under \"{section.heading}\"" if section.heading else ""
+                heading = f' under "{section.heading}"' if section.heading else ""
                 return f"{owed[0]}{heading}"
         return None
 
