@@ -61,3 +61,34 @@ def test_a_definition_question_asks_what_something_is_not_how_to_tune_it() -> No
     assert is_definition_question("what's a retriever")
     assert not is_definition_question("What is the default number of results?")
     assert not is_definition_question("How many results should I merge?")
+
+
+MATCH_MEDIA = """# Manual mocks
+
+## Methods not in the test environment
+
+If a test uses a method the environment lacks, Jest returns `TypeError: window.matchMedia is not a function`
+and doesn't properly execute the test. Mock it before the module under test is imported:
+
+```js
+Object.defineProperty(window, 'matchMedia', {writable: true, value: jest.fn()});
+```
+"""
+CRASH = 'My component tests crash with "TypeError: window.matchMedia is not a function"'
+SAYS_IT_FAILS = (
+    "If a test uses a method the environment lacks, Jest returns `TypeError: window.matchMedia is not a function` "
+    f"and doesn't properly execute the test. ([Page 1]({url(1)}))"
+)
+
+
+def test_a_draft_that_only_repeats_the_quoted_error_fails_intent() -> None:
+    reply = critique(CRASH, SAYS_IT_FAILS, MATCH_MEDIA)
+    assert reply["intent_alignment"] < 0.5
+
+
+def test_the_quoted_error_followed_by_its_fix_is_an_answer() -> None:
+    draft = (
+        f"{SAYS_IT_FAILS}\n\n```js\nObject.defineProperty(window, 'matchMedia', "
+        "{writable: true, value: jest.fn()});\n```"
+    )
+    assert critique(CRASH, draft, MATCH_MEDIA)["intent_alignment"] == 1.0

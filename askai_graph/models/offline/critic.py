@@ -64,6 +64,7 @@ from askai_graph.rules.answer_form import (
     AnswerForm,
     asked_verb,
     has_form,
+    has_instruction,
     instruction_elements,
     is_definition_question,
     question_form,
@@ -91,6 +92,9 @@ SUMMARY_PROBE = 60
 """Characters of a draft's first claim looked up in a page's opening text (a quote is verbatim)."""
 SUMMARY_GAP = "section"
 """The gap of a draft that leads with a page's opening summary when no question word points elsewhere."""
+_MESSAGE = re.compile(r"\"([^\"\n]+)\"|“([^”\n]+)”|`([^`\n]+)`")
+MESSAGE_WORDS = 3
+"""A quoted message of this many words is an error or output the reader saw, not a name to look up."""
 RESTATED = "the answer restates the question"
 """The gap of a draft that adds nothing to the question and its section's heading."""
 # What a section must hold for a how-to answer to owe the reader one: value and prose
@@ -322,7 +326,7 @@ class LexicalCritic:
                 # question names or spells (``rules.asked_names``).
                 intent = 0.3
                 gaps = [*gaps, name]
-            if self._restates(request, claims):
+            if self._restates(request, claims) or self._repeats_the_error(request, claims):
                 intent = 0.3
                 gaps = [*gaps, RESTATED]
             if gives_orders(request.question):
@@ -441,6 +445,26 @@ class LexicalCritic:
         for section in self._lead_sections(request, claims):
             known |= set(content_terms(section.heading))
         return not draft_terms - known
+
+    @staticmethod
+    def _repeats_the_error(request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> bool:
+        """Whether the draft leads with the message the reader quotes and gives no fix after it.
+
+        "Tests crash with "TypeError: x is not a function"" is answered by what to do about
+        it; a page sentence that says the same error occurs ("Jest returns `TypeError: x is
+        not a function`") shares the question's rarest words and tells the reader nothing new.
+        """
+        messages = [" ".join("".join(groups).split()).lower() for groups in _MESSAGE.findall(request.question)]
+        messages = [m for m in messages if len(m.split()) >= MESSAGE_WORDS]
+        lead = next((text for text, cited, terms in claims if cited and terms), None)
+        if not messages or lead is None:
+            return False
+        said = " ".join(lead.replace("`", "").split()).lower()
+        if not any(message in said for message in messages):
+            return False
+        rest = "\n\n".join(text for text, _, _ in claims if text != lead)
+        rest += "\n\n" + "\n\n".join(f"```\n{block.code}\n```" for block in code_blocks(request.draft))
+        return not has_instruction(_LINK.sub("", rest), request.question)
 
     def _owed_element(
         self, request: ReviewRequest, form: AnswerForm, claims: list[tuple[str, set[str], set[str]]], draft: str
