@@ -92,3 +92,27 @@ def test_the_quoted_error_followed_by_its_fix_is_an_answer() -> None:
         "{writable: true, value: jest.fn()});\n```"
     )
     assert critique(CRASH, draft, MATCH_MEDIA)["intent_alignment"] == 1.0
+
+
+CLI = """# CLI options
+
+## `--watch`
+
+Watch files for changes and rerun tests related to changed files. In most CI environments, this is
+automatically handled for you.
+
+## `--passWithNoTests`
+
+Allows the test suite to pass when no files are found.
+"""
+NO_TESTS = "CI fails on a new package because it has no test files yet. How do I let the CI run succeed?"
+
+
+def test_a_remark_inside_an_entry_named_for_something_else_fails_intent() -> None:
+    draft = f"`--watch`: In most CI environments, this is automatically handled for you. ([Page 1]({url(1)}))"
+    assert critique(NO_TESTS, draft, CLI)["intent_alignment"] < 0.5
+
+
+def test_the_opening_sentence_of_an_entry_may_answer_in_other_words() -> None:
+    draft = f"`--passWithNoTests`: Allows the test suite to pass when no files are found. ([Page 1]({url(1)}))"
+    assert critique(NO_TESTS, draft, CLI)["intent_alignment"] == 1.0

@@ -72,6 +72,7 @@ from askai_graph.rules.answer_form import (
 )
 from askai_graph.rules.asked_names import missing_name
 from askai_graph.rules.catalog import is_catalog_question
+from askai_graph.text.identifiers import name_match, question_stems, span_names
 from askai_graph.text.injection import gives_orders
 from askai_graph.text.masking import searchable
 from askai_graph.text.terms import (
@@ -90,6 +91,8 @@ _LIST_LINK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)]+\)", re.MULTI
 CATALOG_CONFIDENCE = 0.5
 SUMMARY_PROBE = 60
 """Characters of a draft's first claim looked up in a page's opening text (a quote is verbatim)."""
+ENTRY_PREFIX = 80
+"""Characters within which the Writer's "`name`: " prefix to an entry's sentence ends."""
 SUMMARY_GAP = "section"
 """The gap of a draft that leads with a page's opening summary when no question word points elsewhere."""
 _MESSAGE = re.compile(r"\"([^\"\n]+)\"|“([^”\n]+)”|`([^`\n]+)`")
@@ -319,6 +322,11 @@ class LexicalCritic:
                 # question on that page: leading with it is no sign the draft answers the asked thing.
                 intent = 0.3
                 gaps = [*gaps, *(term for term in summary if term not in gaps)]
+            if not summary and self._inside_another_entry(request, claims):
+                # "`--watch`: ... In most CI environments, this is handled for you." for a CI
+                # question: a remark inside a reference entry named for something else.
+                intent = 0.3
+                gaps = [*gaps, *(term for term in self._rarest_topic(request) if term not in gaps)]
             name = self._missing_name(request, form, claims)
             if name:
                 # "--findRelatedTests" for "only the tests related to the files I
@@ -418,6 +426,45 @@ class LexicalCritic:
             return []
         rarity = term_rarity(topic_words(request.question), sections)
         return sorted(rarity, key=lambda term: -rarity[term])[:1] or [SUMMARY_GAP]
+
+    @staticmethod
+    def _rarest_topic(request: ReviewRequest) -> list[str]:
+        """Return the question's rarest topic word over the retrieved sections (none when no section has one)."""
+        results = list({p.result.source_url: p.result for p in request.evidence}.values())
+        rarity = term_rarity(topic_words(request.question), page_sections(results))
+        return sorted(rarity, key=lambda term: -rarity[term])[:1]
+
+    def _inside_another_entry(self, request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> bool:
+        """Whether the draft leads with a sentence from inside a reference entry whose name the question never spells.
+
+        A reference page heads each entry with its name (```--watch```, ```globalSetup```)
+        and opens it with what the entry does. The opening sentence may answer a question
+        in other words (``--bail`` for "stop after the first failing test"); a later
+        sentence of an entry named otherwise is a remark on that entry, and a question
+        word it shares ("CI", "test") is no sign it answers the question.
+        """
+        results = list({p.result.source_url: p.result for p in request.evidence}.values())
+        first = next(((text, cited) for text, cited, terms in claims if cited and terms), None)
+        if first is None:
+            return False
+        text, cited = first
+        said = " ".join(text.replace("`", "").split())
+        # The Writer names the entry before its sentence ("`--watch`: If you want...").
+        said = said.split(": ", 1)[1] if ": " in said[:ENTRY_PREFIX] else said
+        probe = said[:SUMMARY_PROBE]
+        stems = question_stems(request.question)
+        for section in page_sections(results):
+            names = span_names(section.heading)
+            if not names or results[section.post].source_url not in cited:
+                continue
+            prose = " ".join(section.text.replace("`", "").split())
+            if probe not in prose:
+                continue
+            if any(name_match(stems, name) > 0 for name in names):
+                return False
+            opening = next(iter(sentences(section.text)), "")
+            return probe[: SUMMARY_PROBE // 2] not in " ".join(opening.replace("`", "").split())
+        return False
 
     def _missing_name(
         self, request: ReviewRequest, form: AnswerForm, claims: list[tuple[str, set[str], set[str]]]
