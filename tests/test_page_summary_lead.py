@@ -116,3 +116,20 @@ def test_a_remark_inside_an_entry_named_for_something_else_fails_intent() -> Non
 def test_the_opening_sentence_of_an_entry_may_answer_in_other_words() -> None:
     draft = f"`--passWithNoTests`: Allows the test suite to pass when no files are found. ([Page 1]({url(1)}))"
     assert critique(NO_TESTS, draft, CLI)["intent_alignment"] == 1.0
+
+
+GUIDE = """# Handling errors
+
+## Override the `HTTPException` handler
+
+Install a custom exception handler. You could also return a `PlainTextResponse` from it instead of JSON.
+"""
+
+
+def test_a_guide_heading_with_code_in_it_is_no_reference_entry() -> None:
+    question = "I want errors to come back as plain text instead of JSON. How?"
+    draft = (
+        "Override the `HTTPException` handler: You could also return a `PlainTextResponse` from it "
+        f"instead of JSON. ([Page 1]({url(1)}))"
+    )
+    assert critique(question, draft, GUIDE)["intent_alignment"] == 1.0

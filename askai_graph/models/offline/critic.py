@@ -223,6 +223,14 @@ def _best_section(terms: set[str], sections: list[Section]) -> Section:
     return max(sections, key=lambda section: len(terms & section.term_set))
 
 
+_HEADING_NAME = re.compile(r"`[^`]*`|\\?\[[^\]]*\]")
+
+
+def _entry_heading(heading: str) -> bool:
+    """Whether ``heading`` is an entry's name alone (```globalSetup` [string]``), not a guide title with code."""
+    return "`" in heading and not re.search(r"[A-Za-z]", _HEADING_NAME.sub(" ", heading))
+
+
 class LexicalCritic:
     """Deterministic lexical reviewer (see module docstring)."""
 
@@ -454,7 +462,7 @@ class LexicalCritic:
         probe = said[:SUMMARY_PROBE]
         stems = question_stems(request.question)
         for section in page_sections(results):
-            names = span_names(section.heading)
+            names = span_names(section.heading) if _entry_heading(section.heading) else []
             if not names or results[section.post].source_url not in cited:
                 continue
             prose = " ".join(section.text.replace("`", "").split())
