@@ -182,6 +182,16 @@ def question_form(question: str) -> AnswerForm:
     return "explanation"
 
 
+_DEFINITION_Q = re.compile(
+    r"^\W*(?:what(?:'s|\s+is|\s+are|\s+does)\b|define\b|explain\b|tell me about\b|qu[ée] (?:es|son)\b)", re.IGNORECASE
+)
+
+
+def is_definition_question(question: str) -> bool:
+    """Whether ``question`` asks what something is ("What is semantic caching?"), not how to do or tune a part of it."""
+    return question_form(question) == "explanation" and _DEFINITION_Q.search(question) is not None
+
+
 @lru_cache(maxsize=QUESTIONS_CACHED)
 def asked_verb(question: str) -> str | None:
     """Return the stem of the verb a how-to question asks about ("How do I *treat* water?"), if any."""
@@ -272,7 +282,10 @@ def _instruction_marks(text: str, language: str) -> _Marks:
 
 def _marks(text: str) -> _Marks:
     markup = bool(
-        _FENCE.search(text) or _CODE_SPAN.search(text) or _OPTION.search(text) or _COMMAND.search(text)
+        _FENCE.search(text)
+        or _CODE_SPAN.search(text)
+        or _OPTION.search(text)
+        or _COMMAND.search(text)
         or _NAMED.search(text)
     )
     if markup:  # nothing else is asked of the text
@@ -332,7 +345,7 @@ def instruction_elements(text: str, question: str) -> list[str]:
         found.append(named.group(0).lower())
     step = _STEP.search(_FENCED.sub("", text))
     if step:
-        found.append(f"the numbered step \"{step.group(0).strip()[:60]}\"")
+        found.append(f'the numbered step "{step.group(0).strip()[:60]}"')
     values = [n for n in _NUMBER.findall(_FENCED.sub("", text)) if n not in _NUMBER.findall(question)]
     if values:
         found.append(f"the value {values[0]}")
@@ -343,8 +356,12 @@ def has_value(text: str) -> bool:
     """Whether ``text`` states a value: a code span, a number, a quoted or literal value (in the language read)."""
     other = _VALUE_IN.get(reading_language())
     return bool(
-        _FENCE.search(text) or _CODE_SPAN.search(text) or _NUMBER.search(text) or _QUOTED.search(text)
-        or _LITERAL.search(text) or (other is not None and other.search(text))
+        _FENCE.search(text)
+        or _CODE_SPAN.search(text)
+        or _NUMBER.search(text)
+        or _QUOTED.search(text)
+        or _LITERAL.search(text)
+        or (other is not None and other.search(text))
     )
 
 

@@ -19,7 +19,10 @@ Signals, each in [0, 1]:
   form ("code example", "default value", "reason") becomes a gap. A message that gives the
   assistant orders ("ignore your instructions", "you are now...", "reply only with...")
   is not a question about the site: quoted posts cannot align with it, so intent fails
-  and no source card lends the site's authority to an injection attempt.
+  and no source card lends the site's authority to an injection attempt. A draft that
+  leads with a page's opening summary (the text before its first heading, on a page with
+  headed sections) shares words with any question on that page: no evidence that it
+  answers this one, unless the question asks what the page's subject is.
 - **confidence**: the mean of relevance and grounded share, times the share of question
   terms the evidence mentions at all, to the power 1.5 (gaps weigh heavily), times the
   square root of the share of those the passages the draft quotes (its cited posts'
@@ -61,12 +64,15 @@ from askai_graph.rules.answer_form import (
     AnswerForm,
     asked_verb,
     has_form,
+    has_instruction,
     instruction_elements,
+    is_definition_question,
     question_form,
     topic_words,
 )
 from askai_graph.rules.asked_names import missing_name
 from askai_graph.rules.catalog import is_catalog_question
+from askai_graph.text.identifiers import name_match, question_stems, span_names
 from askai_graph.text.injection import gives_orders
 from askai_graph.text.masking import searchable
 from askai_graph.text.terms import (
@@ -83,6 +89,15 @@ from askai_graph.text.terms import (
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _LIST_LINK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)]+\)", re.MULTILINE)
 CATALOG_CONFIDENCE = 0.5
+SUMMARY_PROBE = 60
+"""Characters of a draft's first claim looked up in a page's opening text (a quote is verbatim)."""
+ENTRY_PREFIX = 80
+"""Characters within which the Writer's "`name`: " prefix to an entry's sentence ends."""
+SUMMARY_GAP = "section"
+"""The gap of a draft that leads with a page's opening summary when no question word points elsewhere."""
+_MESSAGE = re.compile(r"\"([^\"\n]+)\"|“([^”\n]+)”|`([^`\n]+)`")
+MESSAGE_WORDS = 3
+"""A quoted message of this many words is an error or output the reader saw, not a name to look up."""
 RESTATED = "the answer restates the question"
 """The gap of a draft that adds nothing to the question and its section's heading."""
 # What a section must hold for a how-to answer to owe the reader one: value and prose
@@ -208,6 +223,14 @@ def _best_section(terms: set[str], sections: list[Section]) -> Section:
     return max(sections, key=lambda section: len(terms & section.term_set))
 
 
+_HEADING_NAME = re.compile(r"`[^`]*`|\\?\[[^\]]*\]")
+
+
+def _entry_heading(heading: str) -> bool:
+    """Whether ``heading`` is an entry's name alone (```globalSetup` [string]``), not a guide title with code."""
+    return "`" in heading and not re.search(r"[A-Za-z]", _HEADING_NAME.sub(" ", heading))
+
+
 class LexicalCritic:
     """Deterministic lexical reviewer (see module docstring)."""
 
@@ -301,6 +324,17 @@ class LexicalCritic:
                 # instruction: the section it quotes holds the code, flag or step itself.
                 intent = 0.3
                 gaps = [*gaps, owed]
+            summary = self._leads_with_summary(request, claims)
+            if summary:
+                # A page's opening text sums up the whole page, so it shares words with any
+                # question on that page: leading with it is no sign the draft answers the asked thing.
+                intent = 0.3
+                gaps = [*gaps, *(term for term in summary if term not in gaps)]
+            if not summary and self._inside_another_entry(request, claims):
+                # "`--watch`: ... In most CI environments, this is handled for you." for a CI
+                # question: a remark inside a reference entry named for something else.
+                intent = 0.3
+                gaps = [*gaps, *(term for term in self._rarest_topic(request) if term not in gaps)]
             name = self._missing_name(request, form, claims)
             if name:
                 # "--findRelatedTests" for "only the tests related to the files I
@@ -308,7 +342,7 @@ class LexicalCritic:
                 # question names or spells (``rules.asked_names``).
                 intent = 0.3
                 gaps = [*gaps, name]
-            if self._restates(request, claims):
+            if self._restates(request, claims) or self._repeats_the_error(request, claims):
                 intent = 0.3
                 gaps = [*gaps, RESTATED]
             if gives_orders(request.question):
@@ -369,6 +403,77 @@ class LexicalCritic:
                         found.append(section)
         return found
 
+    def _leads_with_summary(self, request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> list[str]:
+        """Return the topic words to search for when the draft leads with a page's opening summary, else [].
+
+        The text before a page's first heading introduces everything the page covers; a
+        question about one thing the page covers is answered in its section, and a draft
+        that leads with the introduction has not found it. A question asking what the
+        page's subject is (``is_definition_question``) is answered there, and a page
+        without headed sections has no other place.
+        """
+        if is_definition_question(request.question):
+            return []
+        results = list({p.result.source_url: p.result for p in request.evidence}.values())
+        sections = page_sections(results)
+        first = next(((text, cited) for text, cited, terms in claims if cited and terms), None)
+        if first is None:
+            return []
+        text, cited = first
+        said = " ".join(text.split())[:SUMMARY_PROBE]
+        openings = [
+            section
+            for section in sections
+            if results[section.post].source_url in cited
+            and not section.heading
+            and said in " ".join(section.text.split())
+        ]
+        # A page without headed sections has no other place to answer from.
+        headed = {section.post for section in sections if section.heading}
+        if not any(section.post in headed for section in openings):
+            return []
+        rarity = term_rarity(topic_words(request.question), sections)
+        return sorted(rarity, key=lambda term: -rarity[term])[:1] or [SUMMARY_GAP]
+
+    @staticmethod
+    def _rarest_topic(request: ReviewRequest) -> list[str]:
+        """Return the question's rarest topic word over the retrieved sections (none when no section has one)."""
+        results = list({p.result.source_url: p.result for p in request.evidence}.values())
+        rarity = term_rarity(topic_words(request.question), page_sections(results))
+        return sorted(rarity, key=lambda term: -rarity[term])[:1]
+
+    def _inside_another_entry(self, request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> bool:
+        """Whether the draft leads with a sentence from inside a reference entry whose name the question never spells.
+
+        A reference page heads each entry with its name (```--watch```, ```globalSetup```)
+        and opens it with what the entry does. The opening sentence may answer a question
+        in other words (``--bail`` for "stop after the first failing test"); a later
+        sentence of an entry named otherwise is a remark on that entry, and a question
+        word it shares ("CI", "test") is no sign it answers the question.
+        """
+        results = list({p.result.source_url: p.result for p in request.evidence}.values())
+        first = next(((text, cited) for text, cited, terms in claims if cited and terms), None)
+        if first is None:
+            return False
+        text, cited = first
+        said = " ".join(text.replace("`", "").split())
+        # The Writer names the entry before its sentence ("`--watch`: If you want...").
+        said = said.split(": ", 1)[1] if ": " in said[:ENTRY_PREFIX] else said
+        probe = said[:SUMMARY_PROBE]
+        stems = question_stems(request.question)
+        for section in page_sections(results):
+            names = span_names(section.heading) if _entry_heading(section.heading) else []
+            if not names or results[section.post].source_url not in cited:
+                continue
+            prose = " ".join(section.text.replace("`", "").split())
+            if probe not in prose:
+                continue
+            if any(name_match(stems, name) > 0 for name in names):
+                return False
+            opening = next(iter(sentences(section.text)), "")
+            return probe[: SUMMARY_PROBE // 2] not in " ".join(opening.replace("`", "").split())
+        return False
+
     def _missing_name(
         self, request: ReviewRequest, form: AnswerForm, claims: list[tuple[str, set[str], set[str]]]
     ) -> str | None:
@@ -396,6 +501,26 @@ class LexicalCritic:
             known |= set(content_terms(section.heading))
         return not draft_terms - known
 
+    @staticmethod
+    def _repeats_the_error(request: ReviewRequest, claims: list[tuple[str, set[str], set[str]]]) -> bool:
+        """Whether the draft leads with the message the reader quotes and gives no fix after it.
+
+        "Tests crash with "TypeError: x is not a function"" is answered by what to do about
+        it; a page sentence that says the same error occurs ("Jest returns `TypeError: x is
+        not a function`") shares the question's rarest words and tells the reader nothing new.
+        """
+        messages = [" ".join("".join(groups).split()).lower() for groups in _MESSAGE.findall(request.question)]
+        messages = [m for m in messages if len(m.split()) >= MESSAGE_WORDS]
+        lead = next((text for text, cited, terms in claims if cited and terms), None)
+        if not messages or lead is None:
+            return False
+        said = " ".join(lead.replace("`", "").split()).lower()
+        if not any(message in said for message in messages):
+            return False
+        rest = "\n\n".join(text for text, _, _ in claims if text != lead)
+        rest += "\n\n" + "\n\n".join(f"```\n{block.code}\n```" for block in code_blocks(request.draft))
+        return not has_instruction(_LINK.sub("", rest), request.question)
+
     def _owed_element(
         self, request: ReviewRequest, form: AnswerForm, claims: list[tuple[str, set[str], set[str]]], draft: str
     ) -> str | None:
@@ -410,7 +535,7 @@ class LexicalCritic:
         for section in self._lead_sections(request, claims)[:1]:
             owed = [e for e in instruction_elements(section.text, request.question) if e.startswith(_OWED)]
             if owed:
-                heading = f" under \"{section.heading}\"" if section.heading else ""
+                heading = f' under "{section.heading}"' if section.heading else ""
                 return f"{owed[0]}{heading}"
         return None
 
