@@ -29,8 +29,12 @@ SIDEBAR_NAMES = ("sidebars.json", "sidebars.js", "sidebars.ts", "sidebars.mjs", 
 MAX_FILE_BYTES = 1_000_000
 _STRING = r"""(?:'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`$\\]*)`)"""
 DEFAULT_ROUTE = "docs"
-"""Docusaurus' ``routeBasePath`` when the config sets none."""
+"""Docusaurus' ``routeBasePath`` (and docs folder) when the config sets none."""
+DEFAULT_BLOG_ROUTE = "blog"
+"""The blog plugin's ``routeBasePath`` (and folder) when the config sets none."""
 _KEY = r"(?:^|[\s{,])['\"]?{key}['\"]?\s*:\s*"
+# The blog plugin's file name date: ``[folder/]YYYY-MM-DD[-/]text[/index].md``.
+_BLOG_DATE = re.compile(r"^(.*?)(\d{4}-\d{1,2}-\d{1,2})[-/]?(.*?)(?:/index)?(\.mdx?)$")
 _COMMENT = re.compile(r"/\*.*?\*/|(?<![:\"'\w])//[^\n]*", re.DOTALL)
 
 
@@ -56,6 +60,15 @@ class DocusaurusSite:
     """The ``i18n.defaultLocale`` literal."""
     route: str = DEFAULT_ROUTE
     """The docs plugin's ``routeBasePath`` (without slashes; '' for docs at the site's root), else ``docs``."""
+    docs_path: str = DEFAULT_ROUTE
+    """The docs plugin's ``path``: the docs folder inside the site folder, else ``docs``."""
+    blog_route: str | None = DEFAULT_BLOG_ROUTE
+    """The blog plugin's ``routeBasePath``, else ``blog``; ``None`` when the config says ``blog: false``."""
+
+    @property
+    def site_url(self) -> str | None:
+        """``url`` joined with ``baseUrl``: where the site's home page is published."""
+        return site_root(self.url, self.route)
 
 
 def find_docusaurus(root: Path) -> DocusaurusSite | None:
@@ -70,15 +83,20 @@ def find_docusaurus(root: Path) -> DocusaurusSite | None:
         return None
     notes: list[Skip] = []
     url, trailing, title, last, locale, route = None, None, None, None, None, DEFAULT_ROUTE
+    docs_path = DEFAULT_ROUTE
+    blog_route: str | None = DEFAULT_BLOG_ROUTE
     if config is not None:
         source = _read(config)
         url, trailing, route = _site_url(source), _literal_bool(source, "trailingSlash"), _route(source)
         title = (literal_string(source, "title") or "").strip() or None  # the first one: the site's, not the navbar's
         last, locale = literal_string(source, "lastVersion"), literal_string(source, "defaultLocale")
+        docs_path = _folder(literal_string(_block(source, "docs") or "", "path") or DEFAULT_ROUTE)
+        blog_route = _blog_route(source)
     nav = sidebar_nav(sidebars, notes) if sidebars is not None else Nav()
     folder = (config or sidebars or resolved).parent
     return DocusaurusSite(url=url, trailing_slash=trailing, nav=nav, notes=tuple(notes), title=title, folder=folder,
-                          last_version=last, default_locale=locale, route=route)
+                          last_version=last, default_locale=locale, route=route, docs_path=docs_path,
+                          blog_route=blog_route)
 
 
 def sidebar_nav(path: Path, notes: list[Skip]) -> Nav:
@@ -120,8 +138,43 @@ def _site_url(source: str) -> str | None:
 
 
 def _route(source: str) -> str:
-    configured = literal_string(source, "routeBasePath")
+    # The preset's ``docs: {...}`` options when the config has them; else the first
+    # ``routeBasePath`` (a docs plugin configured on its own).
+    docs = _block(source, "docs")
+    configured = literal_string(docs if docs is not None else source, "routeBasePath")
     return DEFAULT_ROUTE if configured is None else configured.strip("/")
+
+
+def _folder(path: str) -> str:
+    """Return a config's folder path (``./docs/``) as ``docs``; ``.`` for the site folder itself."""
+    return "/".join(part for part in path.split("/") if part not in ("", ".")) or "."
+
+
+def _blog_route(source: str) -> str | None:
+    if re.search(_KEY.replace("{key}", "blog") + r"false\b", source, re.MULTILINE):
+        return None
+    configured = literal_string(_block(source, "blog") or "", "routeBasePath")
+    return DEFAULT_BLOG_ROUTE if configured is None else configured.strip("/")
+
+
+def _block(source: str, key: str) -> str | None:
+    """Return the object literal assigned to ``key`` (``docs: {...}``), braces balanced, or ``None``."""
+    match = re.search(_KEY.replace("{key}", key) + r"\{", source, re.MULTILINE)
+    if match is None:
+        return None
+    depth = 0
+    for end in range(match.end() - 1, len(source)):
+        depth += {"{": 1, "}": -1}.get(source[end], 0)
+        if depth == 0:
+            return source[match.end() - 1 : end + 1]
+    return None
+
+
+def site_root(docs_url: str | None, route: str) -> str | None:
+    """Return the site's home URL given where its docs are published (``docs_url``) under ``route``."""
+    if docs_url is None or not route or not docs_url.rstrip("/").endswith("/" + route):
+        return docs_url
+    return docs_url.rstrip("/")[: -len(route)]
 
 
 def docs_base_url(base_url: str, route: str) -> tuple[str, str | None]:
@@ -137,6 +190,23 @@ def docs_base_url(base_url: str, route: str) -> tuple[str, str | None]:
     warning = (f"--base-url {base_url} does not end in the docs' route base '/{route}/' (the config's "
                f"routeBasePath, else Docusaurus' default): pages are published under {docs}")
     return docs, warning
+
+
+def blog_path(rel: str, meta: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Return the path and front matter of the blog post ``rel`` as Docusaurus' blog plugin routes it.
+
+    A front matter ``slug`` is under the blog's route, whatever the post's folder. Else a
+    date in the file or folder name is the path: ``2024-03-09-launch.md`` and
+    ``2024-03-09-launch/index.md`` are ``2024/03/09/launch``, a folder before it kept.
+    """
+    slug = meta.get("slug")
+    if isinstance(slug, str) and slug.strip():
+        return rel, {**meta, "slug": "/" + slug.strip().strip("/")}
+    match = _BLOG_DATE.match(rel)
+    if match is None:
+        return rel, meta
+    folder, date, text, suffix = match.groups()
+    return f"{folder}{date.replace('-', '/')}/{text or 'index'}{suffix}", meta
 
 
 def _sidebars(path: Path) -> Any:

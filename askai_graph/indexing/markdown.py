@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from askai_graph.indexing.anchors import heading_anchors
+from askai_graph.indexing.docusaurus import blog_path
 from askai_graph.indexing.files import Skip
 from askai_graph.indexing.frontmatter import FrontMatterError, as_date, as_number, as_text, split_front_matter
 from askai_graph.indexing.markup import (
@@ -71,15 +72,18 @@ def parse_markdown_page(
         meta, body = split_front_matter(text, max_front_matter)
     except FrontMatterError as exc:
         return Skip(rel, str(exc))
+    # A blog post's URL follows the blog's rules (date path, slug under the blog's route).
+    route, route_meta = blog_path(rel, meta) if site.blog else (rel, meta)
     if meta.get("draft") is True or str(meta.get("draft")).lower() == "true":
         return Skip(rel, "draft: true", draft=True)
     prose = generator_markdown(rel, body, site)
     body, anchors = clean_prose(prose), heading_anchors(prose, site.generator)
-    doc_id = docusaurus_id(rel, meta) if site.generator == "docusaurus" else None
+    doc_id = docusaurus_id(rel, meta) if site.generator == "docusaurus" and not site.blog else None
     place = site.nav.place(doc_id if site.nav_by_id and doc_id else rel)
     try:
         leaf = doc_id.rsplit("/", 1)[-1] if doc_id and isinstance(meta.get("id"), str) else None
-        url = page_url(rel, meta, base_url, trailing_slash=site.trailing_slash, html_urls=site.html_urls, doc_id=leaf)
+        url = page_url(route, route_meta, base_url, trailing_slash=site.trailing_slash, html_urls=site.html_urls,
+                       doc_id=leaf)
         # Without a base URL, relative images can only resolve against the page's own URL.
         against = folder_url(rel, base_url) or url
         body, body_images = absolute_images(body, against, url)

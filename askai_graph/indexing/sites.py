@@ -43,6 +43,8 @@ class SiteProfile:
     """The site's nav; empty when it has none."""
     nav_by_id: bool = False
     """Nav keys are Docusaurus doc ids rather than paths."""
+    blog: bool = False
+    """The tree is a Docusaurus blog: posts are routed by ``docusaurus.blog_path``."""
     prefix: str = ""
     """Where the docs root sits inside the indexed folder ('' for the folder itself)."""
     snippets: Snippets | None = None
@@ -62,8 +64,8 @@ class SiteProfile:
 
     def digest(self) -> str:
         """Return a hash of everything the profile changes about parsed pages."""
-        parts = [self.generator, self.base_url, self.trailing_slash, self.html_urls, self.nav_by_id, self.prefix,
-                 self.nav.digest_parts()]
+        parts = [self.generator, self.base_url, self.trailing_slash, self.html_urls, self.nav_by_id, self.blog,
+                 self.prefix, self.nav.digest_parts()]
         return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
 
 

@@ -48,10 +48,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from askai_graph.indexing.docusaurus import sidebar_nav
+from askai_graph.indexing.docusaurus import DEFAULT_BLOG_ROUTE, sidebar_nav, site_root
 from askai_graph.indexing.files import FileEntry, Skip
 from askai_graph.indexing.hugo import HugoSite
 from askai_graph.indexing.mike import MikeSite
+from askai_graph.indexing.nav import Nav
 from askai_graph.indexing.sites import SiteProfile
 from askai_graph.indexing.snippets import Snippets, repository_root
 from askai_graph.indexing.urls import check_base_url
@@ -196,18 +197,25 @@ def _docusaurus(root: Path, site: SiteProfile, folder: Path, label: str | None, 
     i18n = folder / "i18n"
     locales = sorted(p.name for p in i18n.iterdir() if (p / _DOCS_PLUGIN).is_dir()) if i18n.is_dir() else []
     default_locale = locale or site.docusaurus.default_locale or ("en" if locales else "")
+    # Given the site folder rather than its docs folder: the docs are its ``docs_path``
+    # folder, and the blog and Markdown pages are trees of their own.
+    docs_path = site.docusaurus.docs_path
+    home = root.resolve() == folder and docs_path != "." and (folder / docs_path).is_dir()
+    docs, docs_key = (folder / docs_path, docs_path + "/") if home else (root, "")
+    extra = _site_trees(folder, site, label or "", default_locale) if home else []
     if not released:
         current = label or ""
-        trees = [Tree(root, "", site, current, default_locale)]
+        trees = [Tree(docs, docs_key, site, current, default_locale)]
         trees += [_translated(site, site.base_url, "", i18n / other / _DOCS_PLUGIN / "current", other, current)
                   for other in locales if other != default_locale]
-        return Variants(trees, [current] if current else [], current, _first(default_locale, locales), default_locale)
+        return Variants(trees + extra, [current] if current else [], current, _first(default_locale, locales),
+                        default_locale)
     last = site.docusaurus.last_version
     latest = last if last in released else NEXT if last == "current" else released[0]
     current = label or NEXT
     latest = current if latest == NEXT else latest
     # (version, folder, unit key, nav, its path after the docs' base URL); the docs folder first.
-    versions = [(current, root, "", site.nav, "" if latest == current else f"{current}/")]
+    versions = [(current, docs, docs_key, site.nav, "" if latest == current else f"{current}/")]
     for version in released:
         notes: list[Skip] = site.notes
         sidebars = folder / "versioned_sidebars" / f"version-{version}-sidebars.json"
@@ -217,17 +225,37 @@ def _docusaurus(root: Path, site: SiteProfile, folder: Path, label: str | None, 
             path = "" if version == latest else f"{version}/"
             versions.append((version, tree, f"versioned_docs/version-{version}/", nav, path))
     trees = []
-    for version, tree, key, nav, path in versions:
+    for number, (version, tree, key, nav, path) in enumerate(versions):
         profile = replace(site, base_url=_under(site.base_url, path), nav=nav, prefix=site.prefix if not key else "")
         trees.append(Tree(tree, key, profile, version, default_locale))
-        plugin = "current" if not key else f"version-{version}"
+        plugin = "current" if number == 0 else f"version-{version}"
         for other in locales:
             if other != default_locale:
                 folder_of = i18n / other / _DOCS_PLUGIN / plugin
                 trees.append(_translated(profile, site.base_url, path, folder_of, other, version))
     order = [v for v, *_ in versions[1:]] + [current]
-    return Variants([t for t in trees if t.root.is_dir()], order, latest, _first(default_locale, locales),
+    return Variants([t for t in trees if t.root.is_dir()] + extra, order, latest, _first(default_locale, locales),
                     default_locale)
+
+
+def _site_trees(folder: Path, site: SiteProfile, version: str, locale: str) -> list[Tree]:
+    """Return the blog and ``src/pages`` trees of the Docusaurus site in ``folder``, where they exist.
+
+    Their pages are the site's, not a docs version's: they are published under the
+    site's home URL (the blog under its route), with no sidebar. ``src/pages`` is read
+    for its Markdown pages only (``/<path>``); React pages are code, not text.
+    """
+    assert site.docusaurus is not None
+    home = site_root(site.base_url, site.docusaurus.route)
+    plain = replace(site, nav=Nav(), nav_by_id=False, prefix="")
+    trees = []
+    blog = site.docusaurus.blog_route
+    if blog is not None and (folder / DEFAULT_BLOG_ROUTE).is_dir():
+        profile = replace(plain, base_url=_under(home, f"{blog}/" if blog else ""), blog=True)
+        trees.append(Tree(folder / DEFAULT_BLOG_ROUTE, f"{DEFAULT_BLOG_ROUTE}/", profile, version, locale))
+    if (folder / "src" / "pages").is_dir():
+        trees.append(Tree(folder / "src" / "pages", "src/pages/", replace(plain, base_url=home), version, locale))
+    return trees
 
 
 def _translated(site: SiteProfile, docs_url: str | None, path: str, folder: Path, locale: str, version: str) -> Tree:
