@@ -155,18 +155,19 @@ class ExtractiveWriter:
         ranked = fresh or ranked
         if not ranked:
             return NOTHING_FOUND
-        best, best_score = ranked[0]
-        lead = self._sentences(question, best, wanted, set(), self.max_sentences)
-        label = named(best.heading)
-        if not lead and headed_by(best, wanted):
-            # "Bounding the loop" answers "How do you bound the loop?" in sentences that
-            # never repeat its words: the heading names the topic, its opening answers.
-            lead = [(sentence, terms) for sentence, terms in quotable_sentences(best.text)][:HEADED_SENTENCES]
-            label = label or plain_text(best.heading)
-        code = self._code(best, wanted) if form in CODE_FORMS else []
-        row = table_row(question, best, wanted) if form in CODE_FORMS else ""
-        if not lead and not code and not row:
+        best_score = ranked[0][1]
+        # A page's title section often only announces its steps ("Let's translate the intro
+        # to French."): when the best section has nothing to quote, the answer is in the next
+        # one that ranks close to it and has (its steps, its code), not "not covered".
+        for best, _ in [item for item in ranked[:UNSURE_SECTIONS] if item[1] >= MIN_RELATIVE_SCORE * best_score]:
+            lead, label, code, row = self._quotable(question, form, best, wanted)
+            if lead or code or row:
+                break
+        else:
             return NOTHING_FOUND
+        ranked = [(best, score) for section, score in ranked if section is best] + [
+            (section, score) for section, score in ranked if section is not best
+        ]
         listed = introduced_list(best, wanted, lead)
         covered = wanted & (best.term_set if code or row else set().union(*(terms for _, terms in lead)))
         extra_form: list[str] = []
@@ -205,6 +206,21 @@ class ExtractiveWriter:
             # Beside other sections, each answer goes under its own heading.
             parts[0] = self._paragraph(results[best.post], [s for s, _ in lead], plain_text(best.heading))
         return "\n\n".join(part for part in [*parts, *runners] if part)
+
+    def _quotable(
+        self, question: str, form: AnswerForm, section: Section, wanted: set[str]
+    ) -> tuple[list[tuple[str, frozenset[str]]], str, list[str], str]:
+        """Return what ``section`` gives to quote for ``question``: lead sentences, their label, code, a table row."""
+        lead = self._sentences(question, section, wanted, set(), self.max_sentences)
+        label = named(section.heading)
+        if not lead and headed_by(section, wanted):
+            # "Bounding the loop" answers "How do you bound the loop?" in sentences that
+            # never repeat its words: the heading names the topic, its opening answers.
+            lead = [(sentence, terms) for sentence, terms in quotable_sentences(section.text)][:HEADED_SENTENCES]
+            label = label or plain_text(section.heading)
+        code = self._code(section, wanted) if form in CODE_FORMS else []
+        row = table_row(question, section, wanted) if form in CODE_FORMS else ""
+        return lead, label, code, row
 
     def _runners_up(
         self,
