@@ -101,4 +101,6 @@ def test_default_app_answers_and_then_serves_a_paraphrase_from_the_cache(served:
     first = sse_events(served, "What is semantic caching?")
     again = sse_events(served, "semantic caching: what is it?")
     assert first[-1][1]["outcome"] == "accepted" and first[-2][0] == "sources"
-    assert again[-1][1]["cached"] is True and {name for name, _, _ in again} == {"token", "done"}
+    # A hit keeps the cards its answer was first shown with, in the same place: before done.
+    assert again[-1][1]["cached"] is True and {name for name, _, _ in again} == {"token", "sources", "done"}
+    assert again[-2][:2] == first[-2][:2]  # (the event id differs: it counts this stream's events)
