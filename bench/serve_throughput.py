@@ -58,7 +58,16 @@ import httpx  # noqa: E402
 from fastapi import FastAPI, Request  # noqa: E402
 from sse_starlette import EventSourceResponse, ServerSentEvent  # noqa: E402
 
-from bench.server_load import ACCEPTED, FIXED_ANSWER, MIXED, PARAPHRASES, Connection, load, tree_cpu_seconds  # noqa: E402
+from bench.server_load import (  # noqa: E402
+    ACCEPTED,
+    FIXED_ANSWER,
+    MIXED,
+    PARAPHRASES,
+    Connection,
+    free_port,
+    load,
+    tree_cpu_seconds,
+)
 
 NODES = 7
 KINDS = ("askai", "askai+cache", "bare-graph", "bare-sse")
@@ -138,14 +147,6 @@ def serve_anchor(kind: str, port: int) -> None:
     settings = Settings(max_connections_per_client=100_000)
     config = uvicorn_config(anchor_app(kind == "bare-graph"), settings, log_level="warning", access_log=False)
     uvicorn.Server(config).run(sockets=[bind("127.0.0.1", port)])
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 PROFILED = """
